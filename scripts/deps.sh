@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building and testing libdlconv needs on Debian, when it is missing.
+# Optional peers (oneDNN for the benchmark's side-by-side columns) with DLCONV_PEERS=1.
+set -eu
+pkgs=""
+command -v cc >/dev/null 2>&1 || pkgs="$pkgs gcc libc6-dev"
+command -v meson >/dev/null 2>&1 || pkgs="$pkgs meson"
+command -v ninja >/dev/null 2>&1 || pkgs="$pkgs ninja-build"
+command -v pkg-config >/dev/null 2>&1 || pkgs="$pkgs pkg-config"
+[ -e /usr/include/cmocka.h ] || pkgs="$pkgs libcmocka-dev"
+if [ "${DLCONV_PEERS:-0}" = 1 ] && [ ! -e /usr/include/dnnl.h ]; then pkgs="$pkgs libdnnl-dev"; fi
+if [ -n "$pkgs" ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq $pkgs
+fi

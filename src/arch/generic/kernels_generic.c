@@ -1,0 +1,12 @@
+/* The portable C kernel table: every family, on every machine. */
+#include "../../core/kernels.h"
+
+const dlc_isa_kernels dlc_kernels_generic = {
+    .isa = DLCONV_ISA_GENERIC,
+    .name = "generic",
+    .direct = &dlc_f32_direct__generic,
+    .gemm = &dlc_f32_gemm__generic,
+    .spack = &dlc_f32_spack__generic,
+    .gspc = &dlc_f32_gspc__generic,
+    .csr = &dlc_f32_csr__generic,
+};

@@ -1,0 +1,19 @@
+/* Which kernel tables this build has and this CPU can run. */
+#include "kernels.h"
+
+#include "cpu.h"
+
+const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) {
+  const dlc_cpu_features *f = dlc_cpu();
+  switch (isa) {
+    case DLCONV_ISA_GENERIC: return &dlc_kernels_generic;
+#if defined(DLC_HAVE_X86)
+    case DLCONV_ISA_AVX2: return f->avx2_fma && f->f16c ? &dlc_kernels_avx2 : NULL;
+    case DLCONV_ISA_AVX512: return f->avx512 ? &dlc_kernels_avx512 : NULL;
+#endif
+#if defined(DLC_HAVE_NEON)
+    case DLCONV_ISA_NEON: return f->neon ? &dlc_kernels_neon : NULL;
+#endif
+    default: (void)f; return NULL;
+  }
+}

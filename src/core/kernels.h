@@ -1,0 +1,46 @@
+/* kernels.h - the per-ISA micro-kernel table.
+ *
+ * One table per ISA (src/arch/<isa>/kernels_<isa>.c) points at one family descriptor per
+ * algorithm. A family an ISA does not (yet) have is NULL: the driver then answers UNSUPPORTED
+ * for that ISA rather than silently running another ISA's code. */
+#ifndef DLC_KERNELS_H
+#define DLC_KERNELS_H
+
+#include "dlconv.h"
+#include "../direct/direct_ukernel.h"
+#include "../gemm_im2col/gemm_ukernel.h"
+#include "../spatial_pack/spack_ukernel.h"
+#include "../gspc/gspc_ukernel.h"
+#include "../sparse_csr/csr_ukernel.h"
+
+typedef struct dlc_isa_kernels {
+  dlconv_isa isa;
+  const char *name;                        /* "generic", "avx2", "avx512", "neon" */
+  const dlc_f32_direct_family *direct;
+  const dlc_f32_gemm_family *gemm;
+  const dlc_f32_spack_family *spack;
+  const dlc_f32_gspc_family *gspc;
+  const dlc_f32_csr_family *csr;
+} dlc_isa_kernels;
+
+/* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
+#define DLC_DECLARE_FAMILIES(isa)                     \
+  extern const dlc_f32_direct_family dlc_f32_direct__##isa; \
+  extern const dlc_f32_gemm_family dlc_f32_gemm__##isa;     \
+  extern const dlc_f32_spack_family dlc_f32_spack__##isa;   \
+  extern const dlc_f32_gspc_family dlc_f32_gspc__##isa;     \
+  extern const dlc_f32_csr_family dlc_f32_csr__##isa;
+DLC_DECLARE_FAMILIES(generic)
+DLC_DECLARE_FAMILIES(avx2)
+DLC_DECLARE_FAMILIES(avx512)
+DLC_DECLARE_FAMILIES(neon)
+
+extern const dlc_isa_kernels dlc_kernels_generic;
+extern const dlc_isa_kernels dlc_kernels_avx2;
+extern const dlc_isa_kernels dlc_kernels_avx512;
+extern const dlc_isa_kernels dlc_kernels_neon;
+
+/* The table for isa if this build has it and this CPU can run it, else NULL. */
+const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa);
+
+#endif

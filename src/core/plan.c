@@ -1,0 +1,320 @@
+/* Planning: validate, choose ISA and algorithm (heuristic, MEASURE or wisdom), let the
+   algorithm pack the weights. Plans are immutable afterwards. */
+#include "plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "env.h"
+#include "select.h"
+#include "threading.h"
+#include "util.h"
+#include "validate.h"
+#include "verify.h"
+#include "wisdom.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *algo_name(dlconv_algo a) {
+  const dlc_algo_ops *o = dlc_algo_ops_for(a);
+  return o ? o->name : "auto";
+}
+
+static const char *isa_name(dlconv_isa i) {
+  static const char *names[] = {"auto", "generic", "avx2", "avx512", "neon", "cuda"};
+  return (unsigned)i <= DLCONV_ISA_CUDA ? names[i] : "?";
+}
+
+static void release_algo(dlconv_plan *p) {
+  if (p->ops && p->ops->destroy) p->ops->destroy(p);
+  p->algo_data = NULL;
+}
+
+void dlconv_plan_destroy(dlconv_plan *p) {
+  if (!p) return;
+  release_algo(p);
+  dlc_free(p->verify_w);
+  dlc_free(p->bias);
+  dlc_free(p);
+}
+
+/* Dense OIHW weights from a validated CSR (for the dense algorithms). */
+static float *densify(const dlconv_csr *c, const dlc_conv_shape *s) {
+  size_t cols = (size_t)(s->cin_g * s->k_h * s->k_w);
+  float *w = dlc_calloc(dlc_w_elems(s) * sizeof(float));
+  if (!w) return NULL;
+  const float *v = c->values;
+  for (int32_t r = 0; r < c->rows; r++)
+    for (int32_t i = c->row_ptr[r]; i < c->row_ptr[r + 1]; i++) w[(size_t)r * cols + (size_t)c->col_indices[i]] = v[i];
+  return w;
+}
+
+static double density_of(const float *w, size_t n) {
+  size_t nz = 0;
+  for (size_t i = 0; i < n; i++) nz += w[i] != 0.0f;
+  return n ? (double)nz / (double)n : 1.0;
+}
+
+typedef struct weights {
+  const float *dense;       /* caller's dense weights, or densified CSR (owned when owned != NULL) */
+  float *owned;
+  const dlconv_csr *csr;    /* caller's CSR, or NULL */
+} weights;
+
+static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, weights *w) {
+  p->algo = a;
+  p->isa = isa;
+  p->kernels = dlc_kernels_for(isa);
+  p->ops = dlc_algo_ops_for(a);
+  p->algo_data = NULL;
+  p->packed_weight_bytes = p->workspace_bytes = 0;
+  p->weight_density = 1.0;
+  p->kernel[0] = 0;
+  if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
+  if (w->csr && p->ops->plan_csr) return p->ops->plan_csr(p, w->csr);
+  if (!w->dense) {
+    w->owned = densify(w->csr, &p->s);
+    if (!w->owned) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
+    w->dense = w->owned;
+  }
+  dlconv_status st = p->ops->plan(p, w->dense);
+  if (st != DLCONV_OK) p->algo_data = NULL;
+  return st;
+}
+
+/* Median-free quick timing: best of a few executes on scratch data. */
+static double time_execute(const dlconv_plan *p) {
+  size_t xb = dlc_x_elems(&p->s) * 4, yb = dlc_y_elems(&p->s) * 4;
+  float *x = dlc_malloc(xb), *y = dlc_malloc(yb);
+  void *ws = p->workspace_bytes ? dlc_malloc(p->workspace_bytes) : NULL;
+  double best = INFINITY;
+  if (x && y && (ws || !p->workspace_bytes)) {
+    for (size_t i = 0; i < xb / 4; i++) x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+    p->ops->execute(p, x, y, ws);
+    for (int r = 0; r < 3; r++) {
+      double t0 = now_s();
+      p->ops->execute(p, x, y, ws);
+      double t = now_s() - t0;
+      if (t < best) best = t;
+    }
+  }
+  dlc_free(x);
+  dlc_free(y);
+  dlc_free(ws);
+  return best;
+}
+
+/* DLCONV_PLAN_MEASURE: plan every candidate that accepts the shape, keep the fastest. */
+static dlconv_status measure(dlconv_plan *p, const dlconv_algo *algos, int n, dlconv_isa isa, weights *w) {
+  dlconv_algo best = DLCONV_ALGO_AUTO;
+  double best_t = INFINITY;
+  for (int i = 0; i < n; i++) {
+    dlconv_status st = try_plan(p, algos[i], isa, w);
+    if (st == DLCONV_ERR_UNSUPPORTED) continue;
+    if (st != DLCONV_OK) return st;
+    double t = time_execute(p);
+    release_algo(p);
+    if (t < best_t) { best_t = t; best = algos[i]; }
+  }
+  if (best == DLCONV_ALGO_AUTO) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "no algorithm accepts this shape on %s", isa_name(isa));
+  char key[256];
+  dlc_wisdom_key(p, key, sizeof key);
+  dlc_wisdom_remember(key, best);
+  return try_plan(p, best, isa, w);
+}
+
+static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, weights *w) {
+  dlconv_isa isas[DLC_MAX_CANDIDATES];
+  int nisa;
+  if (o->isa == DLCONV_ISA_CUDA) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: the CUDA backend is not in this build");
+  if (o->isa != DLCONV_ISA_AUTO) {
+    if (!dlc_kernels_for(o->isa))
+      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "options->isa = %s is not available on this machine or build", isa_name(o->isa));
+    isas[0] = o->isa;
+    nisa = 1;
+  } else {
+    nisa = dlc_auto_isas(isas);
+  }
+  dlconv_status st = DLCONV_ERR_UNSUPPORTED;
+  char first_error[512] = "";
+  for (int i = 0; i < nisa; i++) {
+    dlconv_algo algos[DLC_MAX_CANDIDATES];
+    int nalgo = 1;
+    algos[0] = o->algo;
+    if (o->algo == DLCONV_ALGO_AUTO) {
+      double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
+      nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
+      p->isa = isas[i];
+      char key[256];
+      dlconv_algo wise;
+      dlc_wisdom_key(p, key, sizeof key);
+      if (o->flags & DLCONV_PLAN_MEASURE) {
+        st = measure(p, algos, nalgo, isas[i], w);
+        if (st != DLCONV_ERR_UNSUPPORTED) return st;
+        continue;
+      }
+      if (dlc_wisdom_lookup(key, &wise)) {
+        st = try_plan(p, wise, isas[i], w);
+        if (st != DLCONV_ERR_UNSUPPORTED) return st;
+      }
+    }
+    for (int a = 0; a < nalgo; a++) {
+      st = try_plan(p, algos[a], isas[i], w);
+      if (st != DLCONV_ERR_UNSUPPORTED) return st;
+      if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s", dlconv_last_error());
+    }
+  }
+  return dlc_fail(st, "%s", first_error[0] ? first_error : "no algorithm/isa accepts this shape");
+}
+
+static void print_plan(const dlconv_plan *p, double ms) {
+  const dlc_conv_shape *s = &p->s;
+  fprintf(stderr,
+          "dlconv: plan n=%lld c_in=%lld %lldx%lld c_out=%lld k=%lldx%lld s=%lldx%lld d=%lldx%lld "
+          "pad=%lld,%lld,%lld,%lld g=%lld %s algo=%s isa=%s kernel=%s threads=%d packed=%zuB ws=%zuB "
+          "density=%.3f plan_ms=%.3f\n",
+          (long long)s->n, (long long)s->c_in, (long long)s->h_in, (long long)s->w_in, (long long)s->c_out,
+          (long long)s->k_h, (long long)s->k_w, (long long)s->stride_h, (long long)s->stride_w, (long long)s->dil_h,
+          (long long)s->dil_w, (long long)s->pad_t, (long long)s->pad_b, (long long)s->pad_l, (long long)s->pad_r,
+          (long long)s->groups, s->layout == DLCONV_NHWC ? "nhwc" : "nchw", algo_name(p->algo), isa_name(p->isa),
+          p->kernel, p->nthreads, p->packed_weight_bytes, p->workspace_bytes, p->weight_density, ms);
+}
+
+static int misaligned(const void *ptr, size_t align) { return ptr && ((uintptr_t)ptr % align) != 0; }
+
+/* Shared by every planning entry point: the descriptor is validated, w is dense or csr. */
+static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, dlconv_dtype dtype, const void *dense,
+                                    const dlconv_csr *csr, const void *bias, const dlconv_quant *q,
+                                    const dlconv_options *opt) {
+  dlconv_status st = dlc_validate_options(opt);
+  if (st) return st;
+  if ((st = dlc_validate_quant(q, dtype, s->c_out))) return st;
+  size_t es = dlc_dtype_size(dtype == DLCONV_U8 || dtype == DLCONV_S8 ? DLCONV_S32 : dtype);
+  if (misaligned(bias, es)) return dlc_fail(DLCONV_ERR_INVALID_ARG, "bias is not aligned to its element size %zu", es);
+  if (dense && misaligned(dense, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
+    return dlc_fail(DLCONV_ERR_INVALID_ARG, "w is not aligned to its element size");
+  if (csr && (st = dlc_validate_csr(csr, s))) return st;
+  if (dtype == DLCONV_F16) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype F16 is not implemented yet");
+  if (dtype != DLCONV_F32) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype U8/S8 (int8) is not implemented yet");
+
+  dlconv_options defaults;
+  if (!opt) {
+    dlconv_options_init(&defaults);
+    opt = &defaults;
+  }
+  double t0 = now_s();
+  dlconv_plan *p = dlc_calloc(sizeof *p);
+  if (!p) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory allocating the plan");
+  p->s = *s;
+  p->dtype = dtype;
+  p->macs = s->n * s->c_out * s->h_out * s->w_out * s->cin_g * s->k_h * s->k_w;
+  p->parallel_for = opt->parallel_for;
+  p->pool = opt->pool;
+  p->nthreads = opt->num_threads > 0 ? opt->num_threads : dlc_default_threads();
+#if !defined(DLC_HAVE_OPENMP)
+  if (!p->parallel_for) p->nthreads = 1; /* no way to run tasks concurrently: do not split work */
+#endif
+  p->bias = dlc_calloc((size_t)s->c_out * sizeof(float));
+  if (!p->bias) {
+    dlc_free(p);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory copying the bias");
+  }
+  if (bias) memcpy(p->bias, bias, (size_t)s->c_out * sizeof(float));
+  p->has_bias = bias != NULL;
+
+  weights w = {dense, NULL, csr};
+  st = choose_and_pack(p, opt, &w);
+  if (st == DLCONV_OK && dlc_env()->verify) {
+    if (!w.dense) w.dense = w.owned = densify(csr, s);
+    st = w.dense ? dlc_verify_keep_weights(p, w.dense)
+                 : dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
+  }
+  dlc_free(w.owned);
+  if (st != DLCONV_OK) {
+    dlconv_plan_destroy(p);
+    return st;
+  }
+  if (dlc_env()->verbose >= 1) print_plan(p, (now_s() - t0) * 1e3);
+  *out = p;
+  return DLCONV_OK;
+}
+
+dlconv_status dlconv_plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d, const void *w, const void *bias,
+                                 const dlconv_quant *q, const dlconv_options *opt) {
+  if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
+  *plan = NULL;
+  dlc_conv_shape s;
+  dlconv_status st = dlc_validate_desc(d, &s);
+  if (st) return st;
+  if (!w) return dlc_fail(DLCONV_ERR_INVALID_ARG, "w is NULL");
+  return plan_validated(plan, &s, d->dtype, w, NULL, bias, q, opt);
+}
+
+dlconv_status dlconv_plan_conv2d_csr(dlconv_plan **plan, const dlconv_conv2d_desc *d, const dlconv_csr *w,
+                                     const void *bias, const dlconv_quant *q, const dlconv_options *opt) {
+  if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
+  *plan = NULL;
+  dlc_conv_shape s;
+  dlconv_status st = dlc_validate_desc(d, &s);
+  if (st) return st;
+  if (!w) return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr weights are NULL");
+  return plan_validated(plan, &s, d->dtype, NULL, w, bias, q, opt);
+}
+
+/* A dense layer is a 1x1 NHWC convolution over n = batch images of 1x1 pixels: every
+   algorithm then serves it, and W (out x in, row-major) is already OIHW. */
+static dlconv_status dense_desc(dlconv_conv2d_desc *d, int32_t batch, int32_t in, int32_t out, dlconv_dtype dtype,
+                                float out_min, float out_max) {
+  if (batch < 1) return dlc_fail(DLCONV_ERR_INVALID_ARG, "batch = %d, must be >= 1", batch);
+  if (in < 1) return dlc_fail(DLCONV_ERR_INVALID_ARG, "in_features = %d, must be >= 1", in);
+  if (out < 1) return dlc_fail(DLCONV_ERR_INVALID_ARG, "out_features = %d, must be >= 1", out);
+  dlconv_conv2d_desc_init(d, batch, in, 1, 1, out, 1, 1);
+  d->dtype = dtype;
+  d->layout = DLCONV_NHWC;
+  d->out_min = out_min;
+  d->out_max = out_max;
+  return DLCONV_OK;
+}
+
+dlconv_status dlconv_plan_dense(dlconv_plan **plan, int32_t batch, int32_t in_features, int32_t out_features,
+                                dlconv_dtype dtype, const void *w, const void *bias, float out_min, float out_max,
+                                const dlconv_quant *q, const dlconv_options *opt) {
+  if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
+  *plan = NULL;
+  dlconv_conv2d_desc d;
+  dlconv_status st = dense_desc(&d, batch, in_features, out_features, dtype, out_min, out_max);
+  if (st) return st;
+  return dlconv_plan_conv2d(plan, &d, w, bias, q, opt);
+}
+
+dlconv_status dlconv_conv2d(const dlconv_conv2d_desc *d, const void *x, const void *w, const void *bias, void *y,
+                            const dlconv_quant *q, const dlconv_options *opt) {
+  dlconv_plan *p;
+  if (!x) return dlc_fail(DLCONV_ERR_INVALID_ARG, "x is NULL");
+  if (!y) return dlc_fail(DLCONV_ERR_INVALID_ARG, "y is NULL");
+  dlconv_status st = dlconv_plan_conv2d(&p, d, w, bias, q, opt);
+  if (st) return st;
+  st = dlconv_execute(p, x, y, NULL);
+  dlconv_plan_destroy(p);
+  return st;
+}
+
+dlconv_status dlconv_dense(int32_t batch, int32_t in_features, int32_t out_features, dlconv_dtype dtype, const void *x,
+                           const void *w, const void *bias, void *y, float out_min, float out_max,
+                           const dlconv_quant *q, const dlconv_options *opt) {
+  dlconv_plan *p;
+  if (!x) return dlc_fail(DLCONV_ERR_INVALID_ARG, "x is NULL");
+  if (!y) return dlc_fail(DLCONV_ERR_INVALID_ARG, "y is NULL");
+  dlconv_status st = dlconv_plan_dense(&p, batch, in_features, out_features, dtype, w, bias, out_min, out_max, q, opt);
+  if (st) return st;
+  st = dlconv_execute(p, x, y, NULL);
+  dlconv_plan_destroy(p);
+  return st;
+}

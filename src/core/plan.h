@@ -1,0 +1,76 @@
+/* plan.h - what a plan holds, and the interface every algorithm driver implements.
+ *
+ * core validates the call and normalises it into a dlc_conv_shape (64-bit sizes, the clamp,
+ * the layout), picks an ISA (a kernel table) and asks an algorithm's ops->plan to pack the
+ * weights. A dense layer arrives here as a 1x1 NHWC convolution with n = batch, h = w = 1. */
+#ifndef DLC_PLAN_H
+#define DLC_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlconv.h"
+#include "kernels.h"
+
+typedef struct dlc_conv_shape {
+  int64_t n, c_in, h_in, w_in;
+  int64_t c_out, k_h, k_w;
+  int64_t stride_h, stride_w, dil_h, dil_w;
+  int64_t pad_t, pad_b, pad_l, pad_r;
+  int64_t groups, cin_g, cout_g;   /* channels per group */
+  int64_t h_out, w_out;
+  dlconv_layout layout;            /* of x and y */
+  float out_min, out_max;          /* clamp; -INFINITY/INFINITY when none (apply with dlc_clamp) */
+} dlc_conv_shape;
+
+struct dlc_algo_ops;
+
+struct dlconv_plan {
+  dlc_conv_shape s;
+  dlconv_dtype dtype;
+  dlconv_algo algo;                /* concrete, never AUTO */
+  dlconv_isa isa;                  /* concrete, never AUTO */
+  const dlc_isa_kernels *kernels;  /* micro-kernel table of isa */
+  int nthreads;                    /* >= 1: tasks a parallel region is split into */
+  dlconv_parallel_for_fn parallel_for;  /* caller's pool, or NULL (OpenMP or serial) */
+  void *pool;
+  float *bias;                     /* c_out values, always allocated (zeros when the caller gave none) */
+  int has_bias;
+  const struct dlc_algo_ops *ops;
+  void *algo_data;                 /* the algorithm's packed weights etc., freed by ops->destroy */
+  size_t packed_weight_bytes;      /* set by ops->plan */
+  size_t workspace_bytes;          /* set by ops->plan: what one execute needs (all threads together) */
+  double weight_density;           /* set by ops->plan: 1.0 for dense algorithms */
+  int64_t macs;
+  char kernel[64];                 /* set by ops->plan: micro-kernel name and tile */
+  float *verify_w;                 /* OIHW weights kept for DLCONV_VERIFY, else NULL */
+};
+
+/* One algorithm (one folder under src/). All functions may assume the shape is valid
+ * (validated by core) and the dtype is F32. */
+typedef struct dlc_algo_ops {
+  dlconv_algo algo;
+  const char *name;                /* "direct", "im2col_gemm", "spatial_pack", "gspc", "sparse_csr" */
+  /* w: OIHW fp32 weights (c_out x cin_g x k_h x k_w), never NULL. Uses p->s, p->kernels,
+     p->nthreads; sets algo_data, packed_weight_bytes, workspace_bytes, weight_density, kernel.
+     Returns DLCONV_OK, DLCONV_ERR_UNSUPPORTED (with dlc_error message, e.g. the family has no
+     kernel for this ISA) or DLCONV_ERR_OUT_OF_MEMORY; on failure it frees what it allocated
+     and leaves algo_data NULL. */
+  dlconv_status (*plan)(dlconv_plan *p, const float *w);
+  /* x, y in the user layout p->s.layout; workspace: >= p->workspace_bytes, 64-byte aligned
+     (NULL when workspace_bytes == 0). Must not allocate, must not fail, must not write to the plan. */
+  void (*execute)(const dlconv_plan *p, const float *x, float *y, void *workspace);
+  void (*destroy)(dlconv_plan *p); /* frees algo_data (may be NULL) */
+  /* Optional (NULL for dense algorithms, which get the CSR densified by core): plan from the
+     caller's CSR directly. core has validated it (rows, cols, row_ptr monotone and ending at
+     nnz, every column in range and unique within its row) but columns may be in any order. */
+  dlconv_status (*plan_csr)(dlconv_plan *p, const dlconv_csr *w);
+} dlc_algo_ops;
+
+extern const dlc_algo_ops dlc_direct_ops;       /* src/direct/ */
+extern const dlc_algo_ops dlc_gemm_ops;         /* src/gemm_im2col/ */
+extern const dlc_algo_ops dlc_spack_ops;        /* src/spatial_pack/ */
+extern const dlc_algo_ops dlc_gspc_ops;         /* src/gspc/ */
+extern const dlc_algo_ops dlc_csr_ops;          /* src/sparse_csr/ */
+
+#endif

@@ -1,0 +1,16 @@
+/* select.h - the AUTO decisions: which ISA and algorithm to try, best first. */
+#ifndef DLC_SELECT_H
+#define DLC_SELECT_H
+
+#include "plan.h"
+
+#define DLC_MAX_CANDIDATES 8
+
+/* ISAs to try for an AUTO ISA, best first (capped by DLCONV_ISA); returns the count. */
+int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]);
+/* Algorithms to try for an AUTO algorithm on this shape, best first. density: fraction of
+   nonzero weights. Every list ends with algorithms that do every valid shape. */
+int dlc_auto_algos(const dlc_conv_shape *s, double density, dlconv_isa isa, dlconv_algo out[DLC_MAX_CANDIDATES]);
+const dlc_algo_ops *dlc_algo_ops_for(dlconv_algo a);
+
+#endif

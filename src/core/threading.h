@@ -1,0 +1,28 @@
+/* threading.h - parallel regions on the plan's threads.
+ *
+ * dlc_parallel_for runs fn(arg, i) for every i in [0, ntasks): on the caller's pool when the plan
+ * has one, else with OpenMP when built with it, else serially. Tasks carry no thread id (a pool
+ * may run any task on any thread), so a driver that needs per-thread scratch calls it with
+ * ntasks = p->nthreads (or fewer) and gives task i the i-th slice of the workspace, splitting its
+ * jobs with dlc_split_range. */
+#ifndef DLC_THREADING_H
+#define DLC_THREADING_H
+
+#include <stddef.h>
+
+#include "dlconv.h"
+
+struct dlconv_plan;
+void dlc_parallel_for(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn fn, void *arg);
+
+/* The part [*begin, *end) of [0, n) that task i of `parts` gets (contiguous, sizes differ by <= 1). */
+static inline void dlc_split_range(size_t n, size_t parts, size_t i, size_t *begin, size_t *end) {
+  size_t q = n / parts, r = n % parts;
+  *begin = i * q + (i < r ? i : r);
+  *end = *begin + q + (i < r ? 1 : 0);
+}
+
+/* Default thread count: DLCONV_NUM_THREADS, else the number of online CPUs. */
+int dlc_default_threads(void);
+
+#endif

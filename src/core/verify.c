@@ -1,0 +1,105 @@
+/* The self-check behind DLCONV_VERIFY. Independent of every algorithm: a direct loop nest in
+   double precision over the caller's tensors and the plan's own copy of the OIHW weights. */
+#include "verify.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+#include "validate.h"
+
+dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const float *w) {
+  size_t bytes = dlc_w_elems(&p->s) * sizeof(float);
+  p->verify_w = dlc_malloc(bytes);
+  if (!p->verify_w) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory keeping weights for DLCONV_VERIFY");
+  memcpy(p->verify_w, w, bytes);
+  return DLCONV_OK;
+}
+
+static size_t x_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return s->layout == DLCONV_NHWC ? (size_t)(((n * s->h_in + h) * s->w_in + w) * s->c_in + c)
+                                  : (size_t)(((n * s->c_in + c) * s->h_in + h) * s->w_in + w);
+}
+
+static size_t y_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return s->layout == DLCONV_NHWC ? (size_t)(((n * s->h_out + h) * s->w_out + w) * s->c_out + c)
+                                  : (size_t)(((n * s->c_out + c) * s->h_out + h) * s->w_out + w);
+}
+
+/* Reference value at one output point, and the sum of |terms| that bounds its rounding error. */
+static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t oc, int64_t oh, int64_t ow,
+                        double *abs_sum) {
+  const dlc_conv_shape *s = &p->s;
+  int64_t g = oc / s->cout_g;
+  double acc = p->bias[oc], mag = fabs(acc);
+  for (int64_t ic = 0; ic < s->cin_g; ic++)
+    for (int64_t ky = 0; ky < s->k_h; ky++) {
+      int64_t ih = oh * s->stride_h - s->pad_t + ky * s->dil_h;
+      if (ih < 0 || ih >= s->h_in) continue;
+      for (int64_t kx = 0; kx < s->k_w; kx++) {
+        int64_t iw = ow * s->stride_w - s->pad_l + kx * s->dil_w;
+        if (iw < 0 || iw >= s->w_in) continue;
+        double t = (double)x[x_index(s, n, g * s->cin_g + ic, ih, iw)] *
+                   (double)p->verify_w[((oc * s->cin_g + ic) * s->k_h + ky) * s->k_w + kx];
+        acc += t;
+        mag += fabs(t);
+      }
+    }
+  *abs_sum = mag;
+  if (acc < s->out_min) acc = s->out_min;
+  if (acc > s->out_max) acc = s->out_max;
+  return acc;
+}
+
+static uint64_t next(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+dlconv_status dlc_verify_output(const dlconv_plan *p, const float *x, const float *y) {
+  const dlc_conv_shape *s = &p->s;
+  size_t total = dlc_y_elems(s);
+  int64_t k = s->cin_g * s->k_h * s->k_w;
+  /* every point while that costs about as much as a small layer, else a fixed sample */
+  size_t samples = (size_t)p->macs <= (size_t)1 << 22 ? total : 4096;
+  double tol = 4e-6 * sqrt((double)k);
+  double worst = 0;
+  int64_t wn = 0, wc = 0, wh = 0, ww = 0;
+  double wy = 0, wref = 0;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < samples; i++) {
+    size_t idx = samples == total ? i : (size_t)(next(&state) % total);
+    int64_t n, c, h, w;
+    if (s->layout == DLCONV_NHWC) {
+      c = (int64_t)(idx % (size_t)s->c_out); idx /= (size_t)s->c_out;
+      w = (int64_t)(idx % (size_t)s->w_out); idx /= (size_t)s->w_out;
+      h = (int64_t)(idx % (size_t)s->h_out); n = (int64_t)(idx / (size_t)s->h_out);
+    } else {
+      w = (int64_t)(idx % (size_t)s->w_out); idx /= (size_t)s->w_out;
+      h = (int64_t)(idx % (size_t)s->h_out); idx /= (size_t)s->h_out;
+      c = (int64_t)(idx % (size_t)s->c_out); n = (int64_t)(idx / (size_t)s->c_out);
+    }
+    double mag, ref = reference(p, x, n, c, h, w, &mag);
+    double got = y[y_index(s, n, c, h, w)];
+    double err;
+    if (isnan(ref) || isnan(got)) err = isnan(ref) && isnan(got) ? 0 : INFINITY;
+    else if (isinf(ref) || isinf(got)) err = ref == got ? 0 : INFINITY;
+    else err = fabs(got - ref) / (mag > 1e-30 ? mag : 1e-30);
+    if (err > worst) {
+      worst = err; wn = n; wc = c; wh = h; ww = w; wy = got; wref = ref;
+    }
+  }
+  if (worst <= tol) return DLCONV_OK;
+  char msg[400];
+  snprintf(msg, sizeof msg,
+           "DLCONV_VERIFY mismatch: %s/%s kernel %s shape n=%lld c_in=%lld %lldx%lld c_out=%lld k=%lldx%lld g=%lld: "
+           "y[n=%lld,c=%lld,h=%lld,w=%lld] = %.9g, reference %.9g (relative error %.3g > %.3g)",
+           p->ops->name, p->kernels->name, p->kernel, (long long)s->n, (long long)s->c_in, (long long)s->h_in,
+           (long long)s->w_in, (long long)s->c_out, (long long)s->k_h, (long long)s->k_w, (long long)s->groups,
+           (long long)wn, (long long)wc, (long long)wh, (long long)ww, wy, wref, worst, tol);
+  fprintf(stderr, "dlconv: %s\n", msg);
+  return dlc_fail(DLCONV_ERR_INTERNAL, "%s", msg);
+}
