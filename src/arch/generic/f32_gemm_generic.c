@@ -1,0 +1,56 @@
+/* f32 gemm micro-kernels, generic.
+ *
+ * The readable specification of the gemm micro-kernel contract (src/gemm_im2col/gemm_ukernel.h)
+ * and the fallback on any CPU. The whole MR x NR tile is always computed (the packed panels are
+ * zero-padded) into a local accumulator with fixed trip counts, which the compiler keeps in
+ * vector registers; only the m x n corner is read from or written to C. 6 x 8 fits the 16
+ * registers of baseline x86-64 (12 accumulators) and of most other targets. */
+#include <stddef.h>
+
+#include "../../core/kernels.h"
+#include "../../core/util.h"
+
+#define MR 6
+#define NR 8
+/* Fully unrolled tile loops: the compiler then vectorises across j and keeps the tile in
+   registers (left to itself, GCC 12 vectorises the k loop instead and spills the tile). */
+#define FOR_I _Pragma("GCC unroll 6") for (size_t i = 0; i < MR; i++)
+#define FOR_J _Pragma("GCC unroll 8") for (size_t j = 0; j < NR; j++)
+
+static void dlc_f32_gemm_6x8__generic(size_t m, size_t n, size_t kc, const float *restrict a,
+                                      const float *restrict b, float *restrict c, size_t ldc,
+                                      int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  float acc[MR][NR] = {{0}};
+  for (size_t k = 0; k < kc; k++) {
+    const float *restrict ak = a + k * MR, *restrict bk = b + k * NR;
+    FOR_I FOR_J acc[i][j] += ak[i] * bk[j];
+  }
+  /* Full trip counts with the edge as a condition: every acc index is a constant, so acc stays
+     in registers (a loop bounded by m or n would force it to memory). */
+  FOR_I FOR_J {
+    if (i < m && j < n) {
+      float v = acc[i][j];
+      if (accumulate) v += c[i * ldc + j];
+      if (ep != NULL) {
+        if (ep->bias != NULL) v += ep->bias_per_column ? ep->bias[j] : ep->bias[i];
+        v = dlc_clamp(v, ep->out_min, ep->out_max);
+      }
+      c[i * ldc + j] = v;
+    }
+  }
+}
+
+static void dlc_f32_gemm_pack_rows_6__generic(size_t len, const float *const *rows, float *restrict dst) {
+  for (size_t i = 0; i < MR; i++) {
+    const float *restrict r = rows[i];
+    for (size_t t = 0; t < len; t++) dst[t * MR + i] = r ? r[t] : 0.0f;
+  }
+}
+
+const dlc_f32_gemm_family dlc_f32_gemm__generic = {
+    .name = "f32_gemm_6x8__generic",
+    .mr = MR,
+    .nr = NR,
+    .ukernel = dlc_f32_gemm_6x8__generic,
+    .pack_rows = dlc_f32_gemm_pack_rows_6__generic,
+};

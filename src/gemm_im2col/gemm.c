@@ -1,0 +1,483 @@
+/* gemm.c - the im2col + GEMM algorithm (Goto/BLIS style), ISA-independent driver.
+ *
+ * Per group g the convolution is one matrix product with K = cin_g * k_h * k_w:
+ *   NCHW: Y_g[cout_g x P] = W_g[cout_g x K] * Xcol[K x P]      per image, P = h_out * w_out,
+ *         k order (ic, ky, kx) = OIHW order; weights are the A operand.
+ *   NHWC: Y[M x cout_g] = Xcol[M x K] * W_g^T[K x cout_g]       M = n * P: all images at once,
+ *         since NHWC rows of every image are equally strided by c_out; k order (ky, kx, ic) so
+ *         that im2col reads run over contiguous channels; weights are the B operand.
+ * The weights are packed once at plan time into micro-panels of the family's tile (MR rows for
+ * NCHW, NR columns for NHWC). The activation operand is packed at execute, straight from the
+ * user's tensor into the workspace, with the im2col gather fused into the packing (padding taps
+ * become zeros as they are packed; no im2col matrix is ever materialised); 1x1 stride-1
+ * unpadded layers skip the im2col arithmetic and copy rows.
+ *
+ * Cache use. K is cut into chunks of kc so that one A micro-panel (kc x MR) stays in L1 while the
+ * micro-kernel sweeps it across a B block (kc x nc) that stays in L2; the loops are
+ *   for pc (K chunk) { B block ready; for ir (MR rows) { A micro-panel; for jr (NR cols) ukernel } }
+ * so B streams from L2 (NR floats per k step, a few bytes per cycle) and A from L1 (MR
+ * broadcasts per k step). In NCHW the B block is the packed im2col block and A comes prepacked;
+ * in NHWC B is a prepacked weight block and each A micro-panel is packed just before its sweep,
+ * so it is still in L1 when used. No MC-sized A block is needed for cache reasons: M is split
+ * into blocks only to give threads enough independent jobs.
+ *
+ * Threads: the jobs are (outer item, M block, N block) with outer = (image, group) for NCHW and
+ * group for NHWC; task t of ntasks <= p->nthreads takes a contiguous range of jobs and packs into
+ * workspace slice t. */
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/kernels.h"
+#include "../core/plan.h"
+#include "../core/threading.h"
+#include "../core/util.h"
+
+/* A run of block columns (pixels) that stays in one output row and one B panel. */
+typedef struct pix_run {
+  size_t panel, lane, len;
+  ptrdiff_t iy0, ix0;   /* input row and column of tap (0, 0) for the run's first pixel */
+} pix_run;
+
+typedef struct gemm_data {
+  float *wpack;           /* per group: panels of K x mr (NCHW) or K x nr (NHWC) floats, zero-padded */
+  size_t wpanel_floats;   /* floats of one full-K panel */
+  size_t wpanels;         /* panels per group */
+  size_t K, M, N;         /* GEMM of one outer item */
+  size_t kc, mc, nc;      /* K chunk; M and N block of a job (multiples of mr and nr) */
+  size_t outer, mblocks, nblocks, njobs, ntasks;
+  size_t ws_slice;        /* bytes of workspace per task, multiple of 64 */
+  size_t bblock_bytes;    /* NCHW: the packed B block at the start of a slice; its pix_runs follow */
+  int nhwc, pointwise;
+  size_t mr, nr;
+  dlc_f32_gemm_ukernel_fn ukernel;
+  dlc_f32_gemm_pack_rows_fn pack_rows;
+} gemm_data;
+
+/* ---------------------------------------------------------------- plan-time blocking */
+
+static size_t cache_bytes(int name, size_t fallback, size_t lo, size_t hi) {
+  long v = sysconf(name);
+  size_t b = v > 0 ? (size_t)v : fallback;
+  return b < lo ? lo : b > hi ? hi : b;
+}
+
+/* Cuts [0, n) into about n / max_block blocks of equal size, rounded up to a multiple of unit. */
+static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
+  size_t nb = dlc_div_up(n, max_block);
+  return dlc_round_up(dlc_div_up(n, nb), unit);
+}
+
+/* Splits the M and N dimensions of every outer item into mb x nb jobs for nthreads tasks. The
+   time of a split is modelled as (jobs of the busiest task) x (cost of one job), with a job of
+   mc x nc outputs costing nc * (mc + PACK_ROWS) for NCHW (it packs its B block: about one cycle
+   per float, which is what 16 to 32 rows of FMAs cost per column) and mc * (nc + PACK_ROWS) for
+   NHWC (it packs A); so a single thread keeps the cache-sized blocks and several threads get
+   equal shares without cutting blocks thinner than they need. At most 256 candidates per
+   dimension are tried. */
+#define PACK_ROWS 24
+static void split_jobs(const gemm_data *d, size_t nb0, size_t nthreads, size_t *mb_out, size_t *nb_out) {
+  size_t span = DLC_MIN(8 * nthreads, (size_t)256);
+  size_t nb_lim = DLC_MAX(nb0, DLC_MIN(dlc_div_up(d->N, 2 * d->nr), nb0 + span));
+  size_t mb_lim = DLC_MAX((size_t)1, DLC_MIN(dlc_div_up(d->M, 4 * d->mr), span));
+  double best = 0;
+  *mb_out = 1, *nb_out = nb0;
+  for (size_t mb = 1; mb <= mb_lim; mb++) {
+    size_t mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
+    for (size_t nb = nb0; nb <= nb_lim; nb++) {
+      size_t nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
+      double job = d->nhwc ? (double)mc * (double)(nc + PACK_ROWS) : (double)nc * (double)(mc + PACK_ROWS);
+      double t = (double)dlc_div_up(d->outer * dlc_div_up(d->M, mc) * dlc_div_up(d->N, nc), nthreads) * job;
+      if (best == 0 || t < best * 0.999) best = t, *mb_out = mb, *nb_out = nb;
+    }
+  }
+}
+
+static void choose_blocking(gemm_data *d, int nthreads) {
+  size_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10, 16 << 10, 256 << 10);
+  size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
+  /* Half of L1 for the A micro-panel, the rest for the B micro-panel and C lines streaming by. */
+  size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->mr * sizeof(float)) / 8 * 8);
+  /* A GEMV-like NHWC layer (one micro-panel of rows: a dense layer with a small batch) streams
+     its weights from memory once; long K chunks make each B micro-panel one long sequential
+     stream, which the prefetchers follow, instead of a jump to another panel every few KB. */
+  if (d->nhwc && d->M <= d->mr) kc_max = DLC_MAX(kc_max, (size_t)4096);
+  d->kc = balanced_block(d->K, kc_max, 1);
+  /* Half of L2 for the B block. */
+  size_t nc_max = DLC_MAX(d->nr, l2 / 2 / (d->kc * sizeof(float)) / d->nr * d->nr);
+  size_t nb0 = dlc_div_up(d->N, nc_max);
+  size_t nb, mb;
+  split_jobs(d, nb0, (size_t)nthreads, &mb, &nb);
+  d->nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
+  d->nblocks = dlc_div_up(d->N, d->nc);
+  d->mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
+  d->mblocks = dlc_div_up(d->M, d->mc);
+  d->njobs = d->outer * d->mblocks * d->nblocks;
+  d->ntasks = DLC_MIN((size_t)nthreads, d->njobs);
+  if (d->nhwc) {
+    d->ws_slice = dlc_round_up(d->kc * d->mr * sizeof(float), DLC_ALIGN);
+  } else {
+    d->bblock_bytes = dlc_round_up(d->kc * d->nc * sizeof(float), DLC_ALIGN);
+    d->ws_slice = d->bblock_bytes + dlc_round_up(d->nc * sizeof(pix_run), DLC_ALIGN);
+  }
+}
+
+/* ---------------------------------------------------------------- weight packing */
+
+/* NCHW: A = W_g, panels of mr output channels, element (i, k) at panel[k * mr + i]. */
+static void pack_weights_nchw(const dlc_conv_shape *s, const float *w, gemm_data *d) {
+  size_t cout_g = (size_t)s->cout_g, K = d->K, mr = d->mr;
+  for (size_t g = 0; g < (size_t)s->groups; g++) {
+    for (size_t pm = 0; pm < d->wpanels; pm++) {
+      float *dst = d->wpack + (g * d->wpanels + pm) * d->wpanel_floats;
+      size_t rows = DLC_MIN(mr, cout_g - pm * mr);
+      const float *src = w + (g * cout_g + pm * mr) * K;
+      for (size_t k = 0; k < K; k++) {
+        for (size_t i = 0; i < mr; i++) dst[k * mr + i] = i < rows ? src[i * K + k] : 0.0f;
+      }
+    }
+  }
+}
+
+/* NHWC: B = W_g^T with k in (ky, kx, ic) order, panels of nr output channels, element (k, j) at
+   panel[k * nr + j]. */
+static void pack_weights_nhwc(const dlc_conv_shape *s, const float *w, gemm_data *d) {
+  size_t cout_g = (size_t)s->cout_g, cin_g = (size_t)s->cin_g, K = d->K, nr = d->nr;
+  size_t taps = (size_t)(s->k_h * s->k_w);
+  for (size_t g = 0; g < (size_t)s->groups; g++) {
+    for (size_t pn = 0; pn < d->wpanels; pn++) {
+      float *dst = d->wpack + (g * d->wpanels + pn) * d->wpanel_floats;
+      size_t cols = DLC_MIN(nr, cout_g - pn * nr);
+      const float *src = w + (g * cout_g + pn * nr) * K;
+      for (size_t k = 0; k < K; k++) {
+        size_t tap = k / cin_g, ic = k % cin_g;
+        for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + ic * taps + tap] : 0.0f;
+      }
+    }
+  }
+}
+
+static void gemm_destroy(dlconv_plan *p) {
+  gemm_data *d = p->algo_data;
+  if (d) {
+    dlc_free(d->wpack);
+    dlc_free(d);
+  }
+  p->algo_data = NULL;
+}
+
+static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
+  const dlc_f32_gemm_family *fam = p->kernels ? p->kernels->gemm : NULL;
+  if (!fam) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "im2col_gemm has no f32 kernel for this ISA");
+  const dlc_conv_shape *s = &p->s;
+  gemm_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
+  size_t P = (size_t)(s->h_out * s->w_out);
+  d->mr = fam->mr;
+  d->nr = fam->nr;
+  d->ukernel = fam->ukernel;
+  d->pack_rows = fam->pack_rows;
+  d->nhwc = s->layout == DLCONV_NHWC;
+  d->pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_t == 0 &&
+                 s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
+  d->K = (size_t)(s->cin_g * s->k_h * s->k_w);
+  if (d->nhwc) {
+    d->M = (size_t)s->n * P;
+    d->N = (size_t)s->cout_g;
+    d->outer = (size_t)s->groups;
+    d->wpanels = dlc_div_up(d->N, d->nr);
+    d->wpanel_floats = d->K * d->nr;
+  } else {
+    d->M = (size_t)s->cout_g;
+    d->N = P;
+    d->outer = (size_t)(s->n * s->groups);
+    d->wpanels = dlc_div_up(d->M, d->mr);
+    d->wpanel_floats = d->K * d->mr;
+  }
+  size_t total = (size_t)s->groups * d->wpanels;
+  if (d->wpanel_floats > SIZE_MAX / sizeof(float) / total) {
+    dlc_free(d);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "im2col_gemm packed weights overflow size_t");
+  }
+  p->packed_weight_bytes = total * d->wpanel_floats * sizeof(float);
+  d->wpack = dlc_malloc(p->packed_weight_bytes);
+  if (!d->wpack) {
+    size_t bytes = p->packed_weight_bytes;
+    dlc_free(d);
+    p->packed_weight_bytes = 0;
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %zu bytes of weights", bytes);
+  }
+  if (d->nhwc)
+    pack_weights_nhwc(s, w, d);
+  else
+    pack_weights_nchw(s, w, d);
+  choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
+  p->algo_data = d;
+  p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->weight_density = 1.0;
+  size_t len = strlen(fam->name);
+  if (len >= sizeof p->kernel) len = sizeof p->kernel - 1;
+  memcpy(p->kernel, fam->name, len);
+  p->kernel[len] = '\0';
+  return DLCONV_OK;
+}
+
+/* ---------------------------------------------------------------- activation packing */
+
+static inline void zero_floats(float *restrict d, size_t n) {
+  for (size_t i = 0; i < n; i++) d[i] = 0.0f;
+}
+
+static inline void copy_floats(float *restrict d, const float *restrict s, size_t n) {
+  for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+
+/* dst[l] = row[ix0 + l * sw] for l < len where that column lies in [0, w_in), else 0 (padding). */
+static void gather_row(float *restrict dst, const float *restrict row, ptrdiff_t ix0, ptrdiff_t sw,
+                       size_t len, ptrdiff_t w_in) {
+  ptrdiff_t n = (ptrdiff_t)len;
+  ptrdiff_t lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
+  ptrdiff_t hi = ix0 >= w_in ? 0 : (w_in - ix0 + sw - 1) / sw;
+  lo = DLC_MIN(lo, n);
+  hi = DLC_MAX(DLC_MIN(hi, n), lo);
+  zero_floats(dst, (size_t)lo);
+  if (sw == 1) {
+    copy_floats(dst + lo, row + (ix0 + lo), (size_t)(hi - lo));
+  } else {
+    for (ptrdiff_t l = lo; l < hi; l++) dst[l] = row[ix0 + l * sw];
+  }
+  zero_floats(dst + hi, (size_t)(n - hi));
+}
+
+/* The input as the B packing sees it: a pointwise layer's channel plane is one row of h*w pixels,
+   so its runs break only at panel edges and copy whole panel rows. */
+typedef struct plane_geom {
+  ptrdiff_t h, w, sw, dh, dw;
+  size_t hw, kh, kw;
+} plane_geom;
+
+static plane_geom nchw_plane(const gemm_data *d, const dlc_conv_shape *s) {
+  plane_geom g = {s->h_in, s->w_in, s->stride_w, s->dil_h, s->dil_w, (size_t)(s->h_in * s->w_in),
+                  (size_t)s->k_h, (size_t)s->k_w};
+  if (d->pointwise) g.h = 1, g.w = (ptrdiff_t)g.hw;
+  return g;
+}
+
+/* Cuts the block columns [j0, j0 + ncols) into runs; at most ncols of them. */
+static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0, size_t ncols, pix_run *r) {
+  size_t nr = d->nr, row = d->pointwise ? d->N : (size_t)s->w_out, n = 0;
+  for (size_t j = 0; j < ncols;) {
+    size_t p = j0 + j, oy = p / row, ox = p % row, lane = j % nr;
+    size_t len = DLC_MIN(DLC_MIN(row - ox, nr - lane), ncols - j);
+    r[n].panel = j / nr, r[n].lane = lane, r[n].len = len;
+    r[n].iy0 = d->pointwise ? 0 : (ptrdiff_t)oy * s->stride_h - s->pad_t;
+    r[n].ix0 = d->pointwise ? (ptrdiff_t)p : (ptrdiff_t)ox * s->stride_w - s->pad_l;
+    n++;
+    j += len;
+  }
+  return n;
+}
+
+/* NCHW: the B block rows [pc, pc + kc) x the block's columns (cut into runs) of one image and
+   group's im2col matrix, as panels of kc x nr floats (columns past ncols zero). x_ig: the group's
+   first input channel of the image. k runs outermost so that each input row is read once,
+   front to back, for all the block's pixels. */
+static void pack_b_nchw(const gemm_data *d, const plane_geom *g, const float *x_ig, const pix_run *runs,
+                        size_t nruns, size_t pc, size_t kc, size_t ncols, float *dst) {
+  size_t nr = d->nr, khw = g->kh * g->kw, tail = ncols % nr, last = ncols / nr;
+  size_t ic = pc / khw, tap = pc % khw, ky = tap / g->kw, kx = tap % g->kw;
+  for (size_t k = 0; k < kc; k++) {
+    const float *xc = x_ig + ic * g->hw;
+    ptrdiff_t dy = (ptrdiff_t)ky * g->dh, dx = (ptrdiff_t)kx * g->dw;
+    for (size_t r = 0; r < nruns; r++) {
+      float *o = dst + (runs[r].panel * kc + k) * nr + runs[r].lane;
+      ptrdiff_t iy = runs[r].iy0 + dy;
+      if (iy < 0 || iy >= g->h)
+        zero_floats(o, runs[r].len);
+      else
+        gather_row(o, xc + iy * g->w, runs[r].ix0 + dx, g->sw, runs[r].len, g->w);
+    }
+    if (tail) zero_floats(dst + (last * kc + k) * nr + tail, nr - tail);
+    if (++kx == g->kw) {
+      kx = 0;
+      if (++ky == g->kh) ky = 0, ic++;
+    }
+  }
+}
+
+/* Starts loading the C tile the micro-kernel will need next, one call ahead of it: with a short
+   K (a first layer, a 1x1 layer) one call is too short to hide a miss on C by itself. */
+static inline void prefetch_tile(const float *c, size_t ldc, size_t rows, size_t cols) {
+  for (size_t i = 0; i < rows; i++) {
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + cols - 1, 1);
+  }
+}
+
+/* Copies a short run (a few channels) without the SIMD transpose, whose fixed cost is 16 columns. */
+static void pack_rows_short(size_t mr, size_t len, const float *const *rows, float *restrict dst) {
+  for (size_t i = 0; i < mr; i++) {
+    const float *r = rows[i];
+    for (size_t t = 0; t < len; t++) dst[t * mr + i] = r ? r[t] : 0.0f;
+  }
+}
+
+/* NHWC: one A micro-panel, rows [m0, m0 + rows) (pixels over all images) x K columns
+   [pc, pc + kc) in (ky, kx, ic) order, element (i, k) at dst[k * mr + i]; rows past `rows` zero.
+   K is walked in runs of one tap and consecutive channels, contiguous in x for every row, and
+   each run is transposed into the panel by the family's pack_rows. */
+static void pack_a_nhwc(const gemm_data *d, const dlc_conv_shape *s, const float *x, size_t g,
+                        size_t m0, size_t rows, size_t pc, size_t kc, float *dst) {
+  size_t mr = d->mr, cin_g = (size_t)s->cin_g, c_in = (size_t)s->c_in;
+  size_t w_out = (size_t)s->w_out, P = (size_t)(s->h_out * s->w_out), kw = (size_t)s->k_w;
+  const float *src[DLC_GEMM_MR_MAX];
+  const float *ximg[DLC_GEMM_MR_MAX];
+  ptrdiff_t iy0[DLC_GEMM_MR_MAX], ix0[DLC_GEMM_MR_MAX];
+  const float *xg = x + g * cin_g;
+  for (size_t i = 0; i < mr; i++) src[i] = NULL;
+  if (d->pointwise) {
+    for (size_t i = 0; i < rows; i++) src[i] = xg + (m0 + i) * c_in + pc;
+    d->pack_rows(kc, src, dst);
+    return;
+  }
+  for (size_t i = 0; i < rows; i++) {
+    size_t m = m0 + i, img = m / P, rem = m % P;
+    ximg[i] = xg + img * (size_t)(s->h_in * s->w_in) * c_in;
+    iy0[i] = (ptrdiff_t)(rem / w_out) * s->stride_h - s->pad_t;
+    ix0[i] = (ptrdiff_t)(rem % w_out) * s->stride_w - s->pad_l;
+  }
+  /* Without groups and dilation along x, the taps of one kernel row are adjacent pixels, whose
+     channels follow each other in x: a run can then span the rest of the kernel row (kw * c_in
+     floats for a first layer with 3 channels instead of 3), for the rows whose pixels are all
+     inside the image along x. */
+  int merge = cin_g == c_in && s->dil_w == 1;
+  for (size_t k = pc; k < pc + kc;) {
+    size_t tap = k / cin_g, ic = k % cin_g, ky = tap / kw, kx = tap % kw;
+    size_t len = DLC_MIN((merge ? (kw - kx) * cin_g : cin_g) - ic, pc + kc - k);
+    size_t kx_last = kx + (ic + len - 1) / cin_g;
+    ptrdiff_t dy = (ptrdiff_t)ky * s->dil_h, dx = (ptrdiff_t)kx * s->dil_w;
+    ptrdiff_t dx_last = (ptrdiff_t)kx_last * s->dil_w;
+    int partial = 0;
+    for (size_t i = 0; i < rows; i++) {
+      ptrdiff_t iy = iy0[i] + dy, ix = ix0[i] + dx, ix_last = ix0[i] + dx_last;
+      if (iy < 0 || iy >= s->h_in || ix_last < 0 || ix >= s->w_in) {
+        src[i] = NULL;
+      } else {
+        src[i] = ximg[i] + ((size_t)iy * (size_t)s->w_in + (size_t)ix) * c_in + ic;
+        partial |= ix < 0 || ix_last >= s->w_in;
+      }
+    }
+    if (partial) {   /* some pixel is cut by the left or right edge: one tap at a time here */
+      len = DLC_MIN(cin_g - ic, pc + kc - k);
+      for (size_t i = 0; i < rows; i++) {
+        ptrdiff_t iy = iy0[i] + dy, ix = ix0[i] + dx;
+        int valid = iy >= 0 && iy < s->h_in && ix >= 0 && ix < s->w_in;
+        src[i] = valid ? ximg[i] + ((size_t)iy * (size_t)s->w_in + (size_t)ix) * c_in + ic : NULL;
+      }
+    }
+    if (len >= 8)
+      d->pack_rows(len, src, dst + (k - pc) * mr);
+    else
+      pack_rows_short(mr, len, src, dst + (k - pc) * mr);
+    k += len;
+  }
+}
+
+/* ---------------------------------------------------------------- execute */
+
+typedef struct gemm_ctx {
+  const dlconv_plan *p;
+  const gemm_data *d;
+  const float *x;
+  float *y;
+  char *ws;
+} gemm_ctx;
+
+static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, float *bpack) {
+  const dlconv_plan *p = c->p;
+  const gemm_data *d = c->d;
+  const dlc_conv_shape *s = &p->s;
+  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->N, mr = d->mr, nr = d->nr;
+  const float *x_ig = c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in);
+  float *y_ig = c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
+  const float *a_g = d->wpack + g * d->wpanels * d->wpanel_floats;
+  size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
+  size_t j0 = nb * d->nc, ncols = DLC_MIN(d->N, j0 + d->nc) - j0;
+  pix_run *runs = (pix_run *)((char *)bpack + d->bblock_bytes);
+  size_t nruns = block_runs(d, s, j0, ncols, runs);
+  plane_geom geom = nchw_plane(d, s);
+  dlc_f32_gemm_epilogue ep = {NULL, 0, s->out_min, s->out_max};
+  for (size_t pc = 0; pc < d->K; pc += d->kc) {
+    size_t kc = DLC_MIN(d->kc, d->K - pc);
+    int last = pc + kc == d->K;
+    pack_b_nchw(d, &geom, x_ig, runs, nruns, pc, kc, ncols, bpack);
+    for (size_t ir = m0; ir < m1; ir += mr) {
+      const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
+      size_t m = DLC_MIN(mr, m1 - ir);
+      float *c_row = y_ig + ir * P + j0;
+      ep.bias = p->bias + g * (size_t)s->cout_g + ir;
+      for (size_t jr = 0; jr < ncols; jr += nr) {
+        size_t n = DLC_MIN(nr, ncols - jr);
+        if (jr + nr < ncols)
+          prefetch_tile(c_row + jr + nr, P, m, DLC_MIN(nr, ncols - jr - nr));
+        else if (ir + mr < m1)
+          prefetch_tile(c_row + mr * P, P, DLC_MIN(mr, m1 - ir - mr), DLC_MIN(nr, ncols));
+        d->ukernel(m, n, kc, a, bpack + jr * kc, c_row + jr, P, pc > 0, last ? &ep : NULL);
+      }
+    }
+  }
+}
+
+static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, float *apack) {
+  const dlconv_plan *p = c->p;
+  const gemm_data *d = c->d;
+  const dlc_conv_shape *s = &p->s;
+  size_t mr = d->mr, nr = d->nr, c_out = (size_t)s->c_out;
+  const float *b_g = d->wpack + g * d->wpanels * d->wpanel_floats;
+  size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
+  size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
+  float *y_g = c->y + g * (size_t)s->cout_g;
+  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max};
+  for (size_t pc = 0; pc < d->K; pc += d->kc) {
+    size_t kc = DLC_MIN(d->kc, d->K - pc);
+    int last = pc + kc == d->K;
+    for (size_t ir = m0; ir < m1; ir += mr) {
+      size_t m = DLC_MIN(mr, m1 - ir);
+      pack_a_nhwc(d, s, c->x, g, ir, m, pc, kc, apack);
+      for (size_t jr = j0; jr < j1; jr += nr) {
+        if (jr + nr < j1) prefetch_tile(y_g + ir * c_out + jr + nr, c_out, m, DLC_MIN(nr, j1 - jr - nr));
+        ep.bias = p->bias + g * (size_t)s->cout_g + jr;
+        d->ukernel(m, DLC_MIN(nr, j1 - jr), kc, apack, b_g + (jr / nr) * d->wpanel_floats + pc * nr,
+                   y_g + ir * c_out + jr, c_out, pc > 0, last ? &ep : NULL);
+      }
+    }
+  }
+}
+
+static void gemm_task(void *arg, size_t t) {
+  const gemm_ctx *c = arg;
+  const gemm_data *d = c->d;
+  size_t begin, end;
+  dlc_split_range(d->njobs, d->ntasks, t, &begin, &end);
+  float *slice = (float *)(c->ws + t * d->ws_slice);
+  for (size_t j = begin; j < end; j++) {
+    size_t nb = j % d->nblocks, mb = j / d->nblocks % d->mblocks, o = j / d->nblocks / d->mblocks;
+    if (d->nhwc)
+      run_job_nhwc(c, o, mb, nb, slice);
+    else
+      run_job_nchw(c, o, mb, nb, slice);
+  }
+}
+
+static void gemm_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+  gemm_ctx c = {p, p->algo_data, x, y, workspace};
+  dlc_parallel_for(p, c.d->ntasks, gemm_task, &c);
+}
+
+const dlc_algo_ops dlc_gemm_ops = {
+    .algo = DLCONV_ALGO_IM2COL_GEMM,
+    .name = "im2col_gemm",
+    .plan = gemm_plan,
+    .execute = gemm_execute,
+    .destroy = gemm_destroy,
+    .plan_csr = NULL,
+};

@@ -1,0 +1,56 @@
+/* gemm_ukernel.h - the micro-kernel interface of the gemm_im2col algorithm.
+ *
+ * One dlc_f32_gemm_family per ISA (dlc_f32_gemm__generic in src/arch/generic/, __avx2, __avx512,
+ * ...): function pointers plus the register-block shapes the driver blocks its loops by.
+ * The driver receives it through the kernel table (core/kernels.h) and never includes arch code.
+ *
+ * The micro-kernel computes one register tile C[m x n] (m <= mr, n <= nr) of C = A * B:
+ *   A: a packed micro-panel of kc x mr floats, k-major: element (i, k) at a[k * mr + i];
+ *   B: a packed micro-panel of kc x nr floats, k-major: element (k, j) at b[k * nr + j];
+ *   C: row-major, unit column stride, row stride ldc (floats).
+ * Rows i >= m of A and columns j >= n of B must be readable (the driver zero-pads the packed
+ * panels to full mr/nr) but only the m x n corner of C is read or written, so a tile can sit at
+ * the bottom-right edge of the output without touching a float past it.
+ *
+ * The driver blocks K in chunks of kc: every chunk but the first accumulates into C, and the
+ * last one applies the epilogue (bias, then the clamp) in registers before its store, so C is
+ * written exactly once with its final value when K fits one chunk. */
+#ifndef DLC_GEMM_UKERNEL_H
+#define DLC_GEMM_UKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the last K chunk does to the accumulated tile before storing it:
+ *   c[i][j] = clamp(c[i][j] + bias[i or j], out_min, out_max)
+ * NaN in c survives the clamp (the bound is the first operand of max/min). */
+typedef struct dlc_f32_gemm_epilogue {
+  const float *bias;    /* NULL: no bias; else the tile's m (per row) or n (per column) values */
+  int bias_per_column;  /* 0: bias[i] per row (NCHW: rows are channels); 1: bias[j] per column (NHWC) */
+  float out_min, out_max;
+} dlc_f32_gemm_epilogue;
+
+/* C[m x n] = (accumulate ? C : 0) + A * B, then the epilogue when ep != NULL.
+ * 1 <= m <= mr, 1 <= n <= nr, kc >= 1. */
+typedef void (*dlc_f32_gemm_ukernel_fn)(size_t m, size_t n, size_t kc,
+                                        const float *a, const float *b,
+                                        float *c, size_t ldc, int accumulate,
+                                        const dlc_f32_gemm_epilogue *ep);
+
+/* Packs len columns of an A micro-panel from mr row pointers (a transpose):
+ *   dst[t * mr + i] = rows[i] ? rows[i][t] : 0      for t < len, i < mr.
+ * Writes exactly len * mr floats. NHWC layers use it: their A rows are pixels, each a run of
+ * contiguous channels in x. */
+typedef void (*dlc_f32_gemm_pack_rows_fn)(size_t len, const float *const *rows, float *dst);
+
+typedef struct dlc_f32_gemm_family {
+  const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
+  size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
+  dlc_f32_gemm_ukernel_fn ukernel;
+  dlc_f32_gemm_pack_rows_fn pack_rows;
+} dlc_f32_gemm_family;
+
+#define DLC_GEMM_MR_MAX 32
+#define DLC_GEMM_NR_MAX 64
+
+#endif
