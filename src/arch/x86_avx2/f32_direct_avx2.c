@@ -1,0 +1,344 @@
+/* f32 direct micro-kernels, AVX2 + FMA (direct_ukernel.h says what each computes; the generic
+ * file is the readable specification).
+ *
+ * 16 ymm registers: conv tiles are 6 pixels x 16 channels (12 accumulators, 2 weight vectors,
+ * 1 broadcast) or 12 pixels x 8 channels; every (ky, kx, ic) step is nv weight loads + nw
+ * broadcasts for nv*nw FMAs. One always-inline body per compile-time tile shape keeps the
+ * accumulators in registers; edges use _mm256_maskload_ps / _mm256_maskstore_ps; NCHW output goes
+ * through 8x8 in-register transposes. */
+#include <immintrin.h>
+
+#include "../../direct/direct_ukernel.h"
+
+#define VL 8
+#define CONV_TW1 12
+#define CONV_TW2 6
+#define DWC_TW1 12
+#define DWC_TW2 6
+#define DWP_VECS 8
+
+#define INLINE static inline __attribute__((always_inline))
+/* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
+   accumulator array in memory and store it after every FMA. */
+#define UNROLL _Pragma("GCC unroll 32")
+
+/* Lanes [0, n) set, as the sign bits maskload/maskstore read. */
+INLINE __m256i lane_mask(ptrdiff_t n) {
+  const int k = n <= 0 ? 0 : n >= VL ? VL : (int)n;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* Lanes [lo, hi). */
+INLINE __m256i range_mask(ptrdiff_t lo, ptrdiff_t hi) {
+  return _mm256_andnot_si256(lane_mask(lo), lane_mask(hi));
+}
+
+/* maskstore is slow on some cores; most stores are whole vectors. */
+INLINE void store_lanes(float *p, ptrdiff_t n, __m256 v) {
+  if (n >= VL)
+    _mm256_storeu_ps(p, v);
+  else if (n > 0)
+    _mm256_maskstore_ps(p, lane_mask(n), v);
+}
+
+/* r[i][j] -> r[j][i]: unpack pairs, shuffle quads, swap 128-bit halves. */
+INLINE void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  UNROLL
+  for (int i = 0; i < 4; i++) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  UNROLL
+  for (int q = 0; q < 2; q++) {
+    u[4 * q + 0] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+    u[4 * q + 1] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+    u[4 * q + 2] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+    u[4 * q + 3] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+  }
+  /* u[4q+j], 128-bit half k: rows 4q..4q+3 of column 4k+j. */
+  UNROLL
+  for (int j = 0; j < 4; j++) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+    r[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
+  }
+}
+
+/* Start of a tile: acc_in, or the bias on the nc valid lanes. */
+INLINE void tile_init(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->acc_in) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) acc[p][v] = _mm256_loadu_ps(a->acc_in + p * a->acc_ld + v * VL);
+  } else {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const __m256 b = _mm256_maskload_ps(a->bias + v * VL, lane_mask((ptrdiff_t)a->nc - v * VL));
+      UNROLL
+      for (int p = 0; p < NW; p++) acc[p][v] = b;
+    }
+  }
+}
+
+/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed). */
+INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->acc_out) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) _mm256_storeu_ps(a->acc_out + p * a->acc_ld + v * VL, acc[p][v]);
+    return;
+  }
+  /* The bound is the first operand: max/min return the second when either is NaN. */
+  const __m256 lo = _mm256_set1_ps(a->out_min), hi = _mm256_set1_ps(a->out_max);
+  UNROLL
+  for (int p = 0; p < NW; p++)
+    UNROLL
+    for (int v = 0; v < NV; v++) acc[p][v] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p][v]));
+  if (a->y_c == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
+      UNROLL
+      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, n, acc[p][v]);
+    }
+  } else if (a->y_pix == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      UNROLL
+      for (int p0 = 0; p0 < NW; p0 += 8) {
+        __m256 r[8];
+        UNROLL
+        for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
+        transpose8(r);
+        for (int c = 0; c < nch; c++) store_lanes(a->y + (v * VL + c) * a->y_c + p0, NW - p0, r[c]);
+      }
+    }
+  } else {
+    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      float t[VL];
+      UNROLL
+      for (int p = 0; p < NW; p++) {
+        _mm256_storeu_ps(t, acc[p][v]);
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->y[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+      }
+    }
+  }
+}
+
+INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV) {
+  __m256 acc[CONV_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const ptrdiff_t xp = a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const __m256 w0 = _mm256_loadu_ps(wk);
+        const __m256 w1 = NV > 1 ? _mm256_loadu_ps(wk + wv) : w0;
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          const __m256 b = _mm256_broadcast_ss(xk + p * xp);
+          acc[p][0] = _mm256_fmadd_ps(w0, b, acc[p][0]);
+          if (NV > 1) acc[p][1] = _mm256_fmadd_ps(w1, b, acc[p][1]);
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a);
+}
+
+/* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
+INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
+  __m256 acc[DWC_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const __m256i m0 = lane_mask(a->n_in[0]), m1 = lane_mask(a->n_in[1]);
+  const __m256i perm0 = PERM ? _mm256_loadu_si256((const __m256i *)a->perm) : _mm256_setzero_si256();
+  const __m256i perm1 = PERM && NV > 1 ? _mm256_loadu_si256((const __m256i *)(a->perm + VL)) : perm0;
+  const ptrdiff_t xo0 = a->x_v[0], xo1 = a->x_v[1], xp = a->x_pix, wv = a->w_v;
+  const ptrdiff_t xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const __m256 w0 = _mm256_loadu_ps(wk);
+        const __m256 w1 = NV > 1 ? _mm256_loadu_ps(wk + wv) : w0;
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          __m256 x0 = _mm256_maskload_ps(xk + p * xp + xo0, m0);
+          if (PERM) x0 = _mm256_permutevar8x32_ps(x0, perm0);
+          acc[p][0] = _mm256_fmadd_ps(x0, w0, acc[p][0]);
+          if (NV > 1) {
+            __m256 x1 = _mm256_maskload_ps(xk + p * xp + xo1, m1);
+            if (PERM) x1 = _mm256_permutevar8x32_ps(x1, perm1);
+            acc[p][1] = _mm256_fmadd_ps(x1, w1, acc[p][1]);
+          }
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a);
+}
+
+/* The pixels [lo, hi) of an nw-pixel tile whose input column ixb + p*sw lies in [0, w_in); divides
+   only at the borders of the row, as interior tiles are most of the work of a small kernel. */
+INLINE void dwp_valid(ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, ptrdiff_t nw, ptrdiff_t *lo, ptrdiff_t *hi) {
+  *lo = ixb >= 0 ? 0 : sw == 1 ? -ixb : (-ixb + sw - 1) / sw;
+  const ptrdiff_t room = w_in - ixb;
+  if (room <= 0)
+    *hi = 0;
+  else if ((nw - 1) * sw < room)
+    *hi = nw;
+  else
+    *hi = sw == 1 ? room : (room + sw - 1) / sw;
+}
+
+/* Input pixels ixb + (v*8 + lane)*sw of row xr under lane mask m (padding stays zero).
+   SW: the stride when 1 or 2 (contiguous loads), 0 for any other (a gather). */
+INLINE __m256 dwp_load(const float *xr, ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, int v, __m256i m, const int SW) {
+  if (SW == 1) return _mm256_maskload_ps(xr + ixb + v * VL, m);
+  if (SW == 2) {
+    /* Even elements of 16 consecutive floats: two loads masked to the row, shuffle, lane fix-up. */
+    const ptrdiff_t base = ixb + 2 * v * VL;
+    const __m256 a = _mm256_maskload_ps(xr + base, range_mask(-base, w_in - base));
+    const __m256 b = _mm256_maskload_ps(xr + base + VL, range_mask(-base - VL, w_in - base - VL));
+    const __m256 e = _mm256_shuffle_ps(a, b, 0x88); /* a0 a2 b0 b2 | a4 a6 b4 b6 */
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+  }
+  const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32((int)(ixb + v * VL * sw)),
+                                       _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                                          _mm256_set1_epi32((int)sw)));
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xr, idx, _mm256_castsi256_ps(m), 4);
+}
+
+/* kx outermost: the lane masks depend on kx only. */
+INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW) {
+  __m256 acc[8][DWP_VECS];
+  const size_t nr = a->nr;
+  UNROLL
+  for (int r = 0; r < NR; r++)
+    UNROLL
+    for (int v = 0; v < NPV; v++) acc[r][v] = _mm256_set1_ps(a->bias);
+  const ptrdiff_t sw = SW ? SW : a->sw, w_in = a->w_in;
+  for (ptrdiff_t kx = 0; kx < a->kw; kx++) {
+    const ptrdiff_t ixb = a->ix0 + kx * a->dw;
+    ptrdiff_t lo, hi;
+    dwp_valid(ixb, sw, w_in, (ptrdiff_t)nw, &lo, &hi);
+    if (lo >= hi) continue;
+    __m256i m[DWP_VECS];
+    UNROLL
+    for (int v = 0; v < NPV; v++) m[v] = range_mask(lo - v * VL, hi - v * VL);
+    for (ptrdiff_t ky = 0; ky < a->kh; ky++) {
+      const __m256 wv = _mm256_set1_ps(a->w[ky * a->kw + kx]);
+      UNROLL
+      for (int r = 0; r < NR; r++) {
+        if ((size_t)r >= nr) break;
+        const ptrdiff_t iy = a->iy0 + r * a->sh + ky * a->dh;
+        if (iy < 0 || iy >= a->h_in) continue;
+        const float *xr = a->x + iy * w_in;
+        UNROLL
+        for (int v = 0; v < NPV; v++) acc[r][v] = _mm256_fmadd_ps(wv, dwp_load(xr, ixb, sw, w_in, v, m[v], SW), acc[r][v]);
+      }
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(a->out_min), hi = _mm256_set1_ps(a->out_max);
+  UNROLL
+  for (int r = 0; r < NR; r++) {
+    if ((size_t)r >= nr) break;
+    UNROLL
+    for (int v = 0; v < NPV; v++)
+      store_lanes(a->y + r * a->y_row + v * VL, (ptrdiff_t)nw - v * VL, _mm256_min_ps(hi, _mm256_max_ps(lo, acc[r][v])));
+  }
+}
+
+/* One instantiation per pixel count. */
+#define C1(F, N, ...) \
+  case N: F(__VA_ARGS__, N); break;
+#define CASES_6(F, ...) \
+  C1(F, 1, __VA_ARGS__) C1(F, 2, __VA_ARGS__) C1(F, 3, __VA_ARGS__) C1(F, 4, __VA_ARGS__) \
+  C1(F, 5, __VA_ARGS__) C1(F, 6, __VA_ARGS__)
+#define CASES_12(F, ...) CASES_6(F, __VA_ARGS__) \
+  C1(F, 7, __VA_ARGS__) C1(F, 8, __VA_ARGS__) C1(F, 9, __VA_ARGS__) C1(F, 10, __VA_ARGS__) \
+  C1(F, 11, __VA_ARGS__) C1(F, 12, __VA_ARGS__)
+
+#define CONV1(a, NW) conv_tile(a, NW, 1)
+#define CONV2(a, NW) conv_tile(a, NW, 2)
+#define DWC1(a, NW) dwc_tile(a, NW, 1, 0)
+#define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
+#define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
+#define DWC2P(a, NW) dwc_tile(a, NW, 2, 1)
+
+static void conv_8c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  switch (nw) { CASES_12(CONV1, a) default: break; }
+}
+static void conv_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  switch (nw) { CASES_6(CONV2, a) default: break; }
+}
+static void dwc_8c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  if (a->perm) {
+    switch (nw) { CASES_12(DWC1P, a) default: break; }
+  } else {
+    switch (nw) { CASES_12(DWC1, a) default: break; }
+  }
+}
+static void dwc_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  if (a->perm) {
+    switch (nw) { CASES_6(DWC2P, a) default: break; }
+  } else {
+    switch (nw) { CASES_6(DWC2, a) default: break; }
+  }
+}
+
+/* Whole runs of pixels, in balanced register tiles. */
+static void conv_8c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW1, a, conv_8c_tile); }
+static void conv_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW2, a, conv_16c_tile); }
+static void dwc_8c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_8c_tile); }
+static void dwc_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_16c_tile); }
+
+#define DWP_CASES(SW)                                 \
+  switch ((nw + VL - 1) / VL) {                       \
+    case 1: dwp_tile(nw, a, 1, 8, SW); break;         \
+    case 2: dwp_tile(nw, a, 2, 4, SW); break;         \
+    case 3: dwp_tile(nw, a, 3, 2, SW); break;         \
+    case 4: dwp_tile(nw, a, 4, 2, SW); break;         \
+    case 5: dwp_tile(nw, a, 5, 1, SW); break;         \
+    case 6: dwp_tile(nw, a, 6, 1, SW); break;         \
+    case 7: dwp_tile(nw, a, 7, 1, SW); break;         \
+    case 8: dwp_tile(nw, a, 8, 1, SW); break;         \
+    default: break;                                   \
+  }
+
+static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
+  if (a->sw == 1) {
+    DWP_CASES(1)
+  } else if (a->sw == 2) {
+    DWP_CASES(2)
+  } else {
+    DWP_CASES(0)
+  }
+}
+
+const dlc_f32_direct_family dlc_f32_direct__avx2 = {
+    .name = "f32_direct_6x16__avx2",
+    .dw_name = "f32_dwconv_6x16c_8x8p__avx2",
+    .vl = VL,
+    .conv_tw = {CONV_TW1, CONV_TW2},
+    .conv = {conv_8c, conv_16c},
+    .dwc_tw = {DWC_TW1, DWC_TW2},
+    .dwc = {dwc_8c, dwc_16c},
+    .dwp_vecs = DWP_VECS,
+    .dwp_rows = {8, 4, 2, 2, 1, 1, 1, 1},
+    .dwp = dwp,
+};

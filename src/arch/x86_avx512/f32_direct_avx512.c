@@ -1,0 +1,358 @@
+/* f32 direct micro-kernels, AVX-512 (direct_ukernel.h says what each computes; the generic file
+ * is the readable specification).
+ *
+ * conv: up to 14 pixels x 32 channels (28 zmm accumulators, 2 weight vectors, 1 broadcast) or
+ * 24 pixels x 16 channels; every (ky, kx, ic) step is 2 weight loads + nw broadcasts for 2*nw FMAs.
+ * The three reduction loops come from the driver (their order and merging suit the layout).
+ * dwc: up to 12 pixels x 32 channels (or 24 x 16), one x vector load per FMA; dwp: up to 8 vectors
+ * of 16 pixels x 1-8 rows, stride 1 and 2 with contiguous loads, other strides gathered.
+ * Tiles are compile-time shapes: one always-inline body instantiated per pixel count, so the
+ * accumulators live in registers. NCHW output is stored through 16x16 in-register transposes. */
+#include <immintrin.h>
+
+#include "../../direct/direct_ukernel.h"
+
+#define VL 16
+#define CONV_TW1 24
+#define CONV_TW2 14
+#define DWC_TW1 24
+#define DWC_TW2 12
+#define DWP_VECS 8
+
+#define INLINE static inline __attribute__((always_inline))
+/* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
+   accumulator array in memory and store it after every FMA. */
+#define UNROLL _Pragma("GCC unroll 32")
+
+INLINE __mmask16 lane_mask(ptrdiff_t n) {
+  const unsigned k = n <= 0 ? 0u : n >= VL ? (unsigned)VL : (unsigned)n;
+  return (__mmask16)((1u << k) - 1u);
+}
+
+/* Lanes [lo, hi) of a 16-lane vector. */
+INLINE __mmask16 range_mask(ptrdiff_t lo, ptrdiff_t hi) {
+  return (__mmask16)(lane_mask(hi) & ~lane_mask(lo));
+}
+
+/* Masked stores are slow on some cores (Zen 4); most stores are whole vectors. */
+INLINE void store_lanes(float *p, __mmask16 m, __m512 v) {
+  if (m == (__mmask16)0xFFFF)
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, m, v);
+}
+
+/* r[i][j] -> r[j][i]: unpack pairs, shuffle quads, then transpose the 128-bit lanes. */
+INLINE void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  UNROLL
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  UNROLL
+  for (int q = 0; q < 4; q++) {
+    u[4 * q + 0] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+    u[4 * q + 1] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+    u[4 * q + 2] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+    u[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+  }
+  /* u[4q+j], 128-bit lane k: rows 4q..4q+3 of column 4k+j. */
+  UNROLL
+  for (int j = 0; j < 4; j++) {
+    const __m512 a = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+    const __m512 b = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
+    const __m512 c = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    const __m512 d = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
+    r[j] = _mm512_shuffle_f32x4(a, c, 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(a, c, 0xDD);
+    r[4 + j] = _mm512_shuffle_f32x4(b, d, 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(b, d, 0xDD);
+  }
+}
+
+/* Start of a tile: acc_in, or the bias on the nc valid lanes. */
+INLINE void tile_init(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->acc_in) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) acc[p][v] = _mm512_loadu_ps(a->acc_in + p * a->acc_ld + v * VL);
+  } else {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const __m512 b = _mm512_maskz_loadu_ps(lane_mask((ptrdiff_t)a->nc - v * VL), a->bias + v * VL);
+      UNROLL
+      for (int p = 0; p < NW; p++) acc[p][v] = b;
+    }
+  }
+}
+
+/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed). */
+INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->acc_out) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) _mm512_storeu_ps(a->acc_out + p * a->acc_ld + v * VL, acc[p][v]);
+    return;
+  }
+  /* The bound is the first operand: max/min return the second when either is NaN. */
+  const __m512 lo = _mm512_set1_ps(a->out_min), hi = _mm512_set1_ps(a->out_max);
+  UNROLL
+  for (int p = 0; p < NW; p++)
+    UNROLL
+    for (int v = 0; v < NV; v++) acc[p][v] = _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p][v]));
+  if (a->y_c == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const __mmask16 m = lane_mask((ptrdiff_t)a->nc - v * VL);
+      UNROLL
+      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, m, acc[p][v]);
+    }
+  } else if (a->y_pix == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      UNROLL
+      for (int p0 = 0; p0 < NW; p0 += 16) {
+        __m512 r[16];
+        UNROLL
+        for (int i = 0; i < 16; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm512_setzero_ps();
+        transpose16(r);
+        const __mmask16 m = lane_mask(NW - p0);
+        for (int c = 0; c < nch; c++) store_lanes(a->y + (v * VL + c) * a->y_c + p0, m, r[c]);
+      }
+    }
+  } else {
+    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      float t[VL];
+      UNROLL
+      for (int p = 0; p < NW; p++) {
+        _mm512_storeu_ps(t, acc[p][v]);
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->y[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+      }
+    }
+  }
+}
+
+INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV) {
+  __m512 acc[CONV_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const ptrdiff_t xp = a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const __m512 w0 = _mm512_loadu_ps(wk);
+        const __m512 w1 = NV > 1 ? _mm512_loadu_ps(wk + wv) : w0;
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          const __m512 b = _mm512_set1_ps(xk[p * xp]);
+          acc[p][0] = _mm512_fmadd_ps(w0, b, acc[p][0]);
+          if (NV > 1) acc[p][1] = _mm512_fmadd_ps(w1, b, acc[p][1]);
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a);
+}
+
+/* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
+INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
+  __m512 acc[DWC_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const __mmask16 m0 = lane_mask(a->n_in[0]), m1 = lane_mask(a->n_in[1]);
+  const __m512i perm0 = PERM ? _mm512_loadu_si512((const void *)a->perm) : _mm512_setzero_si512();
+  const __m512i perm1 = PERM && NV > 1 ? _mm512_loadu_si512((const void *)(a->perm + VL)) : perm0;
+  const ptrdiff_t xo0 = a->x_v[0], xo1 = a->x_v[1], xp = a->x_pix, wv = a->w_v;
+  const ptrdiff_t xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const __m512 w0 = _mm512_loadu_ps(wk);
+        const __m512 w1 = NV > 1 ? _mm512_loadu_ps(wk + wv) : w0;
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          __m512 x0 = _mm512_maskz_loadu_ps(m0, xk + p * xp + xo0);
+          if (PERM) x0 = _mm512_permutexvar_ps(perm0, x0);
+          acc[p][0] = _mm512_fmadd_ps(x0, w0, acc[p][0]);
+          if (NV > 1) {
+            __m512 x1 = _mm512_maskz_loadu_ps(m1, xk + p * xp + xo1);
+            if (PERM) x1 = _mm512_permutexvar_ps(perm1, x1);
+            acc[p][1] = _mm512_fmadd_ps(x1, w1, acc[p][1]);
+          }
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a);
+}
+
+/* The pixels [lo, hi) of an nw-pixel tile whose input column ixb + p*sw lies in [0, w_in); divides
+   only at the borders of the row, as interior tiles are most of the work of a small kernel. */
+INLINE void dwp_valid(ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, ptrdiff_t nw, ptrdiff_t *lo, ptrdiff_t *hi) {
+  *lo = ixb >= 0 ? 0 : sw == 1 ? -ixb : (-ixb + sw - 1) / sw;
+  const ptrdiff_t room = w_in - ixb;
+  if (room <= 0)
+    *hi = 0;
+  else if ((nw - 1) * sw < room)
+    *hi = nw;
+  else
+    *hi = sw == 1 ? room : (room + sw - 1) / sw;
+}
+
+/* Input pixels ixb + (v*16 + lane)*sw of row xr under mask m (the mask keeps padding at zero).
+   SW: the stride when 1 or 2 (contiguous loads), 0 for any other (a gather). */
+INLINE __m512 dwp_load(const float *xr, ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, int v, __mmask16 m, const int SW) {
+  if (SW == 1) return _mm512_maskz_loadu_ps(m, xr + ixb + v * VL);
+  if (SW == 2) {
+    /* Even elements of 32 consecutive floats: two loads masked to the row, one permute. */
+    const ptrdiff_t base = ixb + 2 * v * VL;
+    const __m512 a = _mm512_maskz_loadu_ps(range_mask(-base, w_in - base), xr + base);
+    const __m512 b = _mm512_maskz_loadu_ps(range_mask(-base - VL, w_in - base - VL), xr + base + VL);
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_maskz_permutex2var_ps(m, a, even, b);
+  }
+  const __m512i idx = _mm512_add_epi32(_mm512_set1_epi32((int)(ixb + v * VL * sw)),
+                                       _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                          _mm512_set1_epi32((int)sw)));
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, xr, 4);
+}
+
+/* kx outermost: the lane masks depend on kx only. */
+INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW) {
+  __m512 acc[8][DWP_VECS];
+  const size_t nr = a->nr;
+  UNROLL
+  for (int r = 0; r < NR; r++)
+    UNROLL
+    for (int v = 0; v < NPV; v++) acc[r][v] = _mm512_set1_ps(a->bias);
+  const ptrdiff_t sw = SW ? SW : a->sw, w_in = a->w_in;
+  for (ptrdiff_t kx = 0; kx < a->kw; kx++) {
+    const ptrdiff_t ixb = a->ix0 + kx * a->dw;
+    ptrdiff_t lo, hi;
+    dwp_valid(ixb, sw, w_in, (ptrdiff_t)nw, &lo, &hi);
+    if (lo >= hi) continue;
+    __mmask16 m[DWP_VECS];
+    UNROLL
+    for (int v = 0; v < NPV; v++) m[v] = range_mask(lo - v * VL, hi - v * VL);
+    for (ptrdiff_t ky = 0; ky < a->kh; ky++) {
+      const __m512 wv = _mm512_set1_ps(a->w[ky * a->kw + kx]);
+      UNROLL
+      for (int r = 0; r < NR; r++) {
+        if ((size_t)r >= nr) break;
+        const ptrdiff_t iy = a->iy0 + r * a->sh + ky * a->dh;
+        if (iy < 0 || iy >= a->h_in) continue;
+        const float *xr = a->x + iy * w_in;
+        UNROLL
+        for (int v = 0; v < NPV; v++) acc[r][v] = _mm512_fmadd_ps(wv, dwp_load(xr, ixb, sw, w_in, v, m[v], SW), acc[r][v]);
+      }
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(a->out_min), hi = _mm512_set1_ps(a->out_max);
+  UNROLL
+  for (int r = 0; r < NR; r++) {
+    if ((size_t)r >= nr) break;
+    UNROLL
+    for (int v = 0; v < NPV; v++)
+      store_lanes(a->y + r * a->y_row + v * VL, lane_mask((ptrdiff_t)nw - v * VL),
+                  _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][v])));
+  }
+}
+
+/* One instantiation per pixel count. */
+#define C1(F, N, ...) \
+  case N: F(__VA_ARGS__, N); break;
+#define CASES_8(F, ...) \
+  C1(F, 1, __VA_ARGS__) C1(F, 2, __VA_ARGS__) C1(F, 3, __VA_ARGS__) C1(F, 4, __VA_ARGS__) \
+  C1(F, 5, __VA_ARGS__) C1(F, 6, __VA_ARGS__) C1(F, 7, __VA_ARGS__) C1(F, 8, __VA_ARGS__)
+#define CASES_12(F, ...) CASES_8(F, __VA_ARGS__) \
+  C1(F, 9, __VA_ARGS__) C1(F, 10, __VA_ARGS__) C1(F, 11, __VA_ARGS__) C1(F, 12, __VA_ARGS__)
+#define CASES_14(F, ...) CASES_12(F, __VA_ARGS__) C1(F, 13, __VA_ARGS__) C1(F, 14, __VA_ARGS__)
+#define CASES_24(F, ...) CASES_14(F, __VA_ARGS__) \
+  C1(F, 15, __VA_ARGS__) C1(F, 16, __VA_ARGS__) C1(F, 17, __VA_ARGS__) C1(F, 18, __VA_ARGS__) \
+  C1(F, 19, __VA_ARGS__) C1(F, 20, __VA_ARGS__) C1(F, 21, __VA_ARGS__) C1(F, 22, __VA_ARGS__) \
+  C1(F, 23, __VA_ARGS__) C1(F, 24, __VA_ARGS__)
+
+/* Argument order for the case macros: (a, NW) then NV. */
+#define CONV1(a, NW) conv_tile(a, NW, 1)
+#define CONV2(a, NW) conv_tile(a, NW, 2)
+#define DWC1(a, NW) dwc_tile(a, NW, 1, 0)
+#define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
+#define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
+#define DWC2P(a, NW) dwc_tile(a, NW, 2, 1)
+
+static void conv_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  switch (nw) { CASES_24(CONV1, a) default: break; }
+}
+static void conv_32c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  switch (nw) { CASES_14(CONV2, a) default: break; }
+}
+static void dwc_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  if (a->perm) {
+    switch (nw) { CASES_24(DWC1P, a) default: break; }
+  } else {
+    switch (nw) { CASES_24(DWC1, a) default: break; }
+  }
+}
+static void dwc_32c_tile(size_t nw, const dlc_f32_direct_args *a) {
+  if (a->perm) {
+    switch (nw) { CASES_12(DWC2P, a) default: break; }
+  } else {
+    switch (nw) { CASES_12(DWC2, a) default: break; }
+  }
+}
+
+/* Whole runs of pixels, in balanced register tiles. */
+static void conv_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW1, a, conv_16c_tile); }
+static void conv_32c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW2, a, conv_32c_tile); }
+static void dwc_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_16c_tile); }
+static void dwc_32c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_32c_tile); }
+
+#define DWP_CASES(SW)                                 \
+  switch ((nw + VL - 1) / VL) {                       \
+    case 1: dwp_tile(nw, a, 1, 8, SW); break;         \
+    case 2: dwp_tile(nw, a, 2, 4, SW); break;         \
+    case 3: dwp_tile(nw, a, 3, 2, SW); break;         \
+    case 4: dwp_tile(nw, a, 4, 2, SW); break;         \
+    case 5: dwp_tile(nw, a, 5, 1, SW); break;         \
+    case 6: dwp_tile(nw, a, 6, 1, SW); break;         \
+    case 7: dwp_tile(nw, a, 7, 1, SW); break;         \
+    case 8: dwp_tile(nw, a, 8, 1, SW); break;         \
+    default: break;                                   \
+  }
+
+static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
+  if (a->sw == 1) {
+    DWP_CASES(1)
+  } else if (a->sw == 2) {
+    DWP_CASES(2)
+  } else {
+    DWP_CASES(0)
+  }
+}
+
+const dlc_f32_direct_family dlc_f32_direct__avx512 = {
+    .name = "f32_direct_14x32__avx512",
+    .dw_name = "f32_dwconv_12x32c_8x16p__avx512",
+    .vl = VL,
+    .conv_tw = {CONV_TW1, CONV_TW2},
+    .conv = {conv_16c, conv_32c},
+    .dwc_tw = {DWC_TW1, DWC_TW2},
+    .dwc = {dwc_16c, dwc_32c},
+    .dwp_vecs = DWP_VECS,
+    .dwp_rows = {8, 4, 2, 2, 1, 1, 1, 1},
+    .dwp = dwp,
+};

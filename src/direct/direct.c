@@ -1,0 +1,563 @@
+/* direct.c - the direct convolution driver: a sliding window over the caller's x (no copy or
+ * reshaping of the input), output-channel blocked so the innermost step is a vector FMA.
+ *
+ * Three paths, by shape and layout (direct_ukernel.h describes the kernels):
+ *   conv: cin_g > 1. Weights packed [g][cout_g/vl][k_h][k_w][cin_g][vl] (last block zero padded):
+ *         the kernel's reduction runs (ky, kx, ic), streaming contiguous vl-wide weight vectors
+ *         in its innermost loop over ic (over NHWC with groups 1, kx and ic merge into one run).
+ *         With fewer input channels than horizontal taps (c_in 3, 7x7) the order is (ic, ky, kx)
+ *         and the packing [g][cout_g/vl][cin_g][k_h][k_w][vl], so the inner loop is the long one.
+ *   dwc:  depthwise (cin_g == 1, any channel multiplier), NHWC. Weights [c_out/vl][k_h][k_w][vl].
+ *   dwp:  depthwise, NCHW: vectorised over output pixels; weights kept as [c_out][k_h*k_w].
+ *
+ * conv tiles each output row into runs of <= tile-width pixels. The consecutive tiles whose every
+ * pixel sees every horizontal tap (the row's interior) are one kernel call, which covers them with
+ * register tiles itself. A tile touching the left/right padding is covered by "passes": the taps
+ * kx are grouped by the (contiguous) range of the tile's pixels they are valid for, and each group
+ * is one call over that pixel sub-range and tap sub-range, accumulating through a small tile
+ * buffer on the stack; a last call with no taps clamps and stores it. That keeps border tiles wide
+ * (many accumulators), which matters when a call is long (cin_g x taps steps). dwc calls are short,
+ * so its border pixels are instead exact small calls with their clipped tap range. The vertical
+ * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
+ * channel tile) items for conv, (n, row, channel tile) for dwc and (n, channel, row group) for dwp. */
+#include <stdalign.h>
+#include <string.h>
+
+#include "../core/plan.h"
+#include "../core/threading.h"
+#include "../core/util.h"
+
+enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP };
+
+/* Largest tile buffer a family may need (pixels x lanes). */
+#define TILE_BUF_FLOATS 2048
+
+typedef struct direct_data {
+  enum direct_mode mode;
+  float *w;                 /* packed weights */
+  int32_t *perm;            /* dwc with channel multiplier > 1: [channel tile][2*vl] */
+  size_t nb;                /* conv: vl-blocks per group; dwc: vl-blocks of c_out */
+  size_t nct;               /* conv: channel tiles per group; dwc: channel tiles of c_out */
+  ptrdiff_t w_ky, w_kx, w_c; /* packed weight strides of one vl-block */
+  int ic_outer;             /* conv: reduce in the order (ic, ky, kx), else (ky, kx, ic) */
+} direct_data;
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Planning: weight packing. */
+
+static size_t nv_max(const dlc_f32_direct_family *f, int dwc) {
+  return (dwc ? f->dwc[1] : f->conv[1]) ? 2 : 1;
+}
+
+static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const float *w) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t vl = p->kernels->direct->vl;
+  const size_t taps = (size_t)(s->k_h * s->k_w), cin = (size_t)s->cin_g, cout = (size_t)s->cout_g;
+  d->nb = dlc_div_up(cout, vl);
+  d->nct = dlc_div_up(d->nb, nv_max(p->kernels->direct, 0));
+  const size_t n = (size_t)s->groups * d->nb * taps * cin * vl;
+  d->w = dlc_calloc(n * sizeof(float));
+  if (!d->w) return DLCONV_ERR_OUT_OF_MEMORY;
+  /* The innermost loop should be the long one: ic, unless there are fewer input channels than
+     horizontal taps (a first layer: c_in 3, 7x7) and kx cannot merge with ic (NHWC, groups 1,
+     dilation 1 makes (kx, ic) one run). */
+  const int merges = s->layout == DLCONV_NHWC && s->groups == 1 && s->dil_w == 1;
+  d->ic_outer = s->cin_g < s->k_w && !merges;
+  if (!d->ic_outer) {
+    d->w_c = (ptrdiff_t)vl;
+    d->w_kx = (ptrdiff_t)(cin * vl);
+    d->w_ky = s->k_w * d->w_kx;
+  } else {
+    d->w_kx = (ptrdiff_t)vl;
+    d->w_ky = s->k_w * d->w_kx;
+    d->w_c = s->k_h * d->w_ky;
+  }
+  for (size_t g = 0; g < (size_t)s->groups; g++)
+    for (size_t oc = 0; oc < cout; oc++) {
+      float *wb = d->w + (g * d->nb + oc / vl) * taps * cin * vl + oc % vl;
+      for (size_t ic = 0; ic < cin; ic++)
+        for (int64_t ky = 0; ky < s->k_h; ky++)
+          for (int64_t kx = 0; kx < s->k_w; kx++)
+            wb[(ptrdiff_t)ic * d->w_c + ky * d->w_ky + kx * d->w_kx] =
+                w[((g * cout + oc) * cin + ic) * taps + (size_t)(ky * s->k_w + kx)];
+    }
+  p->packed_weight_bytes = n * sizeof(float);
+  return DLCONV_OK;
+}
+
+static dlconv_status pack_dwc(dlconv_plan *p, direct_data *d, const float *w) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t vl = p->kernels->direct->vl, nvm = nv_max(p->kernels->direct, 1);
+  const size_t taps = (size_t)(s->k_h * s->k_w), cout = (size_t)s->c_out, m = (size_t)s->cout_g;
+  d->nb = dlc_div_up(cout, vl);
+  d->nct = dlc_div_up(d->nb, nvm);
+  const size_t n = d->nb * taps * vl;
+  d->w = dlc_calloc(n * sizeof(float));
+  if (!d->w) return DLCONV_ERR_OUT_OF_MEMORY;
+  for (size_t oc = 0; oc < cout; oc++)
+    for (size_t t = 0; t < taps; t++) d->w[((oc / vl) * taps + t) * vl + oc % vl] = w[oc * taps + t];
+  d->w_kx = (ptrdiff_t)vl;
+  d->w_ky = s->k_w * d->w_kx;
+  d->w_c = 0;
+  p->packed_weight_bytes = n * sizeof(float);
+  if (m == 1) return DLCONV_OK;
+  /* Lane l of vector v of tile t is output channel oc = t*nvm*vl + v*vl + l; it reads input channel
+     oc/m, counted from the first input channel of its vector. */
+  d->perm = dlc_calloc(d->nct * 2 * vl * sizeof(int32_t));
+  if (!d->perm) return DLCONV_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < d->nct; t++)
+    for (size_t v = 0; v < nvm; v++)
+      for (size_t l = 0; l < vl; l++) {
+        const size_t oc0 = (t * nvm + v) * vl, oc = oc0 + l;
+        d->perm[(t * 2 + v) * vl + l] = oc < cout ? (int32_t)(oc / m - oc0 / m) : 0;
+      }
+  p->packed_weight_bytes += d->nct * 2 * vl * sizeof(int32_t);
+  return DLCONV_OK;
+}
+
+static dlconv_status pack_dwp(dlconv_plan *p, direct_data *d, const float *w) {
+  const size_t n = (size_t)(p->s.c_out * p->s.k_h * p->s.k_w);
+  d->w = dlc_malloc(n * sizeof(float));
+  if (!d->w) return DLCONV_ERR_OUT_OF_MEMORY;
+  memcpy(d->w, w, n * sizeof(float));
+  p->packed_weight_bytes = n * sizeof(float);
+  return DLCONV_OK;
+}
+
+static void direct_destroy(dlconv_plan *p) {
+  direct_data *d = p->algo_data;
+  if (!d) return;
+  dlc_free(d->w);
+  dlc_free(d->perm);
+  dlc_free(d);
+  p->algo_data = NULL;
+}
+
+static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
+  const int depthwise = p->s.cin_g == 1;
+  enum direct_mode mode = !depthwise ? MODE_CONV : p->s.layout == DLCONV_NHWC ? MODE_DWC : MODE_DWP;
+  if ((mode == MODE_CONV && !f->conv[0]) || (mode == MODE_DWC && !f->dwc[0]) || (mode == MODE_DWP && !f->dwp))
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s lacks the %s kernel", p->kernels->name,
+                    mode == MODE_CONV ? "conv" : "depthwise");
+  for (size_t i = 0; i < 2; i++)
+    if (f->conv_tw[i] * (i + 1) * f->vl > TILE_BUF_FLOATS)
+      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: %s tile exceeds the border buffer", f->name);
+  direct_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory");
+  d->mode = mode;
+  p->algo_data = d;
+  dlconv_status st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWC ? pack_dwc(p, d, w) : pack_dwp(p, d, w);
+  if (st != DLCONV_OK) {
+    direct_destroy(p);
+    return dlc_fail(st, "direct: out of memory packing weights");
+  }
+  p->workspace_bytes = 0;
+  p->weight_density = 1.0;
+  const char *name = mode == MODE_CONV ? f->name : f->dw_name;
+  strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
+  p->kernel[sizeof p->kernel - 1] = 0;
+  return DLCONV_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Execute: conv and dwc, one output row of one channel tile at a time. */
+
+/* One dimension of the reduction: count, x stride, weight stride. */
+typedef struct loop_dim {
+  size_t n;
+  ptrdiff_t xs, ws;
+} loop_dim;
+
+typedef struct row_job {
+  dlc_f32_direct_fn fn;
+  dlc_f32_direct_args a;    /* pixel stride, channels, output, clamp; loops, x, w, y filled per call */
+  loop_dim ky, kx, ic;      /* ky.n: the row's clipped ky range; kx.n set per call; ic: (1, 0, 0) for dwc */
+  int ic_outer;             /* conv NCHW: reduce in the order (ic, ky, kx) */
+  const float *xrow;        /* x at the tile's channel base, input row of ky0, column 0 */
+  const float *wrow;        /* packed weights of the tile's first vector at (ky0, kx 0) */
+  float *yrow;              /* y at the tile's channel base, output row, column 0 */
+  ptrdiff_t x_col, y_col;   /* floats between input columns / output pixels */
+  int64_t in_lo, in_hi;     /* output columns [in_lo, in_hi) see every horizontal tap */
+} row_job;
+
+/* The kernel's three loops, outer to inner, with count-1 loops moved out and loops that continue
+   one another (outer stride == inner count x inner stride, for x and w) merged, so the innermost
+   loop is as long as possible (NHWC, groups 1: kx and ic become one run of nkx*cin). */
+static void set_loops(dlc_f32_direct_args *a, loop_dim l0, loop_dim l1, loop_dim l2) {
+  loop_dim L[3] = {l0, l1, l2};
+  const loop_dim one = {1, 0, 0};
+  if (l0.n == 0 || l1.n == 0 || l2.n == 0) {
+    L[0] = L[1] = L[2] = one;
+    L[0].n = 0;
+  } else {
+    for (int pass = 0; pass < 2; pass++)
+      for (int j = 1; j >= 0; j--) {
+        loop_dim *o = &L[j], *in = &L[j + 1];
+        if (o->n == 1) continue;
+        if (in->n == 1) {
+          *in = *o;
+          *o = one;
+        } else if (o->xs == (ptrdiff_t)in->n * in->xs && o->ws == (ptrdiff_t)in->n * in->ws) {
+          in->n *= o->n;
+          *o = one;
+        }
+      }
+  }
+  for (int j = 0; j < 3; j++) {
+    a->n[j] = L[j].n;
+    a->x_s[j] = L[j].xs;
+    a->w_s[j] = L[j].ws;
+  }
+}
+
+/* One kernel call over output pixels [p0, p0+nw) and taps [kx0, kx0+nkx) of the row. */
+static void call(const dlconv_plan *p, row_job *r, int64_t p0, size_t nw, int64_t kx0, size_t nkx,
+                 const float *acc_in, float *acc_out) {
+  const dlc_conv_shape *s = &p->s;
+  dlc_f32_direct_args *a = &r->a;
+  loop_dim kx = r->kx;
+  kx.n = nkx;
+  if (r->ic_outer)
+    set_loops(a, r->ic, r->ky, kx);
+  else
+    set_loops(a, r->ky, kx, r->ic);
+  a->x = a->n[0] ? r->xrow + (p0 * s->stride_w - s->pad_l + kx0 * s->dil_w) * r->x_col : r->xrow;
+  a->w = r->wrow + kx0 * r->kx.ws;
+  a->y = r->yrow + p0 * r->y_col;
+  a->acc_in = acc_in;
+  a->acc_out = acc_out;
+  r->fn(nw, a);
+}
+
+/* The tile [p0, p1) of the row: one call when no tap is clipped, else passes (see top of file). */
+static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
+  const dlc_conv_shape *s = &p->s;
+  const int64_t full = p1 - p0;
+  if (p0 >= r->in_lo && p1 <= r->in_hi && r->ky.n) {
+    call(p, r, p0, (size_t)full, 0, (size_t)s->k_w, NULL, NULL);
+    return;
+  }
+  int64_t ngroups = 0, full_kx0 = -1, full_nkx = 0;
+  int64_t lo_prev = -1, hi_prev = -1;
+  for (int64_t kx = 0; kx < s->k_w; kx++) {
+    const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
+    const int64_t hi = DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx * s->dil_w, s->stride_w) + 1);
+    if (lo >= hi) continue;
+    if (lo != lo_prev || hi != hi_prev) ngroups++;
+    if (hi - lo == full) {
+      if (full_kx0 < 0) full_kx0 = kx;
+      full_nkx++;
+    }
+    lo_prev = lo;
+    hi_prev = hi;
+  }
+  if (r->ky.n == 0 || ngroups == 0) {
+    call(p, r, p0, (size_t)full, 0, 0, NULL, NULL);
+    return;
+  }
+  if (ngroups == 1 && full_kx0 >= 0) {
+    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, NULL);
+    return;
+  }
+  alignas(64) float buf[TILE_BUF_FLOATS];
+  const ptrdiff_t ld = r->a.acc_ld;
+  if (full_kx0 >= 0)
+    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, buf);
+  else
+    call(p, r, p0, (size_t)full, 0, 0, NULL, buf);
+  int64_t kx = 0;
+  while (kx < s->k_w) {
+    const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
+    const int64_t hi = DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx * s->dil_w, s->stride_w) + 1);
+    int64_t kx1 = kx + 1;
+    while (kx1 < s->k_w && DLC_MAX(p0, ceil_div(s->pad_l - kx1 * s->dil_w, s->stride_w)) == lo &&
+           DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx1 * s->dil_w, s->stride_w) + 1) == hi)
+      kx1++;
+    if (lo < hi && hi - lo != full) {
+      float *t = buf + (lo - p0) * ld;
+      call(p, r, lo, (size_t)(hi - lo), kx, (size_t)(kx1 - kx), t, t);
+    }
+    kx = kx1;
+  }
+  call(p, r, p0, (size_t)full, 0, 0, buf, NULL);
+}
+
+/* The horizontal taps [*kx0, *kx1) that output column ox sees (empty when *kx0 >= *kx1). */
+static void kx_range(const dlc_conv_shape *s, int64_t ox, int64_t *kx0, int64_t *kx1) {
+  const int64_t ix0 = ox * s->stride_w - s->pad_l;
+  *kx0 = DLC_MAX(0, ceil_div(-ix0, s->dil_w));
+  *kx1 = DLC_MIN(s->k_w, floor_div(s->w_in - 1 - ix0, s->dil_w) + 1);
+}
+
+/* Border columns [b, e) pixel-exactly: runs of columns with the same clipped tap range are one call
+   each. For dwc, whose calls are cheap, this beats the passes (3x3, pad 1: one 1-pixel call per
+   side instead of four calls over a full tile). */
+static void run_border(const dlconv_plan *p, row_job *r, int64_t b, int64_t e) {
+  const dlc_conv_shape *s = &p->s;
+  while (b < e) {
+    int64_t k0, k1, n0, n1;
+    kx_range(s, b, &k0, &k1);
+    int64_t b2 = b + 1;
+    while (b2 < e) {
+      kx_range(s, b2, &n0, &n1);
+      if (n0 != k0 || n1 != k1) break;
+      b2++;
+    }
+    if (k1 > k0 && r->ky.n)
+      call(p, r, b, (size_t)(b2 - b), k0, (size_t)(k1 - k0), NULL, NULL);
+    else
+      call(p, r, b, (size_t)(b2 - b), 0, 0, NULL, NULL);
+    b = b2;
+  }
+}
+
+/* dwc row: left border, the interior in one call, right border. */
+static void run_row_exact(const dlconv_plan *p, row_job *r) {
+  const int64_t w = p->s.w_out;
+  const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
+  if (!r->ky.n) {
+    call(p, r, 0, (size_t)w, 0, 0, NULL, NULL);
+    return;
+  }
+  run_border(p, r, 0, lo);
+  if (hi > lo) call(p, r, lo, (size_t)(hi - lo), 0, (size_t)p->s.k_w, NULL, NULL);
+  run_border(p, r, hi, w);
+}
+
+/* Output row oy of the job: the clipped ky range, then the row's pixel tiles (tw == 0: exact
+   borders, see run_row_exact). */
+static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy,
+                    size_t tw) {
+  const dlc_conv_shape *s = &p->s;
+  const int64_t iy0 = oy * s->stride_h - s->pad_t;
+  const int64_t ky0 = DLC_MAX(0, ceil_div(-iy0, s->dil_h));
+  const int64_t ky1 = DLC_MIN(s->k_h, floor_div(s->h_in - 1 - iy0, s->dil_h) + 1);
+  r->ky.n = ky1 > ky0 ? (size_t)(ky1 - ky0) : 0;
+  r->xrow = r->ky.n ? xc + (iy0 + ky0 * s->dil_h) * s->w_in * r->x_col : xc;
+  r->wrow = wb + (r->ky.n ? ky0 : 0) * r->ky.ws;
+  r->yrow = yc + oy * s->w_out * r->y_col;
+  if (tw == 0) {
+    run_row_exact(p, r);
+    return;
+  }
+  /* Balanced tiles; a run of consecutive interior tiles is one call (the kernel tiles it again). */
+  const size_t ntiles = dlc_div_up((size_t)s->w_out, tw);
+  size_t t = 0;
+  while (t < ntiles) {
+    size_t b, e;
+    dlc_split_range((size_t)s->w_out, ntiles, t++, &b, &e);
+    if (r->ky.n && (int64_t)b >= r->in_lo && (int64_t)e <= r->in_hi) {
+      size_t b2, e2;
+      while (t < ntiles) {
+        dlc_split_range((size_t)s->w_out, ntiles, t, &b2, &e2);
+        if ((int64_t)e2 > r->in_hi) break;
+        e = e2;
+        t++;
+      }
+      call(p, r, (int64_t)b, e - b, 0, (size_t)s->k_w, NULL, NULL);
+    } else {
+      run_tile(p, r, (int64_t)b, (int64_t)e);
+    }
+  }
+}
+
+typedef struct exec_ctx {
+  const dlconv_plan *p;
+  const float *x;
+  float *y;
+  size_t items, ntasks;
+} exec_ctx;
+
+/* Strides and clamp shared by every call of one channel tile. */
+static void job_common(const dlconv_plan *p, row_job *r, size_t nv) {
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const int nhwc = s->layout == DLCONV_NHWC;
+  r->x_col = nhwc ? s->c_in : 1;
+  r->y_col = nhwc ? s->c_out : 1;
+  memset(&r->a, 0, sizeof r->a);
+  r->ky = (loop_dim){0, s->dil_h * s->w_in * r->x_col, d->w_ky};
+  r->kx = (loop_dim){0, s->dil_w * r->x_col, d->w_kx};
+  r->ic = (loop_dim){1, 0, 0};
+  r->ic_outer = 0;
+  r->a.x_pix = s->stride_w * r->x_col;
+  r->a.y_pix = r->y_col;
+  r->a.y_c = nhwc ? 1 : s->h_out * s->w_out;
+  r->a.acc_ld = (ptrdiff_t)(nv * p->kernels->direct->vl);
+  r->a.out_min = s->out_min;
+  r->a.out_max = s->out_max;
+  r->in_lo = ceil_div(s->pad_l, s->stride_w);
+  r->in_hi = floor_div(s->w_in - 1 + s->pad_l - (s->k_w - 1) * s->dil_w, s->stride_w) + 1;
+}
+
+static void conv_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  const size_t vl = f->vl, nvm = nv_max(f, 0), taps = (size_t)(s->k_h * s->k_w);
+  const int nhwc = s->layout == DLCONV_NHWC;
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  row_job r;
+  for (; i < end; i++) {
+    const size_t ct = i % d->nct;
+    size_t q = i / d->nct;
+    const int64_t oy = (int64_t)(q % (size_t)s->h_out);
+    q /= (size_t)s->h_out;
+    const size_t g = q % (size_t)s->groups, n = q / (size_t)s->groups;
+    const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
+    const size_t oc0 = b0 * vl;
+    job_common(p, &r, nv);
+    r.fn = f->conv[nv - 1];
+    r.ic = (loop_dim){(size_t)s->cin_g, nhwc ? 1 : s->h_in * s->w_in, d->w_c};
+    r.ic_outer = d->ic_outer;
+    r.a.w_v = (ptrdiff_t)(taps * (size_t)s->cin_g * vl);
+    r.a.nc = DLC_MIN(nv * vl, (size_t)s->cout_g - oc0);
+    r.a.bias = p->bias + g * (size_t)s->cout_g + oc0;
+    const size_t ocg = g * (size_t)s->cout_g + oc0, icg = g * (size_t)s->cin_g;
+    const float *xc = c->x + (nhwc ? n * (size_t)(s->h_in * s->w_in * s->c_in) + icg
+                                   : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
+    float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
+                             : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
+    const float *wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
+    run_row(p, &r, xc, yc, wb, oy, f->conv_tw[nv - 1]);
+  }
+}
+
+static void dwc_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  const size_t vl = f->vl, nvm = nv_max(f, 1), taps = (size_t)(s->k_h * s->k_w);
+  const size_t m = (size_t)s->cout_g, cout = (size_t)s->c_out;
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  row_job r;
+  for (; i < end; i++) {
+    const size_t ct = i % d->nct;
+    const size_t q = i / d->nct;
+    const int64_t oy = (int64_t)(q % (size_t)s->h_out);
+    const size_t n = q / (size_t)s->h_out;
+    const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
+    const size_t oc0 = b0 * vl, ic0 = oc0 / m;
+    job_common(p, &r, nv);
+    r.fn = f->dwc[nv - 1];
+    r.a.w_v = (ptrdiff_t)(taps * vl);
+    r.a.nc = DLC_MIN(nv * vl, cout - oc0);
+    r.a.bias = p->bias + oc0;
+    for (size_t v = 0; v < nv; v++) {
+      const size_t first = oc0 + v * vl, last = DLC_MIN(first + vl, cout) - 1;
+      r.a.x_v[v] = (ptrdiff_t)(first / m - ic0);
+      r.a.n_in[v] = (int32_t)(last / m - first / m + 1);
+    }
+    r.a.perm = d->perm ? d->perm + ct * 2 * vl : NULL;
+    const float *xc = c->x + n * (size_t)(s->h_in * s->w_in * s->c_in) + ic0;
+    float *yc = c->y + n * (size_t)(s->h_out * s->w_out) * cout + oc0;
+    run_row(p, &r, xc, yc, d->w + b0 * taps * vl, oy, 0);
+  }
+}
+
+/* dwp: row segments of <= dwp_vecs vectors, rows grouped so the tile has several accumulators. */
+typedef struct dwp_geom {
+  size_t nseg, rows, nrg;
+} dwp_geom;
+
+static dwp_geom dwp_geometry(const dlconv_plan *p) {
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  const size_t wo = (size_t)p->s.w_out, seg_max = f->dwp_vecs * f->vl;
+  dwp_geom g;
+  g.nseg = dlc_div_up(wo, seg_max);
+  const size_t npv = dlc_div_up(dlc_div_up(wo, g.nseg), f->vl);
+  g.rows = DLC_MAX((size_t)1, f->dwp_rows[npv - 1]);
+  g.nrg = dlc_div_up((size_t)p->s.h_out, g.rows);
+  return g;
+}
+
+static void dwp_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  const dwp_geom gm = dwp_geometry(p);
+  const size_t taps = (size_t)(s->k_h * s->k_w), m = (size_t)s->cout_g;
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  dlc_f32_dwp_args a;
+  a.h_in = s->h_in;
+  a.w_in = s->w_in;
+  a.sh = s->stride_h;
+  a.sw = s->stride_w;
+  a.dh = s->dil_h;
+  a.dw = s->dil_w;
+  a.kh = s->k_h;
+  a.kw = s->k_w;
+  a.y_row = s->w_out;
+  a.out_min = s->out_min;
+  a.out_max = s->out_max;
+  for (; i < end; i++) {
+    const size_t rg = i % gm.nrg, q = i / gm.nrg;
+    const size_t oc = q % (size_t)s->c_out, n = q / (size_t)s->c_out;
+    const size_t oy0 = rg * gm.rows;
+    a.nr = DLC_MIN(gm.rows, (size_t)s->h_out - oy0);
+    a.x = c->x + (n * (size_t)s->c_in + oc / m) * plane_in;
+    a.w = d->w + oc * taps;
+    a.bias = p->bias[oc];
+    a.iy0 = (ptrdiff_t)oy0 * s->stride_h - s->pad_t;
+    for (size_t sg = 0; sg < gm.nseg; sg++) {
+      size_t b, e;
+      dlc_split_range((size_t)s->w_out, gm.nseg, sg, &b, &e);
+      a.ix0 = (ptrdiff_t)b * s->stride_w - s->pad_l;
+      a.y = c->y + (n * (size_t)s->c_out + oc) * plane_out + oy0 * (size_t)s->w_out + b;
+      f->dwp(e - b, &a);
+    }
+  }
+}
+
+static void direct_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+  (void)workspace;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  exec_ctx c = {.p = p, .x = x, .y = y};
+  dlconv_task_fn fn;
+  switch (d->mode) {
+    case MODE_CONV:
+      c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
+      fn = conv_task;
+      break;
+    case MODE_DWC:
+      c.items = (size_t)(s->n * s->h_out) * d->nct;
+      fn = dwc_task;
+      break;
+    default:
+      c.items = (size_t)(s->n * s->c_out) * dwp_geometry(p).nrg;
+      fn = dwp_task;
+      break;
+  }
+  c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
+  if (c.ntasks <= 1) {
+    c.ntasks = 1;
+    fn(&c, 0);
+    return;
+  }
+  dlc_parallel_for(p, c.ntasks, fn, &c);
+}
+
+const dlc_algo_ops dlc_direct_ops = {
+    .algo = DLCONV_ALGO_DIRECT,
+    .name = "direct",
+    .plan = direct_plan,
+    .execute = direct_execute,
+    .destroy = direct_destroy,
+    .plan_csr = NULL,
+};
