@@ -1,0 +1,440 @@
+/* test_ukernel_spack.c - the spatial_pack micro-kernels of every ISA this machine runs, at every
+ * tile edge, and the spatial_pack driver through the public API with every ISA forced, both
+ * against naive double-precision references written here. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define GUARD 67
+static const float SENTINEL = -7777.0f;
+
+/* Deterministic values in [-1, 1). */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
+static int irand(int lo, int hi) { return lo + (int)(next_u32() % (uint32_t)(hi - lo + 1)); }
+
+static double clampd(double v, double lo, double hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
+/* got must agree with ref within the float rounding of a k-term sum of magnitude mag. */
+static int close_enough(float got, double ref, double mag, size_t k) {
+  if (isnan(ref)) return isnan(got);
+  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
+}
+
+static void *xalloc(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  assert_non_null(p);
+  return p;
+}
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+static const char *isa_str(dlconv_isa i) {
+  switch (i) {
+    case DLCONV_ISA_GENERIC: return "generic";
+    case DLCONV_ISA_AVX2: return "avx2";
+    case DLCONV_ISA_AVX512: return "avx512";
+    case DLCONV_ISA_NEON: return "neon";
+    default: return "?";
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Micro-kernel level: every (vh, vw) tile of every family, every channel count nc, both
+ * output layouts, clamp on and off; every element outside the tile must stay untouched. */
+
+enum { K_CIN = 3, K_TAPS = 5 };
+
+typedef struct ktest {
+  const dlc_f32_spack_family *f;
+  dlc_f32_spack_params prm;
+  ptrdiff_t tap_off[K_TAPS];
+  float *in, *w, *bias, *y;
+  size_t nin, ny;
+} ktest;
+
+static void ktest_init(ktest *t, const dlc_f32_spack_family *f) {
+  memset(t, 0, sizeof *t);
+  t->f = f;
+  /* Taps at irregular offsets over three rows, like a strided, dilated filter. */
+  const size_t rs = f->vw + 7;
+  const ptrdiff_t offs[K_TAPS] = {0, 1, 3, (ptrdiff_t)rs + 2, 2 * (ptrdiff_t)rs + 5};
+  memcpy(t->tap_off, offs, sizeof offs);
+  t->prm.cin = K_CIN;
+  t->prm.ntaps = K_TAPS;
+  t->prm.tap_off = t->tap_off;
+  t->prm.in_row_stride = rs + 3;   /* rows of the tile further apart than the taps' rows */
+  t->prm.in_ch_stride = (f->vh + 3) * t->prm.in_row_stride + 11;
+  t->nin = K_CIN * t->prm.in_ch_stride;
+  t->in = xalloc(t->nin * sizeof(float));
+  t->w = xalloc(K_CIN * K_TAPS * f->vc * sizeof(float));
+  t->bias = xalloc(f->vc * sizeof(float));
+  for (size_t i = 0; i < t->nin; i++) t->in[i] = frand();
+  for (size_t i = 0; i < K_CIN * K_TAPS * f->vc; i++) t->w[i] = frand();
+  for (size_t i = 0; i < f->vc; i++) t->bias[i] = frand();
+  t->ny = (f->vh + 2) * (f->vw + 3) * (f->vc + 3) + GUARD;
+  t->y = xalloc(t->ny * sizeof(float));
+}
+
+static void ktest_free(ktest *t) {
+  free(t->in);
+  free(t->w);
+  free(t->bias);
+  free(t->y);
+}
+
+static void set_layout(ktest *t, int nhwc) {
+  const dlc_f32_spack_family *f = t->f;
+  if (nhwc) {
+    t->prm.y_ch_stride = 1;
+    t->prm.y_col_stride = f->vc + 3;
+    t->prm.y_row_stride = (f->vw + 1) * t->prm.y_col_stride + 2;
+  } else {
+    t->prm.y_col_stride = 1;
+    t->prm.y_row_stride = f->vw + 2;
+    t->prm.y_ch_stride = (f->vh + 1) * t->prm.y_row_stride + 1;
+  }
+}
+
+static void check_tile(const ktest *t, size_t nvh, size_t nvw, size_t nc, const char *what) {
+  const dlc_f32_spack_family *f = t->f;
+  const dlc_f32_spack_params *p = &t->prm;
+  char *inside = calloc(t->ny, 1);
+  assert_non_null(inside);
+  for (size_t vh = 0; vh < nvh; vh++)
+    for (size_t vw = 0; vw < nvw; vw++)
+      for (size_t c = 0; c < nc; c++) {
+        double acc = t->bias[c], mag = fabs(t->bias[c]);
+        for (size_t ic = 0; ic < K_CIN; ic++)
+          for (size_t k = 0; k < K_TAPS; k++) {
+            double v = (double)t->in[ic * p->in_ch_stride + (size_t)t->tap_off[k] +
+                                     vh * p->in_row_stride + vw] *
+                       t->w[(ic * K_TAPS + k) * f->vc + c];
+            acc += v;
+            mag += fabs(v);
+          }
+        acc = clampd(acc, p->out_min, p->out_max);
+        size_t at = vh * p->y_row_stride + vw * p->y_col_stride + c * p->y_ch_stride;
+        assert_true(at < t->ny);
+        inside[at] = 1;
+        if (!close_enough(t->y[at], acc, mag, K_CIN * K_TAPS))
+          fail_msg("%s %s tile %zux%zu nc=%zu: y[%zu][%zu][%zu] = %.9g, want %.9g", f->name, what,
+                   nvh, nvw, nc, vh, vw, c, (double)t->y[at], acc);
+      }
+  for (size_t i = 0; i < t->ny; i++)
+    if (!inside[i] && t->y[i] != SENTINEL)
+      fail_msg("%s %s tile %zux%zu nc=%zu wrote outside the tile at %zu", f->name, what, nvh, nvw,
+               nc, i);
+  free(inside);
+}
+
+static void test_family_tiles(const dlc_f32_spack_family *f) {
+  assert_true(f->vh >= 1 && f->vw >= 1 && f->vc >= 1 && f->max_acc >= 1);
+  assert_true(f->max_acc <= f->vh * f->vw);
+  ktest t;
+  ktest_init(&t, f);
+  static const float clamps[2][2] = {{-INFINITY, INFINITY}, {-0.4f, 0.7f}};
+  for (int nhwc = 0; nhwc < 2; nhwc++) {
+    set_layout(&t, nhwc);
+    for (size_t vh = 1; vh <= f->vh; vh++)
+      for (size_t vw = 1; vw <= f->vw && vh * vw <= f->max_acc; vw++) {
+        dlc_f32_spack_ukernel_fn k = dlc_spack_ukernel(f, vh, vw);
+        if (!k) fail_msg("%s: no kernel for tile %zux%zu", f->name, vh, vw);
+        for (size_t nc = 1; nc <= f->vc; nc++)
+          for (int cl = 0; cl < 2; cl++) {
+            t.prm.out_min = clamps[cl][0];
+            t.prm.out_max = clamps[cl][1];
+            for (size_t i = 0; i < t.ny; i++) t.y[i] = SENTINEL;
+            k(&t.prm, t.in, t.w, t.bias, t.y, nc);
+            check_tile(&t, vh, vw, nc, nhwc ? "nhwc" : "nchw");
+          }
+      }
+  }
+  /* A NaN input survives a ReLU6 clamp in every channel of the pixel that reads it. */
+  t.prm.out_min = 0.0f;
+  t.prm.out_max = 6.0f;
+  t.in[0] = NAN;
+  for (int nhwc = 0; nhwc < 2; nhwc++) {
+    set_layout(&t, nhwc);
+    for (size_t i = 0; i < t.ny; i++) t.y[i] = SENTINEL;
+    dlc_spack_ukernel(f, 1, 1)(&t.prm, t.in, t.w, t.bias, t.y, f->vc);
+    for (size_t c = 0; c < f->vc; c++) assert_true(isnan(t.y[c * t.prm.y_ch_stride]));
+  }
+  ktest_free(&t);
+}
+
+static void test_ukernels_every_isa(void **state) {
+  (void)state;
+  int tested = 0;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlc_isa_kernels *k = dlc_kernels_for(all_isas[i]);
+    if (!k || !k->spack) continue;
+    test_family_tiles(k->spack);
+    tested++;
+  }
+  assert_true(tested >= 1);   /* generic always */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Driver level, through the public API. */
+
+typedef struct shape {
+  int n, cin, h, w, cout, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, g;
+} shape;
+
+static size_t x_index(const dlconv_conv2d_desc *d, int n, int c, int h, int w) {
+  if (d->layout == DLCONV_NCHW) return (((size_t)n * d->c_in + c) * d->h_in + h) * d->w_in + w;
+  return (((size_t)n * d->h_in + h) * d->w_in + w) * d->c_in + c;
+}
+static size_t y_index(const dlconv_conv2d_desc *d, int ho, int wo, int n, int c, int h, int w) {
+  if (d->layout == DLCONV_NCHW) return (((size_t)n * d->c_out + c) * ho + h) * wo + w;
+  return (((size_t)n * ho + h) * wo + w) * d->c_out + c;
+}
+
+/* Checks y against a naive double-precision convolution; returns the number of mismatches. */
+static int check_conv(const dlconv_conv2d_desc *d, const float *x, const float *w,
+                      const float *bias, const float *y, const char *what) {
+  int ho = (d->h_in + d->pad_top + d->pad_bottom - d->dilation_h * (d->k_h - 1) - 1) / d->stride_h + 1;
+  int wo = (d->w_in + d->pad_left + d->pad_right - d->dilation_w * (d->k_w - 1) - 1) / d->stride_w + 1;
+  int cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups, bad = 0;
+  size_t k = (size_t)cin_g * d->k_h * d->k_w;
+  for (int n = 0; n < d->n; n++)
+    for (int oc = 0; oc < d->c_out; oc++)
+      for (int oh = 0; oh < ho; oh++)
+        for (int ow = 0; ow < wo; ow++) {
+          int g = oc / cout_g;
+          double acc = bias ? bias[oc] : 0.0, mag = fabs(acc);
+          for (int ic = 0; ic < cin_g; ic++)
+            for (int ky = 0; ky < d->k_h; ky++)
+              for (int kx = 0; kx < d->k_w; kx++) {
+                int ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
+                int iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
+                if (ih < 0 || ih >= d->h_in || iw < 0 || iw >= d->w_in) continue;
+                double v = (double)x[x_index(d, n, g * cin_g + ic, ih, iw)] *
+                           w[(((size_t)oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
+                acc += v;
+                mag += fabs(v);
+              }
+          acc = clampd(acc, d->out_min, d->out_max);
+          float got = y[y_index(d, ho, wo, n, oc, oh, ow)];
+          if (!close_enough(got, acc, mag, k) && bad++ < 3)
+            print_error("%s: y[n=%d][c=%d][h=%d][w=%d] = %.9g, want %.9g\n", what, n, oc, oh, ow,
+                        (double)got, acc);
+        }
+  return bad;
+}
+
+static void desc_of(dlconv_conv2d_desc *d, const shape *s, dlconv_layout layout, int clamp) {
+  dlconv_conv2d_desc_init(d, s->n, s->cin, s->h, s->w, s->cout, s->kh, s->kw);
+  d->stride_h = s->sh;
+  d->stride_w = s->sw;
+  d->dilation_h = s->dh;
+  d->dilation_w = s->dw;
+  d->pad_top = s->pt;
+  d->pad_bottom = s->pb;
+  d->pad_left = s->pl;
+  d->pad_right = s->pr;
+  d->groups = s->g;
+  d->layout = layout;
+  if (clamp) {
+    d->out_min = -0.5f;
+    d->out_max = 0.75f;
+  }
+}
+
+/* Plans and runs s with spatial_pack forced on isa; returns 0 when the ISA has no spack family. */
+static int run_case(dlconv_isa isa, const shape *s, dlconv_layout layout, int clamp, int threads,
+                    int with_bias) {
+  dlconv_conv2d_desc d;
+  desc_of(&d, s, layout, clamp);
+  int32_t ho, wo;
+  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
+  size_t nx = (size_t)s->n * s->cin * s->h * s->w;
+  size_t nw = (size_t)s->cout * (s->cin / s->g) * s->kh * s->kw;
+  size_t ny = (size_t)s->n * s->cout * ho * wo;
+  float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
+  float *bias = xalloc((size_t)s->cout * sizeof(float)), *y = xalloc((ny + GUARD) * sizeof(float));
+  for (size_t i = 0; i < nx; i++) x[i] = frand();
+  for (size_t i = 0; i < nw; i++) w[i] = frand();
+  for (int i = 0; i < s->cout; i++) bias[i] = frand();
+  for (size_t i = 0; i < ny + GUARD; i++) y[i] = SENTINEL;
+
+  dlconv_options opt;
+  dlconv_options_init(&opt);
+  opt.algo = DLCONV_ALGO_SPATIAL_PACK;
+  opt.isa = isa;
+  opt.num_threads = threads;
+  dlconv_plan *plan = NULL;
+  dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, with_bias ? bias : NULL, NULL, &opt);
+  const dlc_isa_kernels *k = dlc_kernels_for(isa);
+  int ran = 0;
+  char what[256];
+  snprintf(what, sizeof what,
+           "%s %s n=%d c=%d->%d %dx%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d,%d,%d g=%d clamp=%d thr=%d",
+           isa_str(isa), layout == DLCONV_NHWC ? "nhwc" : "nchw", s->n, s->cin, s->cout, s->h,
+           s->w, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pb, s->pl, s->pr, s->g, clamp,
+           threads);
+  if (!k || !k->spack) {
+    if (st != DLCONV_ERR_UNSUPPORTED) fail_msg("%s: status %d, want UNSUPPORTED", what, (int)st);
+    assert_null(plan);
+  } else {
+    if (st != DLCONV_OK) fail_msg("%s: plan failed: %s", what, dlconv_last_error());
+    dlconv_plan_info info;
+    assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
+    assert_int_equal(info.algo, DLCONV_ALGO_SPATIAL_PACK);
+    assert_int_equal(info.isa, isa);
+    assert_true(strncmp(info.kernel, "f32_spack_", 10) == 0);
+    assert_true(strstr(info.kernel, isa_str(isa)) != NULL);
+    /* Library-allocated workspace, then the caller's. */
+    assert_int_equal(dlconv_execute(plan, x, y, NULL), DLCONV_OK);
+    if (check_conv(&d, x, w, with_bias ? bias : NULL, y, what)) fail_msg("%s: wrong result", what);
+    size_t wsb = dlconv_plan_workspace_size(plan);
+    void *ws = wsb ? xalloc(wsb) : NULL;
+    for (size_t i = 0; i < ny; i++) y[i] = SENTINEL;
+    assert_int_equal(dlconv_execute(plan, x, y, ws), DLCONV_OK);
+    if (check_conv(&d, x, w, with_bias ? bias : NULL, y, what))
+      fail_msg("%s: wrong result with the caller's workspace", what);
+    free(ws);
+    for (size_t i = ny; i < ny + GUARD; i++)
+      if (y[i] != SENTINEL) fail_msg("%s: wrote past y at +%zu", what, i - ny);
+    ran = 1;
+  }
+  dlconv_plan_destroy(plan);
+  free(x);
+  free(w);
+  free(bias);
+  free(y);
+  return ran;
+}
+
+/*                 n cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g */
+static const shape shapes[] = {
+    {1, 3, 5, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},         /* basic 3x3 pad 1 */
+    {2, 5, 9, 11, 17, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, 1},       /* batch, odd channels, asym pad */
+    {1, 4, 13, 13, 6, 3, 3, 3, 3, 1, 1, 0, 2, 1, 0, 2},       /* stride 3, 2 groups */
+    {1, 6, 12, 15, 9, 3, 3, 1, 2, 2, 3, 2, 1, 3, 2, 3},       /* dilation 2x3, 3 groups */
+    {2, 16, 10, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},    /* depthwise */
+    {1, 8, 9, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8},       /* depthwise, multiplier 2 */
+    {1, 5, 11, 6, 15, 5, 5, 2, 1, 2, 1, 4, 3, 2, 4, 5},       /* depthwise, multiplier 3, 5x5 */
+    {1, 7, 1, 1, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 1x1 image, 1x1 kernel */
+    {2, 3, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},         /* 1x1 image, 3x3 pad 1 */
+    {1, 33, 7, 9, 35, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},       /* 1x1 conv */
+    {1, 300, 4, 40, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* strip split into column blocks */
+    {1, 2, 20, 23, 3, 5, 7, 2, 1, 3, 2, 4, 5, 6, 0, 1},       /* 5x7 kernel, dilation, big pad */
+    {1, 2, 4, 5, 3, 3, 3, 1, 1, 1, 1, 4, 3, 5, 2, 1},         /* windows wholly in the padding */
+    {1, 4, 37, 3, 8, 3, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1},        /* tall, thin: row bands and edges */
+    {1, 3, 3, 61, 7, 1, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},        /* wide: column tiles and edges */
+    {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* ResNet-like */
+    {1, 3, 11, 11, 5, 2, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1},       /* stride larger than the kernel */
+    {1, 5, 17, 19, 7, 3, 3, 3, 3, 3, 3, 2, 1, 1, 2, 1},       /* stride 3 and dilation 3 */
+    {3, 12, 7, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},       /* 7x7, groups 4, batch 3 */
+    {1, 20, 30, 30, 33, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},     /* odd c_out, stride 2 */
+};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+static void test_driver_isa(dlconv_isa isa) {
+  if (!dlconv_isa_available(isa)) return;
+  for (size_t i = 0; i < N_SHAPES; i++)
+    for (int layout = 0; layout < 2; layout++)
+      run_case(isa, &shapes[i], layout ? DLCONV_NHWC : DLCONV_NCHW, (int)((i + layout) % 2),
+               (i % 3 == 0) ? 3 : 1, i % 4 != 3);
+}
+
+/* Random small shapes: every parameter varied together. */
+static void test_driver_random_isa(dlconv_isa isa) {
+  if (!dlconv_isa_available(isa)) return;
+  for (int it = 0; it < 60; it++) {
+    shape s;
+    s.g = irand(0, 3) == 0 ? irand(2, 4) : 1;
+    s.cin = s.g * irand(1, 9);
+    s.cout = s.g * irand(1, 21);
+    s.n = irand(1, 2);
+    s.kh = irand(1, 4);
+    s.kw = irand(1, 4);
+    s.sh = irand(1, 3);
+    s.sw = irand(1, 3);
+    s.dh = irand(1, 3);
+    s.dw = irand(1, 3);
+    s.pt = irand(0, 3);
+    s.pb = irand(0, 3);
+    s.pl = irand(0, 3);
+    s.pr = irand(0, 3);
+    s.h = irand(1, 20);
+    s.w = irand(1, 33);
+    /* Grow the image until the output is at least one pixel. */
+    while (s.h + s.pt + s.pb < s.dh * (s.kh - 1) + 1) s.h++;
+    while (s.w + s.pl + s.pr < s.dw * (s.kw - 1) + 1) s.w++;
+    run_case(isa, &s, irand(0, 1) ? DLCONV_NHWC : DLCONV_NCHW, irand(0, 1), irand(1, 4), irand(0, 3) != 0);
+  }
+}
+
+#define ISA_TESTS(name, isa)                                                        \
+  static void test_driver_##name(void **state) { (void)state; test_driver_isa(isa); } \
+  static void test_random_##name(void **state) { (void)state; test_driver_random_isa(isa); }
+ISA_TESTS(generic, DLCONV_ISA_GENERIC)
+ISA_TESTS(avx2, DLCONV_ISA_AVX2)
+ISA_TESTS(avx512, DLCONV_ISA_AVX512)
+ISA_TESTS(neon, DLCONV_ISA_NEON)
+
+/* A NaN in x survives the clamp through the whole driver. */
+static void test_driver_nan(void **state) {
+  (void)state;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlc_isa_kernels *k = dlc_kernels_for(all_isas[i]);
+    if (!k || !k->spack) continue;
+    for (int layout = 0; layout < 2; layout++) {
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, 1, 2, 3, 3, 3, 1, 1);
+      d.layout = layout ? DLCONV_NHWC : DLCONV_NCHW;
+      d.out_min = 0.0f;
+      d.out_max = 6.0f;
+      float x[18], w[6] = {1, 1, 1, 1, 1, 1}, y[27];
+      for (int j = 0; j < 18; j++) x[j] = 1.0f;
+      x[0] = NAN;   /* channel 0 of pixel (0,0) in both layouts */
+      dlconv_options opt;
+      dlconv_options_init(&opt);
+      opt.algo = DLCONV_ALGO_SPATIAL_PACK;
+      opt.isa = all_isas[i];
+      assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
+      for (int c = 0; c < 3; c++) {
+        assert_true(isnan(y[layout ? c : c * 9]));
+        assert_true(y[layout ? 3 + c : c * 9 + 1] == 2.0f);
+      }
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ukernels_every_isa),
+      cmocka_unit_test(test_driver_generic),
+      cmocka_unit_test(test_driver_avx2),
+      cmocka_unit_test(test_driver_avx512),
+      cmocka_unit_test(test_driver_neon),
+      cmocka_unit_test(test_random_generic),
+      cmocka_unit_test(test_random_avx2),
+      cmocka_unit_test(test_random_avx512),
+      cmocka_unit_test(test_random_neon),
+      cmocka_unit_test(test_driver_nan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
