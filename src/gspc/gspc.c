@@ -1,0 +1,387 @@
+/* gspc.c - the grouped spatial pack convolution driver, fp32 (Gibson, thesis ch. 5, Algorithm 3).
+ *
+ * Plan: choose the register tile (groups per vector, vectors, rows, columns) with the family's
+ * cost model, pack the weights 7D as [group block][oc block][C_PG/T_I][k_h][k_w][T_I][NV*T_O]
+ * (zero-padded), the bias in lane order, and the tap offsets into the packed input.
+ *
+ * Execute: the work is the flat range (group block, image, row tile, oc block), group blocks
+ * outermost; task i of the plan's threads takes a contiguous part of it. Inside one (group block,
+ * image) the task repacks the input rows its row tiles read into its workspace slice, just
+ * before the first tile that reads them (so they are still in cache), as
+ *   [C_PG/T_I][H][T_I][s_w][Wq][GPV]
+ * with the zero padding written by the repack; then every oc block of the row tile reuses them.
+ * Row tiles come before oc blocks (unlike the thesis's loop order) so that one band of packed
+ * input serves all output channels while it is hot, whatever the image size.
+ *
+ * Columns: every tile is W wide; the last tile of a row is shifted left to end at the last
+ * column (its overlap is recomputed and stored twice with the same value, within one task).
+ * Rows: the last row tile may extend below the image over zero rows; those rows are dropped. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/plan.h"
+#include "../core/threading.h"
+#include "../core/util.h"
+
+#define GSPC_MAX_NV 4
+#define GSPC_MAX_R 4
+#define GSPC_MAX_W 32
+#define GSPC_MAX_LANES 64
+
+typedef struct gspc_data {
+  const dlc_f32_gspc_family *fam;
+  dlc_f32_gspc_ukernel_fn kern;
+  size_t gpv, nv, rn, wn;       /* tile: groups per vector, vectors, rows, columns */
+  size_t nvl, opb;              /* lanes per tile, output channels per group per oc block */
+  size_t n_gb, n_ocb, n_rt, n_wt;
+  size_t wq;                    /* packed columns per stride phase */
+  size_t h_alloc;               /* packed rows (row tiles may read past the image) */
+  size_t row_stride;            /* floats per packed row: t_i * s_w * wq * gpv */
+  size_t slab;                  /* floats of one task's workspace slice (64-byte multiple) */
+  size_t blk;                   /* floats of one (group block, oc block) of weights */
+  size_t ntasks;
+  int direct;                   /* the kernel reads x itself: it already has the packed layout */
+  int blocked;                  /* channel-blocked input layout (family get_blocked) */
+  size_t pxs;                   /* floats between two packed columns: gpv, or t_i when blocked */
+  float *w;                     /* [n_gb][n_ocb][blk] */
+  float *bias;                  /* [n_gb][n_ocb][nvl] */
+  ptrdiff_t *tap_off;
+  int32_t perm[GSPC_MAX_LANES];
+  dlc_f32_gspc_params prm;
+} gspc_data;
+
+static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Estimated cycles of one image with this tile: tiles x (reduction steps x cycles per step +
+   epilogue). The reduction step does nv*P FMAs and nv + P loads; it cannot beat the FMA
+   latency (each accumulator depends on itself). Wasted lanes, groups and recomputed columns
+   and rows are paid for in full, which is what steers the choice. */
+static double tile_cost(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, size_t gpv,
+                        size_t nv, size_t rn, size_t wn) {
+  const size_t nvl = nv * f->t_o, opb = nvl / gpv, np = rn * wn;
+  const size_t n_gb = div_up((size_t)s->groups, gpv), n_ocb = div_up((size_t)s->cout_g, opb);
+  const size_t n_rt = div_up((size_t)s->h_out, rn), n_wt = div_up((size_t)s->w_out, wn);
+  const double steps = (double)(s->cin_g * s->k_h * s->k_w);
+  const double fma = (double)(nv * np), loads = (double)(nv + np);
+  double cyc = fma / f->fma_per_cycle;
+  if (loads / f->loads_per_cycle > cyc) cyc = loads / f->loads_per_cycle;
+  if (f->fma_latency > cyc) cyc = f->fma_latency;
+  cyc += 0.5; /* loop control per step */
+  const double epi = fma * (s->layout == DLCONV_NHWC ? f->store_nhwc : f->store_nchw) + 20.0;
+  return (double)(n_gb * n_ocb * n_rt * n_wt) * (steps * cyc + epi);
+}
+
+static int choose_tile(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, gspc_data *d) {
+  double best = INFINITY;
+  const size_t kpg = (size_t)s->cout_g;
+  for (size_t gpv = 1; gpv <= f->max_gpv && gpv <= f->t_o; gpv *= 2) {
+    /* groups in lanes only when one vector holds all output channels of each of its groups,
+       and not more group slots than twice the groups there are */
+    if (gpv > 1 && (f->t_o / gpv < kpg || gpv / 2 >= (size_t)s->groups)) continue;
+    for (size_t nv = 1; nv <= (gpv == 1 ? GSPC_MAX_NV : 1); nv++)
+      for (size_t rn = 1; rn <= GSPC_MAX_R && rn <= (size_t)s->h_out; rn++)
+        for (size_t wn = 1; wn <= GSPC_MAX_W && wn <= (size_t)s->w_out; wn++) {
+          dlc_f32_gspc_ukernel_fn k = f->get(gpv, nv, rn, wn);
+          if (!k) continue;
+          const double c = tile_cost(s, f, gpv, nv, rn, wn);
+          if (c < best * 0.999) {
+            best = c;
+            d->kern = k;
+            d->gpv = gpv;
+            d->nv = nv;
+            d->rn = rn;
+            d->wn = wn;
+          }
+        }
+  }
+  /* NHWC becomes the channel-blocked layout by plain copies instead of transposes */
+  if (d->kern && d->gpv == 1 && s->layout == DLCONV_NHWC && f->get_blocked) {
+    dlc_f32_gspc_ukernel_fn k = f->get_blocked(d->nv, d->rn, d->wn);
+    if (k) {
+      d->kern = k;
+      d->blocked = 1;
+    }
+  }
+  return d->kern != NULL;
+}
+
+static void pack_weights(const dlc_conv_shape *s, const float *w, const float *bias, gspc_data *d) {
+  const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
+  const size_t ti_n = d->prm.t_i, gpv = d->gpv, nvl = d->nvl, groups = (size_t)s->groups;
+  for (size_t gb = 0; gb < d->n_gb; gb++)
+    for (size_t ob = 0; ob < d->n_ocb; ob++) {
+      float *dst = d->w + (gb * d->n_ocb + ob) * d->blk;
+      float *b = d->bias + (gb * d->n_ocb + ob) * nvl;
+      for (size_t l = 0; l < nvl; l++) {
+        const size_t g = gb * gpv + l % gpv, oc = ob * d->opb + l / gpv;
+        b[l] = g < groups && oc < kpg ? bias[g * kpg + oc] : 0.0f;
+      }
+      for (size_t ct = 0; ct < d->prm.n_ct; ct++)
+        for (size_t t = 0; t < taps; t++)
+          for (size_t ti = 0; ti < ti_n; ti++)
+            for (size_t l = 0; l < nvl; l++) {
+              const size_t g = gb * gpv + l % gpv, oc = ob * d->opb + l / gpv, ic = ct * ti_n + ti;
+              *dst++ = g < groups && oc < kpg && ic < cin ? w[((g * kpg + oc) * cin + ic) * taps + t] : 0.0f;
+            }
+    }
+}
+
+static void gspc_destroy(dlconv_plan *p) {
+  gspc_data *d = p->algo_data;
+  if (!d) return;
+  dlc_free(d->tap_off);
+  dlc_free(d->w);
+  dlc_free(d->bias);
+  dlc_free(d);
+  p->algo_data = NULL;
+}
+
+static dlconv_status gspc_plan(dlconv_plan *p, const float *w) {
+  const dlc_f32_gspc_family *f = p->kernels->gspc;
+  if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no micro-kernels for isa %s", p->kernels->name);
+  const dlc_conv_shape *s = &p->s;
+  gspc_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory");
+  p->algo_data = d;
+  d->fam = f;
+  if (!choose_tile(s, f, d)) {
+    gspc_destroy(p);
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s micro-kernel fits this shape", f->isa);
+  }
+  const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
+  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->gpv;
+  d->nvl = d->nv * f->t_o;
+  d->opb = d->nvl / gpv;
+  d->n_gb = div_up((size_t)s->groups, gpv);
+  d->n_ocb = div_up(kpg, d->opb);
+  d->n_rt = div_up((size_t)s->h_out, d->rn);
+  d->n_wt = div_up((size_t)s->w_out, d->wn);
+
+  dlc_f32_gspc_params *prm = &d->prm;
+  prm->t_i = DLC_MIN(f->t_i, cin);
+  prm->n_ct = div_up(cin, prm->t_i);
+  prm->ti_last = cin - (prm->n_ct - 1) * prm->t_i;
+  prm->n_tap = taps;
+  /* Columns the windows read, split into s_w phases; rows down to the last row tile's end. */
+  const size_t w_used = ((size_t)s->w_out - 1) * sw + (size_t)(s->dil_w * (s->k_w - 1)) + 1;
+  d->wq = div_up(w_used, sw);
+  d->h_alloc = (d->n_rt * d->rn - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+  /* NCHW, one group per vector, unit column stride, no padding, and every row any tile reads
+     inside the image: x already is [C_PG/T_I][H][T_I][W] with channel stride H*W, so the
+     kernel reads it directly and the repack disappears (1x1 layers above all). */
+  d->direct = s->layout == DLCONV_NCHW && gpv == 1 && sw == 1 && s->pad_l == 0 && s->pad_r == 0 &&
+              s->pad_t == 0 && s->pad_b == 0 && d->h_alloc <= (size_t)s->h_in;
+  if (d->direct) {
+    d->wq = (size_t)s->w_in;
+    d->row_stride = (size_t)s->w_in;
+    prm->in_ti_stride = (ptrdiff_t)(s->h_in * s->w_in);
+    prm->in_ct_stride = (ptrdiff_t)prm->t_i * prm->in_ti_stride;
+    d->slab = 0;
+  } else if (d->blocked) {
+    d->pxs = f->t_i;
+    d->row_stride = sw * d->wq * d->pxs;
+    prm->in_ti_stride = 1;
+    prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
+    d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
+  } else {
+    d->row_stride = prm->t_i * sw * d->wq * gpv;
+    prm->in_ti_stride = (ptrdiff_t)(sw * d->wq * gpv);
+    prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
+    d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
+  }
+  prm->in_r_stride = (ptrdiff_t)(sh * d->row_stride);
+  if (!d->blocked) d->pxs = gpv;
+  if (s->layout == DLCONV_NCHW) {
+    prm->out_ch_stride = (ptrdiff_t)(s->h_out * s->w_out);
+    prm->out_pix_stride = 1;
+    prm->out_r_stride = (ptrdiff_t)s->w_out;
+  } else {
+    prm->out_ch_stride = 1;
+    prm->out_pix_stride = (ptrdiff_t)s->c_out;
+    prm->out_r_stride = (ptrdiff_t)(s->w_out * s->c_out);
+  }
+  prm->out_min = s->out_min;
+  prm->out_max = s->out_max;
+  /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
+     block is group j / kpg, channel j % kpg. */
+  if (gpv > 1) {
+    int identity = 1;
+    for (size_t j = 0; j < d->nvl; j++) {
+      d->perm[j] = j < gpv * kpg ? (int32_t)((j % kpg) * gpv + j / kpg) : (int32_t)j;
+      identity &= d->perm[j] == (int32_t)j;
+    }
+    prm->perm = identity ? NULL : d->perm;   /* depthwise: lane j is channel j already */
+  }
+
+  d->blk = prm->n_ct * taps * prm->t_i * d->nvl;
+  const size_t wfloats = d->n_gb * d->n_ocb * d->blk, bfloats = d->n_gb * d->n_ocb * d->nvl;
+  d->tap_off = dlc_malloc(taps * sizeof *d->tap_off);
+  d->w = dlc_malloc(wfloats * sizeof(float));
+  d->bias = dlc_malloc(bfloats * sizeof(float));
+  if (!d->tap_off || !d->w || !d->bias) {
+    gspc_destroy(p);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing %zu weights", wfloats);
+  }
+  for (size_t ky = 0; ky < (size_t)s->k_h; ky++)
+    for (size_t kx = 0; kx < (size_t)s->k_w; kx++) {
+      const size_t col = kx * (size_t)s->dil_w;
+      d->tap_off[ky * (size_t)s->k_w + kx] = (ptrdiff_t)(ky * (size_t)s->dil_h * d->row_stride +
+                                                         ((col % sw) * d->wq + col / sw) * d->pxs);
+    }
+  prm->tap_off = d->tap_off;
+  pack_weights(s, w, p->bias, d);
+
+  const size_t jobs = d->n_gb * (size_t)s->n * d->n_rt * d->n_ocb;
+  d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
+  p->workspace_bytes = d->ntasks * d->slab * sizeof(float);
+  p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
+  p->weight_density = 1.0;
+  if (gpv > 1)
+    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zug%zu__%s", d->rn, d->wn, d->nvl, gpv, f->isa);
+  else
+    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zu%s__%s", d->rn, d->wn, d->nvl, d->blocked ? "b" : "", f->isa);
+  return DLCONV_OK;
+}
+
+/* Packed rows [hp0, hp1) of group block gb, image n, at slab row (hp - base). Element
+   (ct, hp, ti, ph, q, gl) is input channel (gb*gpv + gl)*C_PG + ct*t_i + ti at padded row hp
+   and padded column q*s_w + ph; zeros outside the image and for groups past the last. */
+static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, size_t n, size_t gb,
+                      size_t hp0, size_t hp1, size_t base, float *slab) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_f32_gspc_params *prm = &d->prm;
+  const size_t gpv = d->gpv, sw = (size_t)s->stride_w, wq = d->wq, cin = (size_t)s->cin_g;
+  const int64_t h_in = s->h_in, w_in = s->w_in;
+  const int nchw = s->layout == DLCONV_NCHW;
+  const ptrdiff_t px_step = nchw ? 1 : (ptrdiff_t)s->c_in;
+  const ptrdiff_t ch_step = nchw ? (ptrdiff_t)(h_in * w_in) : 1;
+  const float *ximg = x + n * (size_t)(s->c_in * h_in * w_in);
+  const size_t ng = DLC_MIN(gpv, (size_t)s->groups - gb * gpv);
+  dlc_f32_gspc_pack_args a = {
+      .dst_c_stride = (size_t)prm->in_ti_stride,
+      .dst_q_stride = d->pxs,
+      .src_c_stride = ch_step,
+      .nq = wq,
+      .gpv = gpv,
+      .ng = ng,
+      .col_step = (ptrdiff_t)sw,
+      .px_step = px_step,
+      .g_step = (ptrdiff_t)cin * ch_step,
+  };
+  for (size_t ct = 0; ct < prm->n_ct; ct++) {
+    a.n_c = ct + 1 < prm->n_ct ? prm->t_i : prm->ti_last;
+    const size_t c0 = gb * gpv * cin + ct * prm->t_i;
+    for (size_t hp = hp0; hp < hp1; hp++) {
+      float *row = slab + ct * (size_t)prm->in_ct_stride + (hp - base) * d->row_stride;
+      const int64_t ih = (int64_t)hp - s->pad_t;
+      const int inside = ih >= 0 && ih < h_in;
+      a.src = ximg + (inside ? (ptrdiff_t)c0 * ch_step + (ptrdiff_t)ih * (ptrdiff_t)w_in * px_step : 0);
+      for (size_t ph = 0; ph < sw; ph++) {
+        /* padded column q*sw + ph is image column q*sw + col0 */
+        const int64_t col0 = (int64_t)ph - s->pad_l;
+        int64_t lo = col0 >= 0 ? 0 : (-col0 + (int64_t)sw - 1) / (int64_t)sw;
+        int64_t hi = w_in - col0 <= 0 ? 0 : (w_in - col0 + (int64_t)sw - 1) / (int64_t)sw;
+        lo = DLC_MIN(lo, (int64_t)wq);
+        hi = DLC_MAX(lo, DLC_MIN(hi, (int64_t)wq));
+        a.dst = row + ph * wq * d->pxs;
+        a.col0 = (ptrdiff_t)col0;
+        a.q_lo = inside ? (size_t)lo : 0;
+        a.q_hi = inside ? (size_t)hi : 0;
+        d->fam->pack(&a);
+      }
+    }
+  }
+}
+
+typedef struct gspc_ctx {
+  const dlconv_plan *p;
+  const gspc_data *d;
+  const float *x;
+  float *y;
+  char *ws;
+} gspc_ctx;
+
+/* First and one-past-last packed row that row tile rt reads. */
+static size_t rt_row0(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
+  return rt * d->rn * (size_t)s->stride_h;
+}
+static size_t rt_row1(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
+  return (rt * d->rn + d->rn - 1) * (size_t)s->stride_h + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+}
+
+static void gspc_task(void *arg, size_t task) {
+  const gspc_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const gspc_data *d = c->d;
+  const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  float *slab = d->slab ? (float *)(c->ws + task * d->slab * sizeof(float)) : NULL;
+  size_t begin, end;
+  dlc_split_range(d->n_gb * n_img * d->n_rt * d->n_ocb, d->ntasks, task, &begin, &end);
+  size_t cur = (size_t)-1, base = 0, packed = 0;   /* (gb, n) whose rows [base, packed) are in slab */
+  size_t ob = begin % d->n_ocb, rt = begin / d->n_ocb % d->n_rt;
+  size_t n = begin / (d->n_ocb * d->n_rt) % n_img, gb = begin / (d->n_ocb * d->n_rt * n_img);
+  for (size_t job = begin; job < end; job++) {
+    const size_t gbn = gb * n_img + n;
+    const size_t r0 = rt_row0(s, d, rt), r1 = rt_row1(s, d, rt);
+    const float *in_row;
+    if (d->direct) {
+      in_row = c->x + (n * (size_t)s->c_in + gb * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in) + r0 * d->row_stride;
+    } else {
+      if (gbn != cur) {
+        cur = gbn;
+        base = packed = r0;
+      }
+      if (r1 > packed) {
+        pack_rows(p, d, c->x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
+        packed = r1;
+      }
+      in_row = slab + (r0 - base) * d->row_stride;
+    }
+    const size_t oh0 = rt * d->rn, r_valid = DLC_MIN(d->rn, ho - oh0);
+    const size_t c0 = gb * d->gpv * kpg + ob * d->opb;
+    const size_t n_lanes = d->gpv > 1 ? DLC_MIN(d->gpv, (size_t)s->groups - gb * d->gpv) * kpg
+                                      : DLC_MIN(d->nvl, kpg - ob * d->opb);
+    const float *w = d->w + (gb * d->n_ocb + ob) * d->blk;
+    const float *bias = d->bias + (gb * d->n_ocb + ob) * d->nvl;
+    float *y_row;
+    if (s->layout == DLCONV_NCHW)
+      y_row = c->y + ((n * (size_t)s->c_out + c0) * ho + oh0) * wo;
+    else
+      y_row = c->y + ((n * ho + oh0) * wo) * (size_t)s->c_out + c0;
+    for (size_t wt = 0; wt < d->n_wt; wt++) {
+      const size_t ow0 = DLC_MIN(wt * d->wn, wo - d->wn);
+      d->kern(&d->prm, in_row + ow0 * d->pxs, w, bias, y_row + (ptrdiff_t)ow0 * d->prm.out_pix_stride,
+              n_lanes, r_valid);
+    }
+    if (++ob == d->n_ocb) {
+      ob = 0;
+      if (++rt == d->n_rt) {
+        rt = 0;
+        if (++n == n_img) {
+          n = 0;
+          gb++;
+        }
+      }
+    }
+  }
+}
+
+static void gspc_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+  const gspc_data *d = p->algo_data;
+  gspc_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace};
+  if (d->ntasks <= 1)
+    gspc_task(&c, 0);
+  else
+    dlc_parallel_for(p, d->ntasks, gspc_task, &c);
+}
+
+const dlc_algo_ops dlc_gspc_ops = {
+    .algo = DLCONV_ALGO_GSPC,
+    .name = "gspc",
+    .plan = gspc_plan,
+    .execute = gspc_execute,
+    .destroy = gspc_destroy,
+    .plan_csr = NULL,
+};

@@ -1,0 +1,520 @@
+/* test_ukernel_gspc.c - the grouped spatial pack (GSPC) micro-kernels of every ISA this machine
+ * runs, at every tile edge, and the GSPC driver through the public API with every ISA forced,
+ * both against naive double-precision references written here (not the library's code).
+ *
+ *   meson test -C <build> ukernel_gspc        (or run <build>/tests/test_ukernel_gspc)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define GUARD 37
+static const float SENTINEL = -7777.0f;
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+/* Deterministic values in [-1, 1). */
+static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
+
+static double clampd(double v, double lo, double hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
+/* got agrees with ref within the float rounding of a k-term sum whose terms sum to mag in
+   absolute value. */
+static int close_enough(float got, double ref, double mag, size_t k) {
+  if (isnan(ref)) return isnan(got);
+  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
+}
+
+static void *xalloc(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  assert_non_null(p);
+  return p;
+}
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+static const char *isa_str(dlconv_isa i) {
+  switch (i) {
+    case DLCONV_ISA_GENERIC: return "generic";
+    case DLCONV_ISA_AVX2: return "avx2";
+    case DLCONV_ISA_AVX512: return "avx512";
+    case DLCONV_ISA_NEON: return "neon";
+    default: return "?";
+  }
+}
+
+static const dlc_f32_gspc_family *family_of(dlconv_isa isa) {
+  const dlc_isa_kernels *k = dlc_kernels_for(isa);
+  return k ? k->gspc : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Micro-kernel level: every tile (gpv, nv, r, w) a family has; channel-tile remainder
+ * (ti_last < t_i), lane remainder (n_lanes < NV*T_O), row remainder (r_valid < R), both output
+ * layouts, a lane permutation, clamp on and off. Everything outside the tile must stay put. */
+
+enum { K_NCT = 2, K_TAPS = 3 };
+
+typedef struct ktest {
+  const dlc_f32_gspc_family *f;
+  size_t gpv, nv, rn, wn, nvl, pxs;   /* pxs: floats between two input columns */
+  dlc_f32_gspc_params prm;
+  ptrdiff_t tap_off[K_TAPS];
+  int32_t perm[128];
+  float *in, *w, *bias, *out;
+  size_t nin, nout;
+} ktest;
+
+static void ktest_setup(ktest *t, const dlc_f32_gspc_family *f, size_t gpv, size_t nv, size_t rn,
+                        size_t wn, size_t t_i, size_t pxs) {
+  memset(t, 0, sizeof *t);
+  t->f = f;
+  t->gpv = gpv;
+  t->pxs = pxs;
+  t->nv = nv;
+  t->rn = rn;
+  t->wn = wn;
+  t->nvl = nv * f->t_o;
+  dlc_f32_gspc_params *p = &t->prm;
+  p->n_ct = K_NCT;
+  p->t_i = t_i;
+  p->ti_last = t_i;
+  p->n_tap = K_TAPS;
+  /* Irregular tap positions over three packed rows, offsets in whole gpv-pixels. */
+  const size_t row = (wn + 5) * pxs;
+  p->in_ti_stride = (ptrdiff_t)(3 * row + 2 * gpv);
+  p->in_r_stride = (ptrdiff_t)(t_i * (size_t)p->in_ti_stride + gpv);
+  p->in_ct_stride = (ptrdiff_t)(rn * (size_t)p->in_r_stride + 7 * gpv);
+  t->tap_off[0] = 0;
+  t->tap_off[1] = (ptrdiff_t)(3 * gpv);
+  t->tap_off[2] = (ptrdiff_t)(2 * row + gpv);
+  p->tap_off = t->tap_off;
+  t->nin = K_NCT * (size_t)p->in_ct_stride + 4 * row;
+  t->in = xalloc(t->nin * sizeof(float));
+  for (size_t i = 0; i < t->nin; i++) t->in[i] = frand();
+  const size_t nw = K_NCT * K_TAPS * t_i * t->nvl;
+  t->w = xalloc(nw * sizeof(float));
+  for (size_t i = 0; i < nw; i++) t->w[i] = frand();
+  t->bias = xalloc(t->nvl * sizeof(float));
+  for (size_t i = 0; i < t->nvl; i++) t->bias[i] = frand();
+  /* Room for both layouts with gaps between rows, pixels and channels. */
+  t->nout = rn * (wn + 3) * (t->nvl + 5) + 2 * GUARD;
+  t->out = xalloc(t->nout * sizeof(float));
+  p->out_min = -INFINITY;
+  p->out_max = INFINITY;
+}
+
+static void ktest_free(ktest *t) {
+  free(t->in);
+  free(t->w);
+  free(t->bias);
+  free(t->out);
+}
+
+static void set_layout(ktest *t, int nchw) {
+  dlc_f32_gspc_params *p = &t->prm;
+  if (nchw) {
+    p->out_pix_stride = 1;
+    p->out_r_stride = (ptrdiff_t)t->wn + 2;
+    p->out_ch_stride = (ptrdiff_t)(t->rn * (size_t)p->out_r_stride + 1);
+  } else {
+    p->out_ch_stride = 1;
+    p->out_pix_stride = (ptrdiff_t)t->nvl + 3;
+    p->out_r_stride = (ptrdiff_t)(t->wn * (size_t)p->out_pix_stride + 2);
+  }
+}
+
+/* Runs kernel k on the tile and checks every element of t->out. */
+static void ktest_check(ktest *t, dlc_f32_gspc_ukernel_fn k, size_t n_lanes, size_t r_valid,
+                        const char *what) {
+  const dlc_f32_gspc_params *p = &t->prm;
+  for (size_t i = 0; i < t->nout; i++) t->out[i] = SENTINEL;
+  float *o = t->out + GUARD;
+  k(p, t->in, t->w, t->bias, o, n_lanes, r_valid);
+  char *want = calloc(t->nout, 1);
+  assert_non_null(want);
+  int bad = 0;
+  for (size_t r = 0; r < r_valid; r++)
+    for (size_t x = 0; x < t->wn; x++)
+      for (size_t j = 0; j < n_lanes; j++) {
+        const size_t l = p->perm ? (size_t)p->perm[j] : j;
+        double acc = t->bias[l], mag = fabs(acc);
+        size_t terms = 1;
+        for (size_t ct = 0; ct < p->n_ct; ct++) {
+          const size_t nti = ct + 1 < p->n_ct ? p->t_i : p->ti_last;
+          for (size_t tap = 0; tap < p->n_tap; tap++)
+            for (size_t ti = 0; ti < nti; ti++) {
+              const float iv = t->in[(ptrdiff_t)ct * p->in_ct_stride + p->tap_off[tap] +
+                                     (ptrdiff_t)ti * p->in_ti_stride + (ptrdiff_t)r * p->in_r_stride +
+                                     (ptrdiff_t)(x * t->pxs + l % t->gpv)];
+              const float wv = t->w[((ct * p->n_tap + tap) * p->t_i + ti) * t->nvl + l];
+              acc += (double)iv * wv;
+              mag += fabs((double)iv * wv);
+              terms++;
+            }
+        }
+        const double ref = clampd(acc, p->out_min, p->out_max);
+        const ptrdiff_t pos = (ptrdiff_t)r * p->out_r_stride + (ptrdiff_t)x * p->out_pix_stride +
+                              (ptrdiff_t)j * p->out_ch_stride;
+        want[GUARD + pos] = 1;
+        if (!close_enough(o[pos], ref, mag, terms) && bad++ < 3)
+          print_error("%s: r=%zu x=%zu lane=%zu got %.7g want %.7g\n", what, r, x, j, (double)o[pos], ref);
+      }
+  for (size_t i = 0; i < t->nout; i++)
+    if (!want[i] && t->out[i] != SENTINEL && bad++ < 6)
+      print_error("%s: wrote outside the tile at %zd\n", what, (ptrdiff_t)i - GUARD);
+  free(want);
+  assert_int_equal(bad, 0);
+}
+
+static void ukernels_of(const dlc_f32_gspc_family *f) {
+  size_t n_tested = 0;
+  char what[160];
+  /* gpv == 0 stands for the channel-blocked kernels (gpv 1, a column every t_i floats) */
+  for (size_t gpv = 0; gpv <= f->max_gpv; gpv = gpv ? gpv * 2 : 1)
+    for (size_t nv = 1; nv <= 4; nv++)
+      for (size_t rn = 1; rn <= 4; rn++)
+        for (size_t wn = 1; wn <= 32; wn++) {
+          dlc_f32_gspc_ukernel_fn k = gpv ? f->get(gpv, nv, rn, wn) : f->get_blocked ? f->get_blocked(nv, rn, wn) : NULL;
+          if (!k) continue;
+          const size_t kg = gpv ? gpv : 1, pxs = gpv ? gpv : f->t_i;
+          assert_true(kg == 1 || nv == 1);
+          n_tested++;
+          /* t_i 1 and the family's t_i; a remainder channel tile of 1 and of t_i - 1 */
+          const size_t tis[2] = {1, f->t_i};
+          for (int a = 0; a < 2; a++) {
+            ktest t;
+            ktest_setup(&t, f, kg, nv, rn, wn, tis[a], pxs);
+            const size_t lanes[4] = {t.nvl, t.nvl - 1 ? t.nvl - 1 : 1, 1, t.nvl / 2 + 1};
+            for (int nchw = 0; nchw < 2; nchw++) {
+              set_layout(&t, nchw);
+              for (int li = 0; li < 4; li++) {
+                const size_t r_valid = li == 2 ? 1 : li == 3 ? (rn + 1) / 2 : rn;
+                t.prm.ti_last = li == 1 && tis[a] > 1 ? tis[a] - 1 : li == 3 ? 1 : tis[a];
+                t.prm.perm = NULL;
+                if (li >= 2 && nv == 1) {
+                  /* a fixed scramble of the lanes, as groups in lanes produce */
+                  for (size_t j = 0; j < t.nvl; j++) t.perm[j] = (int32_t)((j * 5 + 3) % t.nvl);
+                  if (t.nvl % 5 == 0)
+                    for (size_t j = 0; j < t.nvl; j++) t.perm[j] = (int32_t)(t.nvl - 1 - j);
+                  t.prm.perm = t.perm;
+                }
+                if (li == 3) {
+                  t.prm.out_min = -0.25f;
+                  t.prm.out_max = 0.5f;
+                } else {
+                  t.prm.out_min = -INFINITY;
+                  t.prm.out_max = INFINITY;
+                }
+                snprintf(what, sizeof what, "%s gpv=%zu%s nv=%zu r=%zu w=%zu t_i=%zu ti_last=%zu lanes=%zu r_valid=%zu %s%s",
+                         f->isa, kg, gpv ? "" : " blocked", nv, rn, wn, t.prm.t_i, t.prm.ti_last, lanes[li], r_valid,
+                         nchw ? "nchw" : "nhwc", t.prm.perm ? " perm" : "");
+                ktest_check(&t, k, lanes[li], r_valid, what);
+              }
+            }
+            ktest_free(&t);
+          }
+        }
+  assert_true(n_tested > 0);
+  /* NaN in the input reaches the output through the clamp. */
+  for (size_t gpv = 1; gpv <= f->max_gpv; gpv *= 2) {
+    dlc_f32_gspc_ukernel_fn k = f->get(gpv, 1, 1, 1);
+    if (!k) continue;
+    ktest t;
+    ktest_setup(&t, f, gpv, 1, 1, 1, 1, gpv);
+    set_layout(&t, 0);
+    for (size_t i = 0; i < t.nin; i++) t.in[i] = NAN;
+    t.prm.out_min = 0.0f;
+    t.prm.out_max = 6.0f;
+    snprintf(what, sizeof what, "%s gpv=%zu NaN", f->isa, gpv);
+    ktest_check(&t, k, t.nvl, 1, what);
+    ktest_free(&t);
+  }
+}
+
+static void test_ukernels(void **state) {
+  (void)state;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlc_f32_gspc_family *f = family_of(all_isas[i]);
+    if (f) ukernels_of(f);
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Driver level, through the public API with opt.algo = GSPC and every ISA forced. */
+
+static void ref_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *b,
+                     double *y, double *mag) {
+  int32_t ho, wo;
+  assert_int_equal(dlconv_conv2d_output_shape(d, &ho, &wo), DLCONV_OK);
+  const int64_t cing = d->c_in / d->groups, coutg = d->c_out / d->groups;
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t oc = 0; oc < d->c_out; oc++)
+      for (int64_t oh = 0; oh < ho; oh++)
+        for (int64_t ow = 0; ow < wo; ow++) {
+          const int64_t g = oc / coutg;
+          double acc = b ? b[oc] : 0.0, m = fabs(acc);
+          for (int64_t ic = 0; ic < cing; ic++)
+            for (int64_t ky = 0; ky < d->k_h; ky++)
+              for (int64_t kx = 0; kx < d->k_w; kx++) {
+                const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
+                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
+                if (ih < 0 || ih >= d->h_in || iw < 0 || iw >= d->w_in) continue;
+                const int64_t c = g * cing + ic;
+                const float xv = d->layout == DLCONV_NCHW ? x[((n * d->c_in + c) * d->h_in + ih) * d->w_in + iw]
+                                                          : x[((n * d->h_in + ih) * d->w_in + iw) * d->c_in + c];
+                const float wv = w[((oc * cing + ic) * d->k_h + ky) * d->k_w + kx];
+                acc += (double)xv * wv;
+                m += fabs((double)xv * wv);
+              }
+          const size_t o = d->layout == DLCONV_NCHW ? (size_t)(((n * d->c_out + oc) * ho + oh) * wo + ow)
+                                                    : (size_t)(((n * ho + oh) * wo + ow) * d->c_out + oc);
+          y[o] = clampd(acc, d->out_min, d->out_max);
+          mag[o] = m;
+        }
+}
+
+typedef struct conv_case {
+  int32_t n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  float lo, hi;
+  int bias;
+} conv_case;
+
+/* Plans case c with GSPC on isa (layout, threads), runs it and compares with the reference.
+   Returns 0 when the ISA has no GSPC family (the plan must then say UNSUPPORTED). */
+static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
+  dlconv_conv2d_desc d;
+  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
+  d.stride_h = c->sh;
+  d.stride_w = c->sw;
+  d.dilation_h = c->dh;
+  d.dilation_w = c->dw;
+  d.pad_top = c->pt;
+  d.pad_bottom = c->pb;
+  d.pad_left = c->pl;
+  d.pad_right = c->pr;
+  d.groups = c->groups;
+  d.layout = layout;
+  d.out_min = c->lo;
+  d.out_max = c->hi;
+  int32_t ho, wo;
+  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
+  const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
+  const size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  const size_t ny = (size_t)c->n * c->c_out * ho * wo;
+  float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
+  float *b = xalloc((size_t)c->c_out * sizeof(float)), *y = xalloc((ny + 2 * GUARD) * sizeof(float));
+  double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
+  for (size_t i = 0; i < nx; i++) x[i] = frand();
+  for (size_t i = 0; i < nw; i++) w[i] = frand();
+  for (int32_t i = 0; i < c->c_out; i++) b[i] = frand();
+  for (size_t i = 0; i < ny + 2 * GUARD; i++) y[i] = SENTINEL;
+
+  dlconv_options o;
+  dlconv_options_init(&o);
+  o.algo = DLCONV_ALGO_GSPC;
+  o.isa = isa;
+  o.num_threads = threads;
+  dlconv_plan *plan = NULL;
+  dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, c->bias ? b : NULL, NULL, &o);
+  if (!family_of(isa)) {
+    assert_int_equal(st, DLCONV_ERR_UNSUPPORTED);
+    assert_null(plan);
+    goto done;
+  }
+  if (st != DLCONV_OK) print_error("plan failed: %s\n", dlconv_last_error());
+  assert_int_equal(st, DLCONV_OK);
+  dlconv_plan_info info;
+  assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
+  assert_int_equal(info.algo, DLCONV_ALGO_GSPC);
+  assert_int_equal(info.isa, isa);
+  assert_non_null(strstr(info.kernel, "gspc"));
+  /* caller-provided workspace, and NULL (the library allocates) */
+  const size_t wsb = dlconv_plan_workspace_size(plan);
+  void *ws = wsb ? xalloc(wsb) : NULL;
+  assert_int_equal(dlconv_execute(plan, x, y + GUARD, ws), DLCONV_OK);
+  ref_conv(&d, x, w, c->bias ? b : NULL, ref, mag);
+  const size_t k = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+  int bad = 0;
+  for (size_t i = 0; i < ny; i++)
+    if (!close_enough(y[GUARD + i], ref[i], mag[i], k) && bad++ < 3)
+      print_error("%s %s g=%d n=%d cin=%d %dx%d cout=%d k=%dx%d s=%d,%d d=%d,%d p=%d,%d,%d,%d t=%d: y[%zu]=%.7g want %.7g (%s)\n",
+                  isa_str(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", c->groups, c->n, c->c_in, c->h,
+                  c->w, c->c_out, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pt, c->pb, c->pl, c->pr,
+                  threads, i, (double)y[GUARD + i], ref[i], info.kernel);
+  for (size_t i = 0; i < GUARD; i++)
+    if ((y[i] != SENTINEL || y[GUARD + ny + i] != SENTINEL) && bad++ < 6)
+      print_error("%s: guard value %zu overwritten (%s)\n", isa_str(isa), i, info.kernel);
+  /* a second run, library-allocated workspace, must give the same bits */
+  float *y2 = xalloc(ny * sizeof(float));
+  assert_int_equal(dlconv_execute(plan, x, y2, NULL), DLCONV_OK);
+  if (memcmp(y2, y + GUARD, ny * sizeof(float)) != 0 && bad++ < 7)
+    print_error("%s: second execute differs (%s)\n", isa_str(isa), info.kernel);
+  free(y2);
+  free(ws);
+  assert_int_equal(bad, 0);
+done:
+  dlconv_plan_destroy(plan);
+  free(x);
+  free(w);
+  free(b);
+  free(y);
+  free(ref);
+  free(mag);
+}
+
+#define NOCLAMP -INFINITY, INFINITY
+static const conv_case cases[] = {
+    /* n  cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g   clamp        bias */
+    {1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},            /* first layer */
+    {2, 16, 7, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.0f, INFINITY, 1},   /* g2, K_PG 8 */
+    {1, 9, 6, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NOCLAMP, 1},           /* g3: 3 in, 4 out */
+    {1, 32, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 0},           /* g4: 8 in, 10 out */
+    {1, 16, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 0.0f, 6.0f, 1},        /* g8: 2 in, 3 out */
+    {1, 64, 5, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, NOCLAMP, 1},          /* g32: 2 in, 2 out */
+    {2, 37, 7, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37, NOCLAMP, 1},          /* depthwise, odd */
+    {1, 19, 8, 6, 38, 3, 3, 2, 1, 1, 1, 0, 2, 1, 0, 19, -0.5f, 0.5f, 1},      /* depthwise x2, asym pad */
+    {1, 24, 12, 12, 48, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 24, NOCLAMP, 1},        /* depthwise x2 5x5 s3 */
+    {1, 38, 10, 13, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},         /* channel tile + lane remainders */
+    {3, 20, 9, 21, 70, 3, 3, 1, 2, 2, 1, 2, 1, 0, 3, 2, 0.0f, INFINITY, 1},   /* g2, 10 in, 35 out */
+    {1, 12, 14, 15, 18, 3, 2, 2, 3, 3, 2, 3, 0, 2, 1, 3, NOCLAMP, 1},         /* stride 2,3 dilation 3,2 */
+    {1, 8, 11, 17, 8, 3, 3, 3, 1, 1, 3, 1, 2, 3, 3, 8, NOCLAMP, 0},           /* depthwise, dilated w */
+    {2, 6, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, NOCLAMP, 1},             /* 1x1 image */
+    {1, 4, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 1},             /* 1x1 image, padded 3x3 */
+    {1, 33, 1, 40, 17, 1, 5, 1, 1, 1, 1, 0, 0, 2, 2, 1, NOCLAMP, 1},          /* one row, wide */
+    {1, 128, 4, 4, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 1},          /* dense-like */
+    {2, 32, 16, 16, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 0},         /* 1x1 stride 2 */
+    {1, 96, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, NOCLAMP, 1},           /* 48 in, 48 out */
+    {1, 12, 33, 35, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, NOCLAMP, 1},         /* g4: 3 in, 3 out */
+    {1, 64, 6, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, NOCLAMP, 1},         /* g16: 4 in, 8 out */
+    {1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5, NOCLAMP, 1},            /* 2 in, 1 out */
+    {2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2, NOCLAMP, 1},          /* unpadded: NCHW read in place */
+    {1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+static void test_driver(void **state) {
+  (void)state;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    if (!dlconv_isa_available(all_isas[i])) continue;
+    for (size_t c = 0; c < N_CASES; c++)
+      for (int layout = 0; layout < 2; layout++)
+        run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1);
+  }
+}
+
+/* Several tasks: the split of (group block, image, row tile, oc block) over threads. */
+static void test_driver_threads(void **state) {
+  (void)state;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    if (!dlconv_isa_available(all_isas[i])) continue;
+    for (size_t c = 0; c < N_CASES; c += 3)
+      for (int layout = 0; layout < 2; layout++)
+        for (int t = 2; t <= 5; t += 3) run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], t);
+  }
+}
+
+/* Random shapes around the corners: small sizes, every stride/dilation/padding mix. */
+static void test_driver_random(void **state) {
+  (void)state;
+  static const int32_t gs[] = {1, 2, 3, 4, 8, 32};
+  for (int it = 0; it < 60; it++) {
+    conv_case c;
+    memset(&c, 0, sizeof c);
+    const int32_t g = gs[next_u32() % 6];
+    const int dw = next_u32() % 3 == 0;
+    c.groups = g;
+    c.c_in = g * (dw ? 1 : 1 + (int32_t)(next_u32() % 5));
+    c.c_out = g * (dw ? 1 + (int32_t)(next_u32() % 2) : 1 + (int32_t)(next_u32() % 20));
+    c.n = 1 + (int32_t)(next_u32() % 2);
+    c.kh = 1 + (int32_t)(next_u32() % 3);
+    c.kw = 1 + (int32_t)(next_u32() % 3);
+    c.sh = 1 + (int32_t)(next_u32() % 3);
+    c.sw = 1 + (int32_t)(next_u32() % 3);
+    c.dh = 1 + (int32_t)(next_u32() % 3);
+    c.dw = 1 + (int32_t)(next_u32() % 3);
+    c.pt = (int32_t)(next_u32() % 3);
+    c.pb = (int32_t)(next_u32() % 3);
+    c.pl = (int32_t)(next_u32() % 3);
+    c.pr = (int32_t)(next_u32() % 3);
+    c.h = 1 + (int32_t)(next_u32() % 12);
+    c.w = 1 + (int32_t)(next_u32() % 24);
+    /* the window must fit the padded input */
+    while (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1) c.h++;
+    while (c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1) c.w++;
+    c.lo = next_u32() % 2 ? 0.0f : -INFINITY;
+    c.hi = next_u32() % 3 ? INFINITY : 0.5f;
+    c.bias = (int)(next_u32() % 2);
+    for (size_t i = 0; i < N_ISAS; i++)
+      if (dlconv_isa_available(all_isas[i]))
+        run_case(&c, next_u32() % 2 ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1 + (int)(next_u32() % 3));
+  }
+}
+
+/* A NaN input reaches exactly the outputs whose window covers it, through a ReLU clamp. */
+static void test_driver_nan(void **state) {
+  (void)state;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlconv_isa isa = all_isas[i];
+    if (!family_of(isa)) continue;
+    for (int layout = 0; layout < 2; layout++)
+      for (int32_t g = 1; g <= 16; g *= 4) {
+        dlconv_conv2d_desc d;
+        dlconv_conv2d_desc_init(&d, 1, 16, 6, 6, 16, 3, 3);
+        d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+        d.groups = g;
+        d.layout = layout ? DLCONV_NHWC : DLCONV_NCHW;
+        d.out_min = 0.0f;
+        d.out_max = INFINITY;
+        float x[16 * 36], w[16 * 16 * 9], y[16 * 36];
+        for (size_t k = 0; k < 16 * 36; k++) x[k] = frand();
+        for (size_t k = 0; k < 16 * 16 * 9; k++) w[k] = 1.0f;
+        /* channel 0 at (2, 3) */
+        x[layout ? (2 * 6 + 3) * 16 : 2 * 6 + 3] = NAN;
+        dlconv_options o;
+        dlconv_options_init(&o);
+        o.algo = DLCONV_ALGO_GSPC;
+        o.isa = isa;
+        o.num_threads = 1;
+        assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &o), DLCONV_OK);
+        const int32_t coutg = 16 / g;
+        for (int32_t oc = 0; oc < 16; oc++)
+          for (int32_t oh = 0; oh < 6; oh++)
+            for (int32_t ow = 0; ow < 6; ow++) {
+              const float v = layout ? y[(oh * 6 + ow) * 16 + oc] : y[(oc * 6 + oh) * 6 + ow];
+              const int hit = oc / coutg == 0 && abs(oh - 2) <= 1 && abs(ow - 3) <= 1;
+              if (hit != (isnan(v) != 0)) print_error("%s g=%d oc=%d (%d,%d): %g\n", isa_str(isa), g, oc, oh, ow, (double)v);
+              assert_int_equal(hit, isnan(v) != 0);
+            }
+      }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ukernels),
+      cmocka_unit_test(test_driver),
+      cmocka_unit_test(test_driver_threads),
+      cmocka_unit_test(test_driver_random),
+      cmocka_unit_test(test_driver_nan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
