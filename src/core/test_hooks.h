@@ -1,0 +1,37 @@
+/* test_hooks.h - internal hooks for the reliability tests (fault injection, DLCONV_VERIFY).
+ *
+ * Not part of the public API: hidden symbols (the library is built with -fvisibility=hidden and
+ * none of these carries DLCONV_API), reachable only by tests that link the static library and
+ * include this header. Always compiled in, inert until a test turns them on: an allocation then
+ * costs one relaxed load and a never-taken branch more, a plan nothing. */
+#ifndef DLC_TEST_HOOKS_H
+#define DLC_TEST_HOOKS_H
+
+#include <stddef.h>
+
+/* ---- allocation hook (src/core/alloc.c) ----------------------------------------------------
+   While armed, every dlc_malloc/dlc_calloc is counted (thread-safe), every dlc_free of a
+   non-NULL pointer decrements the live count, and allocation number fail_at (1-based, counted
+   from the last dlc_test_alloc_arm) returns NULL as if memory had run out. */
+
+/* Arm: zero the counters; fail_at = 0 never fails, k > 0 fails the k-th allocation only. */
+void dlc_test_alloc_arm(long fail_at);
+/* Disarm: back to plain allocation (counters keep their values). */
+void dlc_test_alloc_disarm(void);
+/* Allocations attempted since arming (the failed one included). */
+long dlc_test_alloc_count(void);
+/* Allocations made while armed and not yet freed (allocations made before arming and freed
+   while armed count negative: arm before creating what you want to account for). */
+long dlc_test_alloc_live(void);
+/* 1 if the fail_at-th allocation happened (and was made to fail). */
+int dlc_test_alloc_fired(void);
+
+/* ---- corrupt micro-kernels (src/core/kernels.c) ---------------------------------------------
+   While on, dlc_kernels_for() hands out a copy of each ISA's table whose micro-kernels are
+   wrappers that call the real kernel and then perturb the first element of each tile they
+   store in y (direct conv/dwc/dwp, gemm's final K chunk, spatial pack, gspc, csr spmm). Only
+   plans created while it is on are affected. Lets a test show that DLCONV_VERIFY catches a
+   wrong kernel. */
+void dlc_test_corrupt_kernels(int on);
+
+#endif
