@@ -3,7 +3,7 @@
 
 #include "cpu.h"
 
-const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) {
+static const dlc_isa_kernels *table_for(dlconv_isa isa) {
   const dlc_cpu_features *f = dlc_cpu();
   switch (isa) {
     case DLCONV_ISA_GENERIC: return &dlc_kernels_generic;
@@ -16,4 +16,9 @@ const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) {
 #endif
     default: (void)f; return NULL;
   }
+}
+
+const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) {
+  const dlc_isa_kernels *t = table_for(isa);
+  return __builtin_expect(t && dlc_kernel_hook_on(), 0) ? dlc_kernel_hook_table(t) : t;
 }
