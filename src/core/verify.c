@@ -27,29 +27,66 @@ static size_t y_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, 
                                   : (size_t)(((n * s->c_out + c) * s->h_out + h) * s->w_out + w);
 }
 
-/* Reference value at one output point, and the sum of |terms| that bounds its rounding error. */
+/* The unclamped reference at one output point over the taps with a nonzero weight (a zero
+   weight contributes nothing, as in the CSR kernels, which never multiply it), the sum of
+   |terms| that bounds its rounding error, and whether a term left out could have made a kernel's
+   result NaN: a zero weight against a non-finite x (dense kernels compute NaN*0 = NaN), or a
+   non-finite weight against zero padding (kernels that materialise the padding compute 0*Inf).
+   Both ways of computing are right; verify must not call either one wrong. */
 static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t oc, int64_t oh, int64_t ow,
-                        double *abs_sum) {
+                        double *abs_sum, int *maybe_nan) {
   const dlc_conv_shape *s = &p->s;
   int64_t g = oc / s->cout_g;
   double acc = p->bias[oc], mag = fabs(acc);
+  int skipped_nonfinite = 0;
   for (int64_t ic = 0; ic < s->cin_g; ic++)
     for (int64_t ky = 0; ky < s->k_h; ky++) {
       int64_t ih = oh * s->stride_h - s->pad_t + ky * s->dil_h;
-      if (ih < 0 || ih >= s->h_in) continue;
+      int row_in = ih >= 0 && ih < s->h_in;
       for (int64_t kx = 0; kx < s->k_w; kx++) {
+        double wv = p->verify_w[((oc * s->cin_g + ic) * s->k_h + ky) * s->k_w + kx];
         int64_t iw = ow * s->stride_w - s->pad_l + kx * s->dil_w;
-        if (iw < 0 || iw >= s->w_in) continue;
-        double t = (double)x[x_index(s, n, g * s->cin_g + ic, ih, iw)] *
-                   (double)p->verify_w[((oc * s->cin_g + ic) * s->k_h + ky) * s->k_w + kx];
+        if (!row_in || iw < 0 || iw >= s->w_in) {
+          skipped_nonfinite |= !isfinite(wv);
+          continue;
+        }
+        double xv = x[x_index(s, n, g * s->cin_g + ic, ih, iw)];
+        if (wv == 0) {
+          skipped_nonfinite |= !isfinite(xv);
+          continue;
+        }
+        double t = xv * wv;
         acc += t;
         mag += fabs(t);
       }
     }
   *abs_sum = mag;
-  if (acc < s->out_min) acc = s->out_min;
-  if (acc > s->out_max) acc = s->out_max;
+  *maybe_nan = skipped_nonfinite;
   return acc;
+}
+
+/* How far got is from the reference acc (unclamped), in units of the rounding-error bound mag;
+   0 when they agree, INFINITY when they cannot be reconciled. A NaN in the reference must come
+   out as NaN (the clamp never hides one); a NaN in the kernel's result is fine where a term the
+   reference left out (see reference()) or an infinite reference explains it; an infinity in
+   the kernel's result is fine where the reference overflows float. */
+static double deviation(const dlc_conv_shape *s, double acc, double mag, int maybe_nan, double got) {
+  double ref = acc;
+  if (!isnan(ref)) {
+    if (ref < s->out_min) ref = s->out_min;
+    if (ref > s->out_max) ref = s->out_max;
+  }
+  if (isnan(got)) return isnan(ref) || maybe_nan || isinf(acc) ? 0 : INFINITY;
+  if (isnan(ref)) return INFINITY;
+  if (isinf(got) || isinf(ref)) {
+    if (got == ref) return 0;
+    /* float overflow where double does not: same sign, beyond FLT_MAX, then clamped alike */
+    double big = acc > 0 ? INFINITY : -INFINITY, big_c = big;
+    if (big_c < s->out_min) big_c = s->out_min;
+    if (big_c > s->out_max) big_c = s->out_max;
+    return fabs(acc) > 3.4028234663852886e38 && got == big_c ? 0 : INFINITY;
+  }
+  return fabs(got - ref) / (mag > 1e-30 ? mag : 1e-30);
 }
 
 static uint64_t next(uint64_t *state) {
@@ -82,13 +119,13 @@ dlconv_status dlc_verify_output(const dlconv_plan *p, const float *x, const floa
       h = (int64_t)(idx % (size_t)s->h_out); idx /= (size_t)s->h_out;
       c = (int64_t)(idx % (size_t)s->c_out); n = (int64_t)(idx / (size_t)s->c_out);
     }
-    double mag, ref = reference(p, x, n, c, h, w, &mag);
+    double mag;
+    int maybe_nan;
+    double acc = reference(p, x, n, c, h, w, &mag, &maybe_nan);
     double got = y[y_index(s, n, c, h, w)];
-    double err;
-    if (isnan(ref) || isnan(got)) err = isnan(ref) && isnan(got) ? 0 : INFINITY;
-    else if (isinf(ref) || isinf(got)) err = ref == got ? 0 : INFINITY;
-    else err = fabs(got - ref) / (mag > 1e-30 ? mag : 1e-30);
+    double err = deviation(s, acc, mag, maybe_nan, got);
     if (err > worst) {
+      double ref = isnan(acc) ? acc : acc < s->out_min ? s->out_min : acc > s->out_max ? s->out_max : acc;
       worst = err; wn = n; wc = c; wh = h; ww = w; wy = got; wref = ref;
     }
   }
