@@ -79,7 +79,8 @@ typedef struct kcase {
 /* Builds a random problem for conv (m == 0) or dwc (m >= 1), runs fn, checks against doubles. */
 static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn, const kcase *k, const char *what) {
   const size_t vl = f->vl, lanes = k->nv * vl;
-  const size_t sw = 1 + k->nw % 2, dwx = 1 + k->nkx % 2, dh = 1 + k->nky % 2;
+  /* Strides 1, 2 and 3 for every pixel count: kernels specialise the pixel stride 1 and 2. */
+  const size_t sw = 1 + (k->nw + (size_t)k->nchw_y + 2 * (size_t)k->acc_in) % 3, dwx = 1 + k->nkx % 2, dh = 1 + k->nky % 2;
   const size_t nky = k->nky, nkx = k->nkx;
   dlc_f32_direct_args a;
   memset(&a, 0, sizeof a);
