@@ -2,11 +2,12 @@
  * reshaping of the input), output-channel blocked so the innermost step is a vector FMA.
  *
  * Three paths, by shape and layout (direct_ukernel.h describes the kernels):
- *   conv: cin_g > 1. Weights packed [g][cout_g/vl][k_h][k_w][cin_g][vl] (last block zero padded):
- *         the kernel's reduction runs (ky, kx, ic), streaming contiguous vl-wide weight vectors
- *         in its innermost loop over ic (over NHWC with groups 1, kx and ic merge into one run).
- *         With fewer input channels than horizontal taps (c_in 3, 7x7) the order is (ic, ky, kx)
- *         and the packing [g][cout_g/vl][cin_g][k_h][k_w][vl], so the inner loop is the long one.
+ *   conv: cin_g > 1. Weights packed [g][channel tile][k_h][k_w][cin_g][nv][vl] (nv vl-blocks per
+ *         tile interleaved, last block zero padded): the kernel's reduction runs (ky, kx, ic),
+ *         streaming one contiguous run of weights in its innermost loop over ic (over NHWC with
+ *         groups 1, kx and ic merge into one run). With fewer input channels than horizontal taps
+ *         (c_in 3, 7x7) the order is (ic, ky, kx) and the packing [g][tile][cin_g][k_h][k_w][nv][vl],
+ *         so the inner loop is the long one. Rows are visited in bands (see BAND_BYTES).
  *   dwc:  depthwise (cin_g == 1, any channel multiplier), NHWC. Weights [c_out/vl][k_h][k_w][vl].
  *   dwp:  depthwise, NCHW: vectorised over output pixels; weights kept as [c_out][k_h*k_w].
  *
@@ -40,7 +41,14 @@ typedef struct direct_data {
   size_t nct;               /* conv: channel tiles per group; dwc: channel tiles of c_out */
   ptrdiff_t w_ky, w_kx, w_c; /* packed weight strides of one vl-block */
   int ic_outer;             /* conv: reduce in the order (ic, ky, kx), else (ky, kx, ic) */
+  size_t band;              /* conv: output rows per band (see conv_task) */
 } direct_data;
+
+/* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
+   budget, so they stay in L2 while every channel tile runs over the band's rows; each channel
+   tile's packed weights are then read from memory once per band, not once per output row (for
+   512x7x7 > 512, 3x3: 0.6 MB of weights per tile, re-read 7 times from L3 with rows outermost). */
+#define BAND_BYTES (1024u * 1024u)
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
@@ -75,16 +83,26 @@ static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const float *w) {
     d->w_ky = s->k_w * d->w_kx;
     d->w_c = s->k_h * d->w_ky;
   }
+  /* The nv vectors of a channel tile are interleaved per step ([..][nv][vl]), so the kernel
+     streams one contiguous run of weights; strides below are per vector and scaled by the tile's
+     nv at execute. */
+  const size_t nvm = nv_max(p->kernels->direct, 0);
   for (size_t g = 0; g < (size_t)s->groups; g++)
     for (size_t oc = 0; oc < cout; oc++) {
-      float *wb = d->w + (g * d->nb + oc / vl) * taps * cin * vl + oc % vl;
+      const size_t b = oc / vl, ct = b / nvm, nvt = DLC_MIN(nvm, d->nb - ct * nvm);
+      float *wb = d->w + (g * d->nb + ct * nvm) * taps * cin * vl + (b - ct * nvm) * vl + oc % vl;
       for (size_t ic = 0; ic < cin; ic++)
         for (int64_t ky = 0; ky < s->k_h; ky++)
           for (int64_t kx = 0; kx < s->k_w; kx++)
-            wb[(ptrdiff_t)ic * d->w_c + ky * d->w_ky + kx * d->w_kx] =
+            wb[((ptrdiff_t)ic * d->w_c + ky * d->w_ky + kx * d->w_kx) * (ptrdiff_t)nvt] =
                 w[((g * cout + oc) * cin + ic) * taps + (size_t)(ky * s->k_w + kx)];
     }
   p->packed_weight_bytes = n * sizeof(float);
+  const size_t row_bytes = (size_t)(s->cin_g * s->w_in) * sizeof(float);
+  const size_t rows_in = BAND_BYTES / DLC_MAX(row_bytes, (size_t)1);
+  const size_t win = (size_t)((s->k_h - 1) * s->dil_h + 1);
+  d->band = rows_in > win ? (rows_in - win) / (size_t)s->stride_h + 1 : 1;
+  d->band = DLC_MAX((size_t)1, DLC_MIN(d->band, (size_t)s->h_out));
   return DLCONV_OK;
 }
 
@@ -406,19 +424,24 @@ static void conv_task(void *arg, size_t task) {
   size_t i, end;
   dlc_split_range(c->items, c->ntasks, task, &i, &end);
   row_job r;
+  const size_t per_img = d->nct * (size_t)s->h_out;
   for (; i < end; i++) {
-    const size_t ct = i % d->nct;
-    size_t q = i / d->nct;
-    const int64_t oy = (int64_t)(q % (size_t)s->h_out);
-    q /= (size_t)s->h_out;
+    /* Item i: (n, g), then band, then channel tile, then the row within the band. */
+    const size_t q = i / per_img, rb = i % per_img;
     const size_t g = q % (size_t)s->groups, n = q / (size_t)s->groups;
+    const size_t band = rb / (d->nct * d->band), rr = rb % (d->nct * d->band);
+    const size_t nrows = DLC_MIN(d->band, (size_t)s->h_out - band * d->band);
+    const size_t ct = rr / nrows;
+    const int64_t oy = (int64_t)(band * d->band + rr % nrows);
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl;
     job_common(p, &r, nv);
     r.fn = f->conv[nv - 1];
-    r.ic = (loop_dim){(size_t)s->cin_g, nhwc ? 1 : s->h_in * s->w_in, d->w_c};
+    r.ic = (loop_dim){(size_t)s->cin_g, nhwc ? 1 : s->h_in * s->w_in, d->w_c * (ptrdiff_t)nv};
+    r.ky.ws *= (ptrdiff_t)nv;
+    r.kx.ws *= (ptrdiff_t)nv;
     r.ic_outer = d->ic_outer;
-    r.a.w_v = (ptrdiff_t)(taps * (size_t)s->cin_g * vl);
+    r.a.w_v = (ptrdiff_t)vl;
     r.a.nc = DLC_MIN(nv * vl, (size_t)s->cout_g - oc0);
     r.a.bias = p->bias + g * (size_t)s->cout_g + oc0;
     const size_t ocg = g * (size_t)s->cout_g + oc0, icg = g * (size_t)s->cin_g;
