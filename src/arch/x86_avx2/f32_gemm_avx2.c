@@ -84,11 +84,21 @@ static inline __attribute__((always_inline)) void tile_body(
         if (NV == 2) acc1[i] = _mm256_add_ps(acc1[i], bi);
       }
     }
-    /* Bound first: max/min return their second operand when either is NaN, so NaN survives. */
-    __m256 lo = _mm256_set1_ps(ep->out_min), hi = _mm256_set1_ps(ep->out_max);
-    FOR_ROWS {
-      acc0[i] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc0[i]));
-      if (NV == 2) acc1[i] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc1[i]));
+    /* Bound first: max/min return their second operand when either is NaN, so NaN survives.
+       An unbounded side is skipped. */
+    if (ep->out_min > -__builtin_inff()) {
+      __m256 lo = _mm256_set1_ps(ep->out_min);
+      FOR_ROWS {
+        acc0[i] = _mm256_max_ps(lo, acc0[i]);
+        if (NV == 2) acc1[i] = _mm256_max_ps(lo, acc1[i]);
+      }
+    }
+    if (ep->out_max < __builtin_inff()) {
+      __m256 hi = _mm256_set1_ps(ep->out_max);
+      FOR_ROWS {
+        acc0[i] = _mm256_min_ps(hi, acc0[i]);
+        if (NV == 2) acc1[i] = _mm256_min_ps(hi, acc1[i]);
+      }
     }
   }
   FOR_ROWS {
