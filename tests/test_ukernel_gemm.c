@@ -217,6 +217,46 @@ static void test_pack_rows(void **state) {
   }
 }
 
+/* pack_cols: every n from 1 to nr (a full panel and every masked edge), several kc, a row stride
+   wider than the panel; columns past n are zeros (the source holds NaN there, which must not
+   leak into the panel) and nothing past kc * nr is written. */
+static void test_pack_cols(void **state) {
+  (void)state;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
+    if (!kt || !kt->gemm) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    assert_non_null(f->pack_cols);
+    static const size_t kcs[] = {1, 2, 3, 5, 9, 64};
+    const size_t nr = f->nr, ld = nr + 13;
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+      size_t kc = kcs[ki];
+      float *src = xalloc((kc * ld + GUARD) * sizeof(float));
+      float *buf = xalloc((kc * nr + 2 * GUARD) * sizeof(float)), *dst = buf + GUARD;
+      for (size_t n = 1; n <= nr; n++) {
+        for (size_t k = 0; k < kc; k++)
+          for (size_t j = 0; j < ld; j++) src[k * ld + j] = j < n ? frand() : NAN;
+        for (size_t i = 0; i < kc * nr + 2 * GUARD; i++) buf[i] = SENTINEL;
+        f->pack_cols(kc, n, src, ld, dst);
+        for (size_t i = 0; i < GUARD; i++) {
+          if (!(buf[i] == SENTINEL) || !(dst[kc * nr + i] == SENTINEL))
+            fail_msg("%s pack_cols kc=%zu n=%zu: wrote outside the panel", f->name, kc, n);
+        }
+        for (size_t k = 0; k < kc; k++) {
+          for (size_t j = 0; j < nr; j++) {
+            float want = j < n ? src[k * ld + j] : 0.0f;
+            if (!(dst[k * nr + j] == want))
+              fail_msg("%s pack_cols kc=%zu n=%zu: [%zu][%zu] = %g, want %g", f->name, kc, n, k, j,
+                       (double)dst[k * nr + j], (double)want);
+          }
+        }
+      }
+      free(src);
+      free(buf);
+    }
+  }
+}
+
 /* ================================================================ driver level, public API */
 
 /* Naive double convolution in the descriptor's layout, with OIHW weights; mag = sum |x*w| + |b|. */
@@ -452,6 +492,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_edges),
       cmocka_unit_test(test_ukernel_wide_ldc),
       cmocka_unit_test(test_pack_rows),
+      cmocka_unit_test(test_pack_cols),
       cmocka_unit_test(test_driver_conv),
       cmocka_unit_test(test_driver_dense),
       cmocka_unit_test(test_driver_nan),

@@ -12,14 +12,14 @@
  * become zeros as they are packed; no im2col matrix is ever materialised); 1x1 stride-1
  * unpadded layers skip the im2col arithmetic and copy rows.
  *
- * Cache use. K is cut into chunks of kc so that one A micro-panel (kc x MR) stays in L1 while the
- * micro-kernel sweeps it across a B block (kc x nc) that stays in L2; the loops are
- *   for pc (K chunk) { B block ready; for ir (MR rows) { A micro-panel; for jr (NR cols) ukernel } }
- * so B streams from L2 (NR floats per k step, a few bytes per cycle) and A from L1 (MR
- * broadcasts per k step). In NCHW the B block is the packed im2col block and A comes prepacked;
- * in NHWC B is a prepacked weight block and each A micro-panel is packed just before its sweep,
- * so it is still in L1 when used. No MC-sized A block is needed for cache reasons: M is split
- * into blocks only to give threads enough independent jobs.
+ * Cache use. NCHW (weights = A, prepacked): for each K chunk of kc and each B micro-panel
+ * (kc x NR, packed just in time into L1: kc from half of L1), every A micro-panel of the job's
+ * M block (mc x kc, a quarter of L2) sweeps it, top to bottom: B is never written to L2 and read
+ * back, which is what a 1x1 layer with K = 64 would otherwise spend most of its time on; the
+ * next panel's input rows are prefetched into L2 meanwhile. NHWC (weights = B, prepacked):
+ *   for pc (K chunk) { for ir (MR rows) { pack A micro-panel; for jr (NR cols) ukernel } }
+ * so B streams from L2 (a block of kc x nc, half of L2) and A from L1 (MR broadcasts per k step);
+ * each A micro-panel is packed just before its sweep, so it is still in L1 when used.
  *
  * Threads: the jobs are (outer item, M block, N block) with outer = (image, group) for NCHW and
  * group for NHWC; task t of ntasks <= p->nthreads takes a contiguous range of jobs and packs into
@@ -51,6 +51,7 @@ typedef struct gemm_data {
   size_t mr, nr;
   dlc_f32_gemm_ukernel_fn ukernel;
   dlc_f32_gemm_pack_rows_fn pack_rows;
+  dlc_f32_gemm_pack_cols_fn pack_cols;
 } gemm_data;
 
 /* ---------------------------------------------------------------- plan-time blocking */
@@ -75,13 +76,14 @@ static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
    equal shares without cutting blocks thinner than they need. At most 256 candidates per
    dimension are tried. */
 #define PACK_ROWS 24
-static void split_jobs(const gemm_data *d, size_t nb0, size_t nthreads, size_t *mb_out, size_t *nb_out) {
+static void split_jobs(const gemm_data *d, size_t mb0, size_t nb0, size_t nthreads, size_t *mb_out,
+                       size_t *nb_out) {
   size_t span = DLC_MIN(8 * nthreads, (size_t)256);
   size_t nb_lim = DLC_MAX(nb0, DLC_MIN(dlc_div_up(d->N, 2 * d->nr), nb0 + span));
-  size_t mb_lim = DLC_MAX((size_t)1, DLC_MIN(dlc_div_up(d->M, 4 * d->mr), span));
+  size_t mb_lim = DLC_MAX(mb0, DLC_MIN(dlc_div_up(d->M, 4 * d->mr), mb0 + span));
   double best = 0;
-  *mb_out = 1, *nb_out = nb0;
-  for (size_t mb = 1; mb <= mb_lim; mb++) {
+  *mb_out = mb0, *nb_out = nb0;
+  for (size_t mb = mb0; mb <= mb_lim; mb++) {
     size_t mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
     for (size_t nb = nb0; nb <= nb_lim; nb++) {
       size_t nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
@@ -95,18 +97,28 @@ static void split_jobs(const gemm_data *d, size_t nb0, size_t nthreads, size_t *
 static void choose_blocking(gemm_data *d, int nthreads) {
   size_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10, 16 << 10, 256 << 10);
   size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
-  /* Half of L1 for the A micro-panel, the rest for the B micro-panel and C lines streaming by. */
-  size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->mr * sizeof(float)) / 8 * 8);
-  /* A GEMV-like NHWC layer (one micro-panel of rows: a dense layer with a small batch) streams
-     its weights from memory once; long K chunks make each B micro-panel one long sequential
-     stream, which the prefetchers follow, instead of a jump to another panel every few KB. */
-  if (d->nhwc && d->M <= d->mr) kc_max = DLC_MAX(kc_max, (size_t)4096);
-  d->kc = balanced_block(d->K, kc_max, 1);
-  /* Half of L2 for the B block. */
-  size_t nc_max = DLC_MAX(d->nr, l2 / 2 / (d->kc * sizeof(float)) / d->nr * d->nr);
-  size_t nb0 = dlc_div_up(d->N, nc_max);
+  size_t mb0 = 1, nb0 = 1;
+  if (d->nhwc) {
+    /* Half of L1 for the A micro-panel, the rest for the B micro-panel and C lines streaming by. */
+    size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->mr * sizeof(float)) / 8 * 8);
+    /* A GEMV-like NHWC layer (one micro-panel of rows: a dense layer with a small batch) streams
+       its weights from memory once; long K chunks make each B micro-panel one long sequential
+       stream, which the prefetchers follow, instead of a jump to another panel every few KB. */
+    if (d->M <= d->mr) kc_max = DLC_MAX(kc_max, (size_t)4096);
+    d->kc = balanced_block(d->K, kc_max, 1);
+    /* Half of L2 for the B block. */
+    size_t nc_max = DLC_MAX(d->nr, l2 / 2 / (d->kc * sizeof(float)) / d->nr * d->nr);
+    nb0 = dlc_div_up(d->N, nc_max);
+  } else {
+    /* Half of L1 for the B micro-panel (kc x nr), the rest for A micro-panels and C streaming
+       by; a quarter of L2 for the job's A block (mc x kc), re-read from L2 for every B panel. */
+    size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->nr * sizeof(float)) / 8 * 8);
+    d->kc = balanced_block(d->K, kc_max, 1);
+    size_t mc_max = DLC_MAX(d->mr, l2 / 4 / (d->kc * sizeof(float)) / d->mr * d->mr);
+    mb0 = dlc_div_up(d->M, mc_max);
+  }
   size_t nb, mb;
-  split_jobs(d, nb0, (size_t)nthreads, &mb, &nb);
+  split_jobs(d, mb0, nb0, (size_t)nthreads, &mb, &nb);
   d->nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
   d->nblocks = dlc_div_up(d->N, d->nc);
   d->mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
@@ -116,8 +128,8 @@ static void choose_blocking(gemm_data *d, int nthreads) {
   if (d->nhwc) {
     d->ws_slice = dlc_round_up(d->kc * d->mr * sizeof(float), DLC_ALIGN);
   } else {
-    d->bblock_bytes = dlc_round_up(d->kc * d->nc * sizeof(float), DLC_ALIGN);
-    d->ws_slice = d->bblock_bytes + dlc_round_up(d->nc * sizeof(pix_run), DLC_ALIGN);
+    d->bblock_bytes = dlc_round_up(d->kc * d->nr * sizeof(float), DLC_ALIGN);
+    d->ws_slice = d->bblock_bytes + dlc_round_up(d->nr * sizeof(pix_run), DLC_ALIGN);
   }
 }
 
@@ -176,6 +188,7 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
   d->nr = fam->nr;
   d->ukernel = fam->ukernel;
   d->pack_rows = fam->pack_rows;
+  d->pack_cols = fam->pack_cols;
   d->nhwc = s->layout == DLCONV_NHWC;
   d->pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_t == 0 &&
                  s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
@@ -392,6 +405,13 @@ typedef struct gemm_ctx {
   char *ws;
 } gemm_ctx;
 
+/* NCHW: B micro-panel outer, A micro-panels inner (BLIS order): each kc x nr panel of the im2col
+   matrix is packed into L1 right before all the job's A micro-panels (prepacked weights, streaming
+   from the job's mc x kc block in L2) sweep it, and its C tiles are written top to bottom. Nothing
+   of B is ever written to or read back from L2, so a pointwise layer with few input channels
+   (K = 64) costs little more than reading x and writing y once; while one panel is in use, the
+   input rows of the next are prefetched into L2 (not L1: a prefetch to L1 that misses L2 holds
+   one of the few L1 fill buffers and stalls the loop), a slice per micro-kernel call. */
 static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, float *bpack) {
   const dlconv_plan *p = c->p;
   const gemm_data *d = c->d;
@@ -401,27 +421,39 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
   float *y_ig = c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
   const float *a_g = d->wpack + g * d->wpanels * d->wpanel_floats;
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
-  size_t j0 = nb * d->nc, ncols = DLC_MIN(d->N, j0 + d->nc) - j0;
+  size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
+  size_t nir = dlc_div_up(m1 - m0, mr);
   pix_run *runs = (pix_run *)((char *)bpack + d->bblock_bytes);
-  size_t nruns = block_runs(d, s, j0, ncols, runs);
   plane_geom geom = nchw_plane(d, s);
   dlc_f32_gemm_epilogue ep = {NULL, 0, s->out_min, s->out_max};
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;
-    pack_b_nchw(d, &geom, x_ig, runs, nruns, pc, kc, ncols, bpack);
-    for (size_t ir = m0; ir < m1; ir += mr) {
-      const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
-      size_t m = DLC_MIN(mr, m1 - ir);
-      float *c_row = y_ig + ir * P + j0;
-      ep.bias = p->bias + g * (size_t)s->cout_g + ir;
-      for (size_t jr = 0; jr < ncols; jr += nr) {
-        size_t n = DLC_MIN(nr, ncols - jr);
-        if (jr + nr < ncols)
-          prefetch_tile(c_row + jr + nr, P, m, DLC_MIN(nr, ncols - jr - nr));
-        else if (ir + mr < m1)
-          prefetch_tile(c_row + mr * P, P, DLC_MIN(mr, m1 - ir - mr), DLC_MIN(nr, ncols));
-        d->ukernel(m, n, kc, a, bpack + jr * kc, c_row + jr, P, pc > 0, last ? &ep : NULL);
+    for (size_t jr = j0; jr < j1; jr += nr) {
+      size_t n = DLC_MIN(nr, j1 - jr);
+      if (d->pointwise) {
+        d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
+      } else {
+        size_t nruns = block_runs(d, s, jr, n, runs);
+        pack_b_nchw(d, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
+      }
+      /* the next panel's input rows (pointwise: kc rows of nr floats), a slice per call */
+      size_t jn = jr + nr < j1 ? jr + nr : j0;
+      size_t pn = jr + nr < j1 ? pc : pc + kc;
+      int pf = d->pointwise && pn < d->K;
+      size_t kn = pf ? DLC_MIN(d->kc, d->K - pn) : 0, nn = DLC_MIN(nr, j1 - jn);
+      for (size_t ir = m0, t = 0; ir < m1; ir += mr, t++) {
+        const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
+        size_t m = DLC_MIN(mr, m1 - ir);
+        if (pf) {
+          const float *xs = x_ig + pn * P + jn;
+          for (size_t k = kn * t / nir; k < kn * (t + 1) / nir; k++) {
+            __builtin_prefetch(xs + k * P, 0, 2);
+            __builtin_prefetch(xs + k * P + nn - 1, 0, 2);
+          }
+        }
+        ep.bias = p->bias + g * (size_t)s->cout_g + ir;
+        d->ukernel(m, n, kc, a, bpack, y_ig + ir * P + jr, P, pc > 0, last ? &ep : NULL);
       }
     }
   }

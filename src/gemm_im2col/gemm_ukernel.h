@@ -43,11 +43,18 @@ typedef void (*dlc_f32_gemm_ukernel_fn)(size_t m, size_t n, size_t kc,
  * contiguous channels in x. */
 typedef void (*dlc_f32_gemm_pack_rows_fn)(size_t len, const float *const *rows, float *dst);
 
+/* Packs a B micro-panel from a row-major matrix (a transpose-free copy):
+ *   dst[k * nr + j] = j < n ? src[k * ld + j] : 0      for k < kc, j < nr.
+ * Writes exactly kc * nr floats and reads no float of a row past its n-th. NCHW 1x1 layers use
+ * it: their B rows are input channels, each a contiguous run of pixels in x. */
+typedef void (*dlc_f32_gemm_pack_cols_fn)(size_t kc, size_t n, const float *src, size_t ld, float *dst);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
   dlc_f32_gemm_ukernel_fn ukernel;
   dlc_f32_gemm_pack_rows_fn pack_rows;
+  dlc_f32_gemm_pack_cols_fn pack_cols;
 } dlc_f32_gemm_family;
 
 #define DLC_GEMM_MR_MAX 32

@@ -47,10 +47,18 @@ static void dlc_f32_gemm_pack_rows_6__generic(size_t len, const float *const *ro
   }
 }
 
+static void dlc_f32_gemm_pack_cols_8__generic(size_t kc, size_t n, const float *restrict src, size_t ld,
+                                              float *restrict dst) {
+  for (size_t k = 0; k < kc; k++) {
+    FOR_J dst[k * NR + j] = j < n ? src[k * ld + j] : 0.0f;
+  }
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .name = "f32_gemm_6x8__generic",
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_6x8__generic,
     .pack_rows = dlc_f32_gemm_pack_rows_6__generic,
+    .pack_cols = dlc_f32_gemm_pack_cols_8__generic,
 };

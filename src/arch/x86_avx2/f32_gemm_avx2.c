@@ -168,10 +168,28 @@ static void dlc_f32_gemm_pack_rows_6__avx2(size_t len, const float *const *rows,
   }
 }
 
+/* Two (masked) loads and two stores per k (see the avx512 file). */
+static void dlc_f32_gemm_pack_cols_16__avx2(size_t kc, size_t n, const float *src, size_t ld, float *dst) {
+  if (n >= NR) {
+    _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
+      __m256 v0 = _mm256_loadu_ps(src + k * ld), v1 = _mm256_loadu_ps(src + k * ld + 8);
+      _mm256_storeu_ps(dst + k * NR, v0);
+      _mm256_storeu_ps(dst + k * NR + 8, v1);
+    }
+    return;
+  }
+  __m256i m0 = first_lanes(n), m1 = first_lanes(n > 8 ? n - 8 : 0);
+  for (size_t k = 0; k < kc; k++) {
+    _mm256_storeu_ps(dst + k * NR, _mm256_maskload_ps(src + k * ld, m0));
+    _mm256_storeu_ps(dst + k * NR + 8, _mm256_maskload_ps(src + k * ld + 8, m1));
+  }
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__avx2 = {
     .name = "f32_gemm_6x16__avx2",
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_6x16__avx2,
     .pack_rows = dlc_f32_gemm_pack_rows_6__avx2,
+    .pack_cols = dlc_f32_gemm_pack_cols_16__avx2,
 };

@@ -180,10 +180,30 @@ static void dlc_f32_gemm_pack_rows_14__avx512(size_t len, const float *const *ro
   }
 }
 
+/* Two (masked) loads and two stores per k: a 1x1 NCHW layer packs its B micro-panel in L1 right
+   before the micro-kernels sweep it, at ~1 cycle per k against 14 cycles per k per tile. */
+static void dlc_f32_gemm_pack_cols_32__avx512(size_t kc, size_t n, const float *src, size_t ld, float *dst) {
+  if (n >= NR) {
+    _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
+      __m512 v0 = _mm512_loadu_ps(src + k * ld), v1 = _mm512_loadu_ps(src + k * ld + 16);
+      _mm512_storeu_ps(dst + k * NR, v0);
+      _mm512_storeu_ps(dst + k * NR + 16, v1);
+    }
+    return;
+  }
+  __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
+  __mmask16 m1 = n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
+  for (size_t k = 0; k < kc; k++) {
+    _mm512_storeu_ps(dst + k * NR, _mm512_maskz_loadu_ps(m0, src + k * ld));
+    _mm512_storeu_ps(dst + k * NR + 16, _mm512_maskz_loadu_ps(m1, src + k * ld + 16));
+  }
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__avx512 = {
     .name = "f32_gemm_14x32__avx512",
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_14x32__avx512,
     .pack_rows = dlc_f32_gemm_pack_rows_14__avx512,
+    .pack_cols = dlc_f32_gemm_pack_cols_32__avx512,
 };
