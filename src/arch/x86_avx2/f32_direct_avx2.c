@@ -130,10 +130,12 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
   }
 }
 
-INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV) {
+/* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), a compile-time constant so
+   the broadcasts use immediate offsets; 0: read from the arguments. */
+INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int XP) {
   __m256 acc[CONV_TW1][2];
   tile_init(acc, NW, NV, a);
-  const ptrdiff_t xp = a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const ptrdiff_t xp = XP ? XP : a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
   const size_t n2 = a->n[2];
   for (size_t i0 = 0; i0 < a->n[0]; i0++) {
     for (size_t i1 = 0; i1 < a->n[1]; i1++) {
@@ -273,18 +275,34 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
   C1(F, 7, __VA_ARGS__) C1(F, 8, __VA_ARGS__) C1(F, 9, __VA_ARGS__) C1(F, 10, __VA_ARGS__) \
   C1(F, 11, __VA_ARGS__) C1(F, 12, __VA_ARGS__)
 
-#define CONV1(a, NW) conv_tile(a, NW, 1)
-#define CONV2(a, NW) conv_tile(a, NW, 2)
+#define CONV1(a, NW) conv_tile(a, NW, 1, 0)
+#define CONV2(a, NW) conv_tile(a, NW, 2, 0)
+#define CONV1X1(a, NW) conv_tile(a, NW, 1, 1)
+#define CONV2X1(a, NW) conv_tile(a, NW, 2, 1)
+#define CONV1X2(a, NW) conv_tile(a, NW, 1, 2)
+#define CONV2X2(a, NW) conv_tile(a, NW, 2, 2)
 #define DWC1(a, NW) dwc_tile(a, NW, 1, 0)
 #define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
 #define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
 #define DWC2P(a, NW) dwc_tile(a, NW, 2, 1)
 
 static void conv_8c_tile(size_t nw, const dlc_f32_direct_args *a) {
-  switch (nw) { CASES_12(CONV1, a) default: break; }
+  if (a->x_pix == 1) {
+    switch (nw) { CASES_12(CONV1X1, a) default: break; }
+  } else if (a->x_pix == 2) {
+    switch (nw) { CASES_12(CONV1X2, a) default: break; }
+  } else {
+    switch (nw) { CASES_12(CONV1, a) default: break; }
+  }
 }
 static void conv_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
-  switch (nw) { CASES_6(CONV2, a) default: break; }
+  if (a->x_pix == 1) {
+    switch (nw) { CASES_6(CONV2X1, a) default: break; }
+  } else if (a->x_pix == 2) {
+    switch (nw) { CASES_6(CONV2X2, a) default: break; }
+  } else {
+    switch (nw) { CASES_6(CONV2, a) default: break; }
+  }
 }
 static void dwc_8c_tile(size_t nw, const dlc_f32_direct_args *a) {
   if (a->perm) {
