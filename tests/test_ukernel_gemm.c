@@ -58,6 +58,7 @@ typedef struct uk_case {
   int accumulate, ep_kind;
   float lo, hi;
   int nan_row;   /* >= 0: A(nan_row, 0) is NaN, so that whole output row must be NaN */
+  int ct;        /* test ukernel_ct: C(i, j) at c[j * ldc + i] */
 } uk_case;
 
 /* Runs one kernel call on random panels whose padding (rows >= m of A, columns >= n of B) holds
@@ -73,24 +74,28 @@ static void run_uk_case(const uk_case *t) {
   if (t->nan_row >= 0) a[(size_t)t->nan_row] = NAN;
   float bias[DLC_GEMM_NR_MAX + DLC_GEMM_MR_MAX];
   for (size_t i = 0; i < sizeof bias / sizeof bias[0]; i++) bias[i] = frand();
-  /* C sits GUARD floats into its buffer; the row stride leaves a gap after each row. */
-  size_t total = GUARD + m * ldc + GUARD;
+  /* C sits GUARD floats into its buffer; the row stride leaves a gap after each row. With ct the
+     "rows" of the buffer are the tile's columns. */
+  size_t crows = t->ct ? n : m, ccols = t->ct ? m : n;
+#define CIDX(i, j) (t->ct ? (j) * ldc + (i) : (i) * ldc + (j))
+  size_t total = GUARD + crows * ldc + GUARD;
   float *buf = xalloc(total * sizeof(float)), *c0 = xalloc(m * n * sizeof(float));
   for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
   float *c = buf + GUARD;
   for (size_t i = 0; i < m; i++) {
-    for (size_t j = 0; j < n; j++) c[i * ldc + j] = c0[i * n + j] = frand();
+    for (size_t j = 0; j < n; j++) c[CIDX(i, j)] = c0[i * n + j] = frand();
   }
   dlc_f32_gemm_epilogue ep = {NULL, t->ep_kind == EP_BIAS_COL, t->lo, t->hi};
   if (t->ep_kind == EP_BIAS_ROW || t->ep_kind == EP_BIAS_COL) ep.bias = bias;
-  t->f->ukernel(m, n, kc, a, b, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
+  (t->ct ? t->f->ukernel_ct : t->f->ukernel)(m, n, kc, a, b, c, ldc, t->accumulate,
+                                             t->ep_kind == EP_NONE ? NULL : &ep);
 
   for (size_t i = 0; i < total; i++) {
     size_t off = i - GUARD;
-    int inside = i >= GUARD && off / ldc < m && off % ldc < n;
+    int inside = i >= GUARD && off / ldc < crows && off % ldc < ccols;
     if (!inside && !(buf[i] == SENTINEL)) {
-      fail_msg("%s m=%zu n=%zu kc=%zu: wrote outside the tile at offset %td", t->f->name, m, n, kc,
-               (ptrdiff_t)i - GUARD);
+      fail_msg("%s ct=%d m=%zu n=%zu kc=%zu: wrote outside the tile at offset %td", t->f->name, t->ct, m, n,
+               kc, (ptrdiff_t)i - GUARD);
     }
   }
   for (size_t i = 0; i < m; i++) {
@@ -108,14 +113,14 @@ static void run_uk_case(const uk_case *t) {
         mag += fabs(bv);
       }
       if (t->ep_kind != EP_NONE) ref = clampd(ref, t->lo, t->hi);
-      float got = c[i * ldc + j];
+      float got = c[CIDX(i, j)];
       if ((int)i == t->nan_row) {
         if (!isnan(got))
           fail_msg("%s m=%zu n=%zu kc=%zu ep=%d: NaN of row %zu lost (got %g)", t->f->name, m, n, kc,
                    t->ep_kind, i, (double)got);
       } else if (!close_enough(got, ref, mag, kc)) {
-        fail_msg("%s m=%zu n=%zu kc=%zu acc=%d ep=%d: C[%zu][%zu] = %.9g, want %.9g", t->f->name, m, n,
-                 kc, t->accumulate, t->ep_kind, i, j, (double)got, ref);
+        fail_msg("%s ct=%d m=%zu n=%zu kc=%zu acc=%d ep=%d: C[%zu][%zu] = %.9g, want %.9g", t->f->name, t->ct,
+                 m, n, kc, t->accumulate, t->ep_kind, i, j, (double)got, ref);
       }
     }
   }
@@ -123,6 +128,7 @@ static void run_uk_case(const uk_case *t) {
   free(b);
   free(buf);
   free(c0);
+#undef CIDX
 }
 
 /* Every (m, n) edge, a few kc (1, 2, 3, odd, one past an unroll of 4, large), accumulate or not,
@@ -138,6 +144,7 @@ static void test_ukernel_edges(void **state) {
     assert_true(f->mr >= 1 && f->mr <= DLC_GEMM_MR_MAX);
     assert_true(f->nr >= 1 && f->nr <= DLC_GEMM_NR_MAX);
     assert_non_null(f->name);
+    assert_non_null(f->ukernel_ct);
     tested++;
     for (size_t m = 1; m <= f->mr; m++) {
       for (size_t n = 1; n <= f->nr; n++) {
@@ -146,10 +153,13 @@ static void test_ukernel_edges(void **state) {
             for (int ep = 0; ep < N_EP; ep++) {
               /* The largest kc only on a subset, to keep the test quick. */
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
-              uk_case t = {f, m, n, kcs[ki], n + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1};
-              if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
-              if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
-              run_uk_case(&t);
+              for (int ct = 0; ct <= 1; ct++) {
+                size_t cols = ct ? m : n;
+                uk_case t = {f, m, n, kcs[ki], cols + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, ct};
+                if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
+                if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
+                run_uk_case(&t);
+              }
             }
           }
         }
@@ -166,13 +176,15 @@ static void test_ukernel_wide_ldc(void **state) {
     const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
     if (!kt || !kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
-    uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1};
-    run_uk_case(&t);
-    t.m = f->mr - 1 > 0 ? f->mr - 1 : 1;
-    t.n = f->nr / 2 + 1;
-    t.accumulate = 0;
-    t.ep_kind = EP_BIAS_COL;
-    run_uk_case(&t);
+    for (int ct = 0; ct <= 1; ct++) {
+      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct};
+      run_uk_case(&t);
+      t.m = f->mr - 1 > 0 ? f->mr - 1 : 1;
+      t.n = f->nr / 2 + 1;
+      t.accumulate = 0;
+      t.ep_kind = EP_BIAS_COL;
+      run_uk_case(&t);
+    }
   }
 }
 
@@ -317,6 +329,10 @@ static const conv_case conv_cases[] = {
     {"1x1 image, 3x3 pad 1", 4, 3, 1, 1, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},
     {"one channel in and out", 1, 1, 6, 40, 1, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1, -INFINITY, INFINITY},
     {"wide row, many panels", 1, 3, 3, 131, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -0.3f, 0.3f},
+    /* 7 x 7 outputs: NCHW computes these transposed (pixels as rows, C-transposed micro-kernel) */
+    {"7x7 output, groups 2, 3x3 pad 1", 2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -INFINITY, INFINITY},
+    {"7x7 pointwise, K > kc, relu6", 1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f},
+    {"7x7 output, stride 2, 5x5 pad 2", 3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, -INFINITY, INFINITY},
     {"kernel larger than image with padding", 1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1, -INFINITY,
      INFINITY},
 };

@@ -48,8 +48,10 @@ typedef struct gemm_data {
   size_t ws_slice;        /* bytes of workspace per task, multiple of 64 */
   size_t bblock_bytes;    /* NCHW: the packed B block at the start of a slice; its pix_runs follow */
   int nhwc, pointwise;
+  int trans;              /* NCHW computed as Y^T = X^T W^T (few pixels): NHWC-like loops, C transposed */
+  size_t P;               /* output pixels per image */
   size_t mr, nr;
-  dlc_f32_gemm_ukernel_fn ukernel;
+  dlc_f32_gemm_ukernel_fn ukernel, ukernel_ct;
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
 } gemm_data;
@@ -127,6 +129,9 @@ static void choose_blocking(gemm_data *d, int nthreads) {
   d->ntasks = DLC_MIN((size_t)nthreads, d->njobs);
   if (d->nhwc) {
     d->ws_slice = dlc_round_up(d->kc * d->mr * sizeof(float), DLC_ALIGN);
+  } else if (d->trans) {
+    d->bblock_bytes = dlc_round_up(d->kc * d->mc * sizeof(float), DLC_ALIGN);
+    d->ws_slice = d->bblock_bytes + dlc_round_up(d->mr * sizeof(pix_run), DLC_ALIGN);
   } else {
     d->bblock_bytes = dlc_round_up(d->kc * d->nr * sizeof(float), DLC_ALIGN);
     d->ws_slice = d->bblock_bytes + dlc_round_up(d->nr * sizeof(pix_run), DLC_ALIGN);
@@ -168,6 +173,22 @@ static void pack_weights_nhwc(const dlc_conv_shape *s, const float *w, gemm_data
   }
 }
 
+/* NCHW computed transposed: B = W_g^T with k in OIHW order, panels of nr output channels,
+   element (k, j) at panel[k * nr + j]. */
+static void pack_weights_trans(const dlc_conv_shape *s, const float *w, gemm_data *d) {
+  size_t cout_g = (size_t)s->cout_g, K = d->K, nr = d->nr;
+  for (size_t g = 0; g < (size_t)s->groups; g++) {
+    for (size_t pn = 0; pn < d->wpanels; pn++) {
+      float *dst = d->wpack + (g * d->wpanels + pn) * d->wpanel_floats;
+      size_t cols = DLC_MIN(nr, cout_g - pn * nr);
+      const float *src = w + (g * cout_g + pn * nr) * K;
+      for (size_t k = 0; k < K; k++) {
+        for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + k] : 0.0f;
+      }
+    }
+  }
+}
+
 static void gemm_destroy(dlconv_plan *p) {
   gemm_data *d = p->algo_data;
   if (d) {
@@ -187,16 +208,25 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
   d->mr = fam->mr;
   d->nr = fam->nr;
   d->ukernel = fam->ukernel;
+  d->ukernel_ct = fam->ukernel_ct;
   d->pack_rows = fam->pack_rows;
   d->pack_cols = fam->pack_cols;
   d->nhwc = s->layout == DLCONV_NHWC;
   d->pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_t == 0 &&
                  s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   d->K = (size_t)(s->cin_g * s->k_h * s->k_w);
-  if (d->nhwc) {
-    d->M = (size_t)s->n * P;
+  d->P = P;
+  /* With few pixels per image (7 x 7: 49 = 32 + 17) vectors along pixels are a quarter empty;
+     along output channels they are full: then compute Y^T = X^T W^T, pixels as rows. */
+  if (!d->nhwc) {
+    size_t vec = DLC_MAX((size_t)1, d->nr / 2), cog = (size_t)s->cout_g;
+    double eff_p = (double)P / (double)dlc_round_up(P, vec), eff_c = (double)cog / (double)dlc_round_up(cog, vec);
+    d->trans = eff_p < 0.9 && eff_c > eff_p + 0.05;
+  }
+  if (d->nhwc || d->trans) {
+    d->M = d->nhwc ? (size_t)s->n * P : P;
     d->N = (size_t)s->cout_g;
-    d->outer = (size_t)s->groups;
+    d->outer = d->nhwc ? (size_t)s->groups : (size_t)(s->n * s->groups);
     d->wpanels = dlc_div_up(d->N, d->nr);
     d->wpanel_floats = d->K * d->nr;
   } else {
@@ -221,6 +251,8 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
   }
   if (d->nhwc)
     pack_weights_nhwc(s, w, d);
+  else if (d->trans)
+    pack_weights_trans(s, w, d);
   else
     pack_weights_nchw(s, w, d);
   choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
@@ -276,8 +308,9 @@ static plane_geom nchw_plane(const gemm_data *d, const dlc_conv_shape *s) {
 }
 
 /* Cuts the block columns [j0, j0 + ncols) into runs; at most ncols of them. */
-static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0, size_t ncols, pix_run *r) {
-  size_t nr = d->nr, row = d->pointwise ? d->N : (size_t)s->w_out, n = 0;
+static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0, size_t ncols, size_t nr,
+                         pix_run *r) {
+  size_t row = d->pointwise ? d->P : (size_t)s->w_out, n = 0;
   for (size_t j = 0; j < ncols;) {
     size_t p = j0 + j, oy = p / row, ox = p % row, lane = j % nr;
     size_t len = DLC_MIN(DLC_MIN(row - ox, nr - lane), ncols - j);
@@ -294,9 +327,9 @@ static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0,
    group's im2col matrix, as panels of kc x nr floats (columns past ncols zero). x_ig: the group's
    first input channel of the image. k runs outermost so that each input row is read once,
    front to back, for all the block's pixels. */
-static void pack_b_nchw(const gemm_data *d, const plane_geom *g, const float *x_ig, const pix_run *runs,
+static void pack_b_nchw(size_t nr, const plane_geom *g, const float *x_ig, const pix_run *runs,
                         size_t nruns, size_t pc, size_t kc, size_t ncols, float *dst) {
-  size_t nr = d->nr, khw = g->kh * g->kw, tail = ncols % nr, last = ncols / nr;
+  size_t khw = g->kh * g->kw, tail = ncols % nr, last = ncols / nr;
   size_t ic = pc / khw, tap = pc % khw, ky = tap / g->kw, kx = tap % g->kw;
   for (size_t k = 0; k < kc; k++) {
     const float *xc = x_ig + ic * g->hw;
@@ -434,8 +467,8 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
       if (d->pointwise) {
         d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
       } else {
-        size_t nruns = block_runs(d, s, jr, n, runs);
-        pack_b_nchw(d, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
+        size_t nruns = block_runs(d, s, jr, n, nr, runs);
+        pack_b_nchw(nr, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
       }
       /* the next panel's input rows (pointwise: kc rows of nr floats), a slice per call */
       size_t jn = jr + nr < j1 ? jr + nr : j0;
@@ -485,6 +518,44 @@ static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, floa
   }
 }
 
+/* NCHW with few pixels, as Y^T[P x cout_g] = X^T[P x K] W_g^T[K x cout_g] per image and group,
+   with the C-transposed micro-kernel, which stores each output channel's run of pixels. BLIS
+   order as in run_job_nchw, roles swapped: per K chunk, all A micro-panels of the job's pixels
+   (mc x kc, the NCHW im2col gather at panel width mr) are packed first; then each prepacked B
+   micro-panel of weights (kc x nr, half of L1) is swept by all of them, so the weights stream from
+   memory once per call and each panel is reused from L1. */
+static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, float *apack) {
+  const dlconv_plan *p = c->p;
+  const gemm_data *d = c->d;
+  const dlc_conv_shape *s = &p->s;
+  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->P, mr = d->mr, nr = d->nr;
+  const float *x_ig = c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in);
+  float *y_ig = c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
+  const float *b_g = d->wpack + g * d->wpanels * d->wpanel_floats;
+  size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
+  size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
+  pix_run *runs = (pix_run *)((char *)apack + d->bblock_bytes);
+  plane_geom geom = nchw_plane(d, s);
+  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max};
+  for (size_t pc = 0; pc < d->K; pc += d->kc) {
+    size_t kc = DLC_MIN(d->kc, d->K - pc);
+    int last = pc + kc == d->K;
+    for (size_t ir = m0; ir < m1; ir += mr) {
+      size_t m = DLC_MIN(mr, m1 - ir);
+      size_t nruns = block_runs(d, s, ir, m, mr, runs);
+      pack_b_nchw(mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
+    }
+    for (size_t jr = j0; jr < j1; jr += nr) {
+      const float *b = b_g + (jr / nr) * d->wpanel_floats + pc * nr;
+      ep.bias = p->bias + g * (size_t)s->cout_g + jr;
+      for (size_t ir = m0; ir < m1; ir += mr) {
+        d->ukernel_ct(DLC_MIN(mr, m1 - ir), DLC_MIN(nr, j1 - jr), kc, apack + (ir - m0) * kc, b,
+                      y_ig + jr * P + ir, P, pc > 0, last ? &ep : NULL);
+      }
+    }
+  }
+}
+
 static void gemm_task(void *arg, size_t t) {
   const gemm_ctx *c = arg;
   const gemm_data *d = c->d;
@@ -495,6 +566,8 @@ static void gemm_task(void *arg, size_t t) {
     size_t nb = j % d->nblocks, mb = j / d->nblocks % d->mblocks, o = j / d->nblocks / d->mblocks;
     if (d->nhwc)
       run_job_nhwc(c, o, mb, nb, slice);
+    else if (d->trans)
+      run_job_trans(c, o, mb, nb, slice);
     else
       run_job_nchw(c, o, mb, nb, slice);
   }

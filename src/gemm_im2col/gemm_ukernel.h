@@ -53,6 +53,10 @@ typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
   dlc_f32_gemm_ukernel_fn ukernel;
+  /* The same product with C transposed: element (i, j) of the tile at c[j * ldc + i] (ldc is the
+     column stride). NCHW layers with few pixels (7 x 7) use it to put output channels, not
+     pixels, along the vectors: Y^T = X^T W^T. */
+  dlc_f32_gemm_ukernel_fn ukernel_ct;
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
 } dlc_f32_gemm_family;

@@ -40,6 +40,28 @@ static void dlc_f32_gemm_6x8__generic(size_t m, size_t n, size_t kc, const float
   }
 }
 
+/* C transposed: element (i, j) at c[j * ldc + i]. */
+static void dlc_f32_gemm_6x8_ct__generic(size_t m, size_t n, size_t kc, const float *restrict a,
+                                         const float *restrict b, float *restrict c, size_t ldc,
+                                         int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  float acc[MR][NR] = {{0}};
+  for (size_t k = 0; k < kc; k++) {
+    const float *restrict ak = a + k * MR, *restrict bk = b + k * NR;
+    FOR_I FOR_J acc[i][j] += ak[i] * bk[j];
+  }
+  FOR_I FOR_J {
+    if (i < m && j < n) {
+      float v = acc[i][j];
+      if (accumulate) v += c[j * ldc + i];
+      if (ep != NULL) {
+        if (ep->bias != NULL) v += ep->bias_per_column ? ep->bias[j] : ep->bias[i];
+        v = dlc_clamp(v, ep->out_min, ep->out_max);
+      }
+      c[j * ldc + i] = v;
+    }
+  }
+}
+
 static void dlc_f32_gemm_pack_rows_6__generic(size_t len, const float *const *rows, float *restrict dst) {
   for (size_t i = 0; i < MR; i++) {
     const float *restrict r = rows[i];
@@ -59,6 +81,7 @@ const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_6x8__generic,
+    .ukernel_ct = dlc_f32_gemm_6x8_ct__generic,
     .pack_rows = dlc_f32_gemm_pack_rows_6__generic,
     .pack_cols = dlc_f32_gemm_pack_cols_8__generic,
 };

@@ -44,22 +44,77 @@ static inline __m256i first_lanes(size_t v) {
   return _mm256_loadu_si256((const __m256i *)(lane_mask + 8 - (v > 8 ? 8 : v)));
 }
 
+/* In-register transpose: on return r[c] holds column c of the 8 x 8 block. */
+static inline void transpose_8x8(__m256 r[8]) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  /* r[4q + j], 128-bit lane L: column 4L + j of rows 4q .. 4q + 3 */
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int j = 0; j < 4; j++) {
+    t[j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x20);
+    t[4 + j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x31);
+  }
+  for (int j = 0; j < 8; j++) r[j] = t[j];
+}
+
+/* The epilogue of the C-transposed kernel (ukernel_ct): the tile is transposed in registers, 8 x 8
+   per vector of columns, so each of its n columns becomes one m-lane masked vector stored at
+   c + j * ldc. */
+static inline __attribute__((always_inline)) void store_ct(
+    const size_t M, const size_t NV, size_t n, __m256 *acc0, __m256 *acc1, float *restrict c,
+    size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  const __m256i mm = first_lanes(M);
+  for (size_t v = 0; v < NV; v++) {
+    __m256 r[8];
+    _Pragma("GCC unroll 8") for (size_t i = 0; i < 8; i++) r[i] = i < M ? (v ? acc1[i] : acc0[i]) : _mm256_setzero_ps();
+    transpose_8x8(r);
+    size_t nj = n - 8 * v < 8 ? n - 8 * v : 8;
+    for (size_t j = 0; j < nj; j++) {
+      float *cj = c + (8 * v + j) * ldc;
+      __m256 x = r[j];
+      if (accumulate) x = _mm256_add_ps(x, _mm256_maskload_ps(cj, mm));
+      if (ep != NULL) {
+        if (ep->bias != NULL && ep->bias_per_column)
+          x = _mm256_add_ps(x, _mm256_broadcast_ss(ep->bias + 8 * v + j));
+        else if (ep->bias != NULL)
+          x = _mm256_add_ps(x, _mm256_maskload_ps(ep->bias, mm));
+        x = _mm256_min_ps(_mm256_set1_ps(ep->out_max), _mm256_max_ps(_mm256_set1_ps(ep->out_min), x));
+      }
+      _mm256_maskstore_ps(cj, mm, x);
+    }
+  }
+}
+
 static inline __attribute__((always_inline)) void tile_body(
-    const size_t M, const size_t NV, size_t n, size_t kc, const float *restrict a,
+    const size_t M, const size_t NV, const int CT, size_t n, size_t kc, const float *restrict a,
     const float *restrict b, float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
   __m256 acc0[MR], acc1[MR];
   FOR_ROWS {
     acc0[i] = _mm256_setzero_ps();
     acc1[i] = _mm256_setzero_ps();
     /* C is needed only after the k loop: start bringing its lines in now. */
-    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch((const char *)(c + i * ldc + 8 * NV - 1), _MM_HINT_T0);
+    if (!CT) {
+      _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+      _mm_prefetch((const char *)(c + i * ldc + 8 * NV - 1), _MM_HINT_T0);
+    }
   }
   _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
     _mm_prefetch((const char *)(b + B_PREFETCH_STEPS(M) * NR), _MM_HINT_T0);
     K_STEP(a, b);
     a += MR;
     b += NR;
+  }
+  if (CT) {
+    store_ct(M, NV, n, acc0, acc1, c, ldc, accumulate, ep);
+    return;
   }
 
   __m256i m0 = first_lanes(n), m1 = first_lanes(n > 8 ? n - 8 : 0);
@@ -111,7 +166,12 @@ static inline __attribute__((always_inline)) void tile_body(
   static void tile_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b, \
                               float *restrict c, size_t ldc, int accumulate,                    \
                               const dlc_f32_gemm_epilogue *ep) {                                \
-    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate, ep);                                      \
+    tile_body(M, NV, 0, n, kc, a, b, c, ldc, accumulate, ep);                                   \
+  }                                                                                             \
+  static void tile_ct_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b, \
+                                 float *restrict c, size_t ldc, int accumulate,                 \
+                                 const dlc_f32_gemm_epilogue *ep) {                             \
+    tile_body(M, NV, 1, n, kc, a, b, c, ldc, accumulate, ep);                                   \
   }
 #define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
 DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4) DEFINE_TILES(5) DEFINE_TILES(6)
@@ -121,31 +181,21 @@ static const tile_fn tiles[2][MR] = {
     {tile_1x2, tile_2x2, tile_3x2, tile_4x2, tile_5x2, tile_6x2},
 };
 
+static const tile_fn tiles_ct[2][MR] = {
+    {tile_ct_1x1, tile_ct_2x1, tile_ct_3x1, tile_ct_4x1, tile_ct_5x1, tile_ct_6x1},
+    {tile_ct_1x2, tile_ct_2x2, tile_ct_3x2, tile_ct_4x2, tile_ct_5x2, tile_ct_6x2},
+};
+
+static void dlc_f32_gemm_6x16_ct__avx2(size_t m, size_t n, size_t kc, const float *a, const float *b,
+                                       float *c, size_t ldc, int accumulate,
+                                       const dlc_f32_gemm_epilogue *ep) {
+  tiles_ct[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
+}
+
 static void dlc_f32_gemm_6x16__avx2(size_t m, size_t n, size_t kc, const float *a, const float *b,
                                     float *c, size_t ldc, int accumulate,
                                     const dlc_f32_gemm_epilogue *ep) {
   tiles[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
-}
-
-/* In-register transpose: on return r[c] holds column c of the 8 x 8 block. */
-static inline void transpose_8x8(__m256 r[8]) {
-  __m256 t[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  /* r[4q + j], 128-bit lane L: column 4L + j of rows 4q .. 4q + 3 */
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int j = 0; j < 4; j++) {
-    t[j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x20);
-    t[4 + j] = _mm256_permute2f128_ps(r[j], r[4 + j], 0x31);
-  }
-  for (int j = 0; j < 8; j++) r[j] = t[j];
 }
 
 /* 8 columns at a time: 6 (masked) row loads, an 8 x 8 transpose with two zero rows, and a 4 + 2
@@ -190,6 +240,7 @@ const dlc_f32_gemm_family dlc_f32_gemm__avx2 = {
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_6x16__avx2,
+    .ukernel_ct = dlc_f32_gemm_6x16_ct__avx2,
     .pack_rows = dlc_f32_gemm_pack_rows_6__avx2,
     .pack_cols = dlc_f32_gemm_pack_cols_16__avx2,
 };

@@ -41,16 +41,75 @@ typedef void (*tile_fn)(size_t n, size_t kc, const float *restrict a, const floa
     }                                                                  \
   } while (0)
 
+/* In-register transpose: on return r[c] holds column c of the 16 x 16 block (lane i = r_in[i][c]).
+   Two 32-bit interleaves, then two 128-bit lane exchanges. */
+static inline void transpose_16x16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  /* r[4q + j], 128-bit lane L: column 4L + j of rows 4q .. 4q + 3 */
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int j = 0; j < 4; j++) {
+    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88);
+    t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
+    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
+    t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+  }
+  for (int j = 0; j < 4; j++) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+    r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
+  }
+}
+
+/* The epilogue of the C-transposed kernel (ukernel_ct): the tile is transposed in registers, 16
+   x 16 per vector of columns, so each of its n columns becomes one m-lane masked vector stored at
+   c + j * ldc (an NCHW output channel's run of m pixels). */
+static inline __attribute__((always_inline)) void store_ct(
+    const size_t M, const size_t NV, size_t n, __m512 *acc0, __m512 *acc1, float *restrict c,
+    size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  const __mmask16 mm = (__mmask16)((1u << M) - 1);
+  for (size_t v = 0; v < NV; v++) {
+    __m512 r[16];
+    _Pragma("GCC unroll 16") for (size_t i = 0; i < 16; i++) r[i] = i < M ? (v ? acc1[i] : acc0[i]) : _mm512_setzero_ps();
+    transpose_16x16(r);
+    size_t nj = n - 16 * v < 16 ? n - 16 * v : 16;
+    for (size_t j = 0; j < nj; j++) {
+      float *cj = c + (16 * v + j) * ldc;
+      __m512 x = r[j];
+      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mm, cj));
+      if (ep != NULL) {
+        if (ep->bias != NULL && ep->bias_per_column)
+          x = _mm512_add_ps(x, _mm512_set1_ps(ep->bias[16 * v + j]));
+        else if (ep->bias != NULL)
+          x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mm, ep->bias));
+        x = _mm512_min_ps(_mm512_set1_ps(ep->out_max), _mm512_max_ps(_mm512_set1_ps(ep->out_min), x));
+      }
+      _mm512_mask_storeu_ps(cj, mm, x);
+    }
+  }
+}
+
 static inline __attribute__((always_inline)) void tile_body(
-    const size_t M, const size_t NV, size_t n, size_t kc, const float *restrict a,
+    const size_t M, const size_t NV, const int CT, size_t n, size_t kc, const float *restrict a,
     const float *restrict b, float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
   __m512 acc0[MR], acc1[MR];
   FOR_ROWS {
     acc0[i] = _mm512_setzero_ps();
     acc1[i] = _mm512_setzero_ps();
     /* C is needed only after the k loop: start bringing its lines in now. */
-    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch((const char *)(c + i * ldc + 16 * NV - 1), _MM_HINT_T0);
+    if (!CT) {
+      _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+      _mm_prefetch((const char *)(c + i * ldc + 16 * NV - 1), _MM_HINT_T0);
+    }
   }
   /* Unrolled by the compiler rather than by hand: a hand-unrolled body made GCC 12 rotate
      accumulators through the stack; this form keeps all 28 in registers. */
@@ -62,6 +121,10 @@ static inline __attribute__((always_inline)) void tile_body(
     K_STEP(a, b);
     a += MR;
     b += NR;
+  }
+  if (CT) {
+    store_ct(M, NV, n, acc0, acc1, c, ldc, accumulate, ep);
+    return;
   }
 
   __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
@@ -115,7 +178,12 @@ static inline __attribute__((always_inline)) void tile_body(
   static void tile_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b, \
                               float *restrict c, size_t ldc, int accumulate,                    \
                               const dlc_f32_gemm_epilogue *ep) {                                \
-    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate, ep);                                      \
+    tile_body(M, NV, 0, n, kc, a, b, c, ldc, accumulate, ep);                                   \
+  }                                                                                             \
+  static void tile_ct_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b, \
+                                 float *restrict c, size_t ldc, int accumulate,                 \
+                                 const dlc_f32_gemm_epilogue *ep) {                             \
+    tile_body(M, NV, 1, n, kc, a, b, c, ldc, accumulate, ep);                                   \
   }
 #define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
 DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4) DEFINE_TILES(5) DEFINE_TILES(6)
@@ -129,39 +197,23 @@ static const tile_fn tiles[2][MR] = {
      tile_10x2, tile_11x2, tile_12x2, tile_13x2, tile_14x2},
 };
 
+static const tile_fn tiles_ct[2][MR] = {
+    {tile_ct_1x1, tile_ct_2x1, tile_ct_3x1, tile_ct_4x1, tile_ct_5x1, tile_ct_6x1, tile_ct_7x1, tile_ct_8x1,
+     tile_ct_9x1, tile_ct_10x1, tile_ct_11x1, tile_ct_12x1, tile_ct_13x1, tile_ct_14x1},
+    {tile_ct_1x2, tile_ct_2x2, tile_ct_3x2, tile_ct_4x2, tile_ct_5x2, tile_ct_6x2, tile_ct_7x2, tile_ct_8x2,
+     tile_ct_9x2, tile_ct_10x2, tile_ct_11x2, tile_ct_12x2, tile_ct_13x2, tile_ct_14x2},
+};
+
+static void dlc_f32_gemm_14x32_ct__avx512(size_t m, size_t n, size_t kc, const float *a, const float *b,
+                                          float *c, size_t ldc, int accumulate,
+                                          const dlc_f32_gemm_epilogue *ep) {
+  tiles_ct[n > 16][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
+}
+
 static void dlc_f32_gemm_14x32__avx512(size_t m, size_t n, size_t kc, const float *a, const float *b,
                                        float *c, size_t ldc, int accumulate,
                                        const dlc_f32_gemm_epilogue *ep) {
   tiles[n > 16][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
-}
-
-/* In-register transpose: on return r[c] holds column c of the 16 x 16 block (lane i = r_in[i][c]).
-   Two 32-bit interleaves, then two 128-bit lane exchanges. */
-static inline void transpose_16x16(__m512 r[16]) {
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  /* r[4q + j], 128-bit lane L: column 4L + j of rows 4q .. 4q + 3 */
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int j = 0; j < 4; j++) {
-    t[j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88);
-    t[4 + j] = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
-    t[8 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88);
-    t[12 + j] = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
-  }
-  for (int j = 0; j < 4; j++) {
-    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
-    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
-    r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
-    r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xDD);
-  }
 }
 
 /* 16 columns at a time: 14 (masked) row loads, a 16 x 16 transpose with two zero rows, and one
@@ -204,6 +256,7 @@ const dlc_f32_gemm_family dlc_f32_gemm__avx512 = {
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_f32_gemm_14x32__avx512,
+    .ukernel_ct = dlc_f32_gemm_14x32_ct__avx512,
     .pack_rows = dlc_f32_gemm_pack_rows_14__avx512,
     .pack_cols = dlc_f32_gemm_pack_cols_32__avx512,
 };
