@@ -173,17 +173,26 @@ static void pack_weights_nhwc(const dlc_conv_shape *s, const float *w, gemm_data
   }
 }
 
-/* NCHW computed transposed: B = W_g^T with k in OIHW order, panels of nr output channels,
-   element (k, j) at panel[k * nr + j]. */
+/* NCHW computed transposed: B = W_g^T with k in OIHW order, in K chunks of kc, each chunk's
+   panels of nr output channels one after another (kc x nr floats, element (k, j) at
+   panel[k * nr + j]): the micro-kernels then read the weights of a chunk as one sequential stream,
+   which the L2 streamer runs ahead of (these layers' weights do not fit in L2 and come from L3). */
+static inline size_t trans_panel(const gemm_data *d, size_t pc, size_t pn) {
+  return pc * d->wpanels * d->nr + pn * DLC_MIN(d->kc, d->K - pc) * d->nr;
+}
+
 static void pack_weights_trans(const dlc_conv_shape *s, const float *w, gemm_data *d) {
   size_t cout_g = (size_t)s->cout_g, K = d->K, nr = d->nr;
   for (size_t g = 0; g < (size_t)s->groups; g++) {
-    for (size_t pn = 0; pn < d->wpanels; pn++) {
-      float *dst = d->wpack + (g * d->wpanels + pn) * d->wpanel_floats;
-      size_t cols = DLC_MIN(nr, cout_g - pn * nr);
-      const float *src = w + (g * cout_g + pn * nr) * K;
-      for (size_t k = 0; k < K; k++) {
-        for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + k] : 0.0f;
+    for (size_t pc = 0; pc < K; pc += d->kc) {
+      size_t kc = DLC_MIN(d->kc, K - pc);
+      for (size_t pn = 0; pn < d->wpanels; pn++) {
+        float *dst = d->wpack + g * d->wpanels * d->wpanel_floats + trans_panel(d, pc, pn);
+        size_t cols = DLC_MIN(nr, cout_g - pn * nr);
+        const float *src = w + (g * cout_g + pn * nr) * K + pc;
+        for (size_t k = 0; k < kc; k++) {
+          for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + k] : 0.0f;
+        }
       }
     }
   }
@@ -249,13 +258,13 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
     p->packed_weight_bytes = 0;
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %zu bytes of weights", bytes);
   }
+  choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
   if (d->nhwc)
     pack_weights_nhwc(s, w, d);
   else if (d->trans)
     pack_weights_trans(s, w, d);
   else
     pack_weights_nchw(s, w, d);
-  choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
   p->algo_data = d;
   p->workspace_bytes = d->ntasks * d->ws_slice;
   p->weight_density = 1.0;
@@ -546,7 +555,7 @@ static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, flo
       pack_b_nchw(mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
-      const float *b = b_g + (jr / nr) * d->wpanel_floats + pc * nr;
+      const float *b = b_g + trans_panel(d, pc, jr / nr);
       ep.bias = p->bias + g * (size_t)s->cout_g + jr;
       for (size_t ir = m0; ir < m1; ir += mr) {
         d->ukernel_ct(DLC_MIN(mr, m1 - ir), DLC_MIN(nr, j1 - jr), kc, apack + (ir - m0) * kc, b,
