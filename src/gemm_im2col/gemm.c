@@ -155,43 +155,30 @@ static void pack_weights_nchw(const dlc_conv_shape *s, const float *w, gemm_data
   }
 }
 
-/* NHWC: B = W_g^T with k in (ky, kx, ic) order, panels of nr output channels, element (k, j) at
-   panel[k * nr + j]. */
-static void pack_weights_nhwc(const dlc_conv_shape *s, const float *w, gemm_data *d) {
-  size_t cout_g = (size_t)s->cout_g, cin_g = (size_t)s->cin_g, K = d->K, nr = d->nr;
-  size_t taps = (size_t)(s->k_h * s->k_w);
-  for (size_t g = 0; g < (size_t)s->groups; g++) {
-    for (size_t pn = 0; pn < d->wpanels; pn++) {
-      float *dst = d->wpack + (g * d->wpanels + pn) * d->wpanel_floats;
-      size_t cols = DLC_MIN(nr, cout_g - pn * nr);
-      const float *src = w + (g * cout_g + pn * nr) * K;
-      for (size_t k = 0; k < K; k++) {
-        size_t tap = k / cin_g, ic = k % cin_g;
-        for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + ic * taps + tap] : 0.0f;
-      }
-    }
-  }
-}
-
-/* NCHW computed transposed: B = W_g^T with k in OIHW order, in K chunks of kc, each chunk's
-   panels of nr output channels one after another (kc x nr floats, element (k, j) at
-   panel[k * nr + j]): the micro-kernels then read the weights of a chunk as one sequential stream,
-   which the L2 streamer runs ahead of (these layers' weights do not fit in L2 and come from L3). */
-static inline size_t trans_panel(const gemm_data *d, size_t pc, size_t pn) {
+/* Weights as the B operand (NHWC, and NCHW computed transposed) are stored in K chunks of kc, each
+   chunk's panels of nr output channels one after another (kc x nr floats, element (k, j) at
+   panel[k * nr + j]): a sweep of the micro-kernel over a B block then reads one sequential
+   stream, which the hardware prefetchers run ahead of, instead of jumping K x nr floats from one
+   panel to the next. */
+static inline size_t b_panel(const gemm_data *d, size_t pc, size_t pn) {
   return pc * d->wpanels * d->nr + pn * DLC_MIN(d->kc, d->K - pc) * d->nr;
 }
 
-static void pack_weights_trans(const dlc_conv_shape *s, const float *w, gemm_data *d) {
-  size_t cout_g = (size_t)s->cout_g, K = d->K, nr = d->nr;
+/* B = W_g^T, k in (ky, kx, ic) order for NHWC (im2col reads run over channels), in OIHW order
+   (ic, ky, kx) for NCHW computed transposed. */
+static void pack_weights_b(const dlc_conv_shape *s, const float *w, gemm_data *d) {
+  size_t cout_g = (size_t)s->cout_g, cin_g = (size_t)s->cin_g, K = d->K, nr = d->nr;
+  size_t taps = (size_t)(s->k_h * s->k_w);
   for (size_t g = 0; g < (size_t)s->groups; g++) {
     for (size_t pc = 0; pc < K; pc += d->kc) {
       size_t kc = DLC_MIN(d->kc, K - pc);
       for (size_t pn = 0; pn < d->wpanels; pn++) {
-        float *dst = d->wpack + g * d->wpanels * d->wpanel_floats + trans_panel(d, pc, pn);
+        float *dst = d->wpack + g * d->wpanels * d->wpanel_floats + b_panel(d, pc, pn);
         size_t cols = DLC_MIN(nr, cout_g - pn * nr);
-        const float *src = w + (g * cout_g + pn * nr) * K + pc;
+        const float *src = w + (g * cout_g + pn * nr) * K;
         for (size_t k = 0; k < kc; k++) {
-          for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + k] : 0.0f;
+          size_t kk = pc + k, ks = d->nhwc ? kk % cin_g * taps + kk / cin_g : kk;
+          for (size_t j = 0; j < nr; j++) dst[k * nr + j] = j < cols ? src[j * K + ks] : 0.0f;
         }
       }
     }
@@ -259,10 +246,8 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %zu bytes of weights", bytes);
   }
   choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
-  if (d->nhwc)
-    pack_weights_nhwc(s, w, d);
-  else if (d->trans)
-    pack_weights_trans(s, w, d);
+  if (d->nhwc || d->trans)
+    pack_weights_b(s, w, d);
   else
     pack_weights_nchw(s, w, d);
   p->algo_data = d;
@@ -520,7 +505,7 @@ static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, floa
       for (size_t jr = j0; jr < j1; jr += nr) {
         if (jr + nr < j1) prefetch_tile(y_g + ir * c_out + jr + nr, c_out, m, DLC_MIN(nr, j1 - jr - nr));
         ep.bias = p->bias + g * (size_t)s->cout_g + jr;
-        d->ukernel(m, DLC_MIN(nr, j1 - jr), kc, apack, b_g + (jr / nr) * d->wpanel_floats + pc * nr,
+        d->ukernel(m, DLC_MIN(nr, j1 - jr), kc, apack, b_g + b_panel(d, pc, jr / nr),
                    y_g + ir * c_out + jr, c_out, pc > 0, last ? &ep : NULL);
       }
     }
@@ -555,7 +540,7 @@ static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, flo
       pack_b_nchw(mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
-      const float *b = b_g + trans_panel(d, pc, jr / nr);
+      const float *b = b_g + b_panel(d, pc, jr / nr);
       ep.bias = p->bias + g * (size_t)s->cout_g + jr;
       for (size_t ir = m0; ir < m1; ir += mr) {
         d->ukernel_ct(DLC_MIN(mr, m1 - ir), DLC_MIN(nr, j1 - jr), kc, apack + (ir - m0) * kc, b,
