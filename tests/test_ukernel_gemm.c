@@ -269,6 +269,35 @@ static void test_pack_cols(void **state) {
   }
 }
 
+/* copy: every length up to a few vectors, at unaligned offsets; nothing outside [0, len) written. */
+static void test_copy(void **state) {
+  (void)state;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
+    if (!kt || !kt->gemm) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    assert_non_null(f->copy);
+    const size_t maxlen = 100;
+    float *src = xalloc((maxlen + 8) * sizeof(float));
+    float *buf = xalloc((maxlen + 8 + 2 * GUARD) * sizeof(float));
+    for (size_t i = 0; i < maxlen + 8; i++) src[i] = frand();
+    for (size_t len = 0; len <= maxlen; len++) {
+      for (size_t off = 0; off < 3; off++) {
+        float *dst = buf + GUARD + off;
+        for (size_t i = 0; i < maxlen + 8 + 2 * GUARD; i++) buf[i] = SENTINEL;
+        f->copy(dst, src + 2 * off + 1, len);
+        for (size_t i = 0; i < maxlen + 8 + 2 * GUARD; i++) {
+          ptrdiff_t t = (ptrdiff_t)i - (ptrdiff_t)(GUARD + off);
+          float want = t >= 0 && (size_t)t < len ? src[2 * off + 1 + (size_t)t] : SENTINEL;
+          if (!(buf[i] == want)) fail_msg("%s copy len=%zu off=%zu: float %td wrong", f->name, len, off, t);
+        }
+      }
+    }
+    free(src);
+    free(buf);
+  }
+}
+
 /* ================================================================ driver level, public API */
 
 /* Naive double convolution in the descriptor's layout, with OIHW weights; mag = sum |x*w| + |b|. */
@@ -509,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_wide_ldc),
       cmocka_unit_test(test_pack_rows),
       cmocka_unit_test(test_pack_cols),
+      cmocka_unit_test(test_copy),
       cmocka_unit_test(test_driver_conv),
       cmocka_unit_test(test_driver_dense),
       cmocka_unit_test(test_driver_nan),

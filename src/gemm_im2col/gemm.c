@@ -54,6 +54,7 @@ typedef struct gemm_data {
   dlc_f32_gemm_ukernel_fn ukernel, ukernel_ct;
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
+  dlc_f32_gemm_copy_fn copy;
 } gemm_data;
 
 /* ---------------------------------------------------------------- plan-time blocking */
@@ -207,6 +208,7 @@ static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
   d->ukernel_ct = fam->ukernel_ct;
   d->pack_rows = fam->pack_rows;
   d->pack_cols = fam->pack_cols;
+  d->copy = fam->copy;
   d->nhwc = s->layout == DLCONV_NHWC;
   d->pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_t == 0 &&
                  s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
@@ -266,21 +268,22 @@ static inline void zero_floats(float *restrict d, size_t n) {
   for (size_t i = 0; i < n; i++) d[i] = 0.0f;
 }
 
-static inline void copy_floats(float *restrict d, const float *restrict s, size_t n) {
-  for (size_t i = 0; i < n; i++) d[i] = s[i];
-}
-
 /* dst[l] = row[ix0 + l * sw] for l < len where that column lies in [0, w_in), else 0 (padding). */
-static void gather_row(float *restrict dst, const float *restrict row, ptrdiff_t ix0, ptrdiff_t sw,
-                       size_t len, ptrdiff_t w_in) {
-  ptrdiff_t n = (ptrdiff_t)len;
-  ptrdiff_t lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
-  ptrdiff_t hi = ix0 >= w_in ? 0 : (w_in - ix0 + sw - 1) / sw;
+static void gather_row(dlc_f32_gemm_copy_fn copy, float *restrict dst, const float *restrict row,
+                       ptrdiff_t ix0, ptrdiff_t sw, size_t len, ptrdiff_t w_in) {
+  ptrdiff_t n = (ptrdiff_t)len, lo, hi;
+  if (sw == 1) {   /* no division: this runs once per k and run, a few times per 32 floats packed */
+    lo = ix0 >= 0 ? 0 : -ix0;
+    hi = w_in - ix0;
+  } else {
+    lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
+    hi = ix0 >= w_in ? 0 : (w_in - ix0 + sw - 1) / sw;
+  }
   lo = DLC_MIN(lo, n);
   hi = DLC_MAX(DLC_MIN(hi, n), lo);
   zero_floats(dst, (size_t)lo);
   if (sw == 1) {
-    copy_floats(dst + lo, row + (ix0 + lo), (size_t)(hi - lo));
+    copy(dst + lo, row + (ix0 + lo), (size_t)(hi - lo));
   } else {
     for (ptrdiff_t l = lo; l < hi; l++) dst[l] = row[ix0 + l * sw];
   }
@@ -321,7 +324,7 @@ static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0,
    group's im2col matrix, as panels of kc x nr floats (columns past ncols zero). x_ig: the group's
    first input channel of the image. k runs outermost so that each input row is read once,
    front to back, for all the block's pixels. */
-static void pack_b_nchw(size_t nr, const plane_geom *g, const float *x_ig, const pix_run *runs,
+static void pack_b_nchw(dlc_f32_gemm_copy_fn copy, size_t nr, const plane_geom *g, const float *x_ig, const pix_run *runs,
                         size_t nruns, size_t pc, size_t kc, size_t ncols, float *dst) {
   size_t khw = g->kh * g->kw, tail = ncols % nr, last = ncols / nr;
   size_t ic = pc / khw, tap = pc % khw, ky = tap / g->kw, kx = tap % g->kw;
@@ -334,7 +337,7 @@ static void pack_b_nchw(size_t nr, const plane_geom *g, const float *x_ig, const
       if (iy < 0 || iy >= g->h)
         zero_floats(o, runs[r].len);
       else
-        gather_row(o, xc + iy * g->w, runs[r].ix0 + dx, g->sw, runs[r].len, g->w);
+        gather_row(copy, o, xc + iy * g->w, runs[r].ix0 + dx, g->sw, runs[r].len, g->w);
     }
     if (tail) zero_floats(dst + (last * kc + k) * nr + tail, nr - tail);
     if (++kx == g->kw) {
@@ -462,7 +465,7 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
         d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
       } else {
         size_t nruns = block_runs(d, s, jr, n, nr, runs);
-        pack_b_nchw(nr, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
+        pack_b_nchw(d->copy, nr, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
       }
       /* the next panel's input rows (pointwise: kc rows of nr floats), a slice per call */
       size_t jn = jr + nr < j1 ? jr + nr : j0;
@@ -537,7 +540,7 @@ static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, flo
     for (size_t ir = m0; ir < m1; ir += mr) {
       size_t m = DLC_MIN(mr, m1 - ir);
       size_t nruns = block_runs(d, s, ir, m, mr, runs);
-      pack_b_nchw(mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
+      pack_b_nchw(d->copy, mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
       const float *b = b_g + b_panel(d, pc, jr / nr);

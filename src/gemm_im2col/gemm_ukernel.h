@@ -49,6 +49,11 @@ typedef void (*dlc_f32_gemm_pack_rows_fn)(size_t len, const float *const *rows, 
  * it: their B rows are input channels, each a contiguous run of pixels in x. */
 typedef void (*dlc_f32_gemm_pack_cols_fn)(size_t kc, size_t n, const float *src, size_t ld, float *dst);
 
+/* dst[t] = src[t] for t < len; reads and writes nothing else (no alignment assumed). The NCHW
+ * im2col packing copies runs of at most a few dozen floats, one per k and output row of a panel:
+ * a libc memcpy call per run cost as much as the copy. */
+typedef void (*dlc_f32_gemm_copy_fn)(float *dst, const float *src, size_t len);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
@@ -59,6 +64,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_ukernel_fn ukernel_ct;
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
+  dlc_f32_gemm_copy_fn copy;
 } dlc_f32_gemm_family;
 
 #define DLC_GEMM_MR_MAX 32

@@ -76,6 +76,10 @@ static void dlc_f32_gemm_pack_cols_8__generic(size_t kc, size_t n, const float *
   }
 }
 
+static void dlc_f32_gemm_copy__generic(float *restrict dst, const float *restrict src, size_t len) {
+  for (size_t t = 0; t < len; t++) dst[t] = src[t];
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .name = "f32_gemm_6x8__generic",
     .mr = MR,
@@ -84,4 +88,5 @@ const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .ukernel_ct = dlc_f32_gemm_6x8_ct__generic,
     .pack_rows = dlc_f32_gemm_pack_rows_6__generic,
     .pack_cols = dlc_f32_gemm_pack_cols_8__generic,
+    .copy = dlc_f32_gemm_copy__generic,
 };

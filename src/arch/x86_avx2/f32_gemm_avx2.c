@@ -235,6 +235,24 @@ static void dlc_f32_gemm_pack_cols_16__avx2(size_t kc, size_t n, const float *sr
   }
 }
 
+/* 16 floats per step, the tail with masked loads and stores. */
+static void dlc_f32_gemm_copy__avx2(float *dst, const float *src, size_t len) {
+  size_t t = 0;
+  for (; t + 16 <= len; t += 16) {
+    __m256 v0 = _mm256_loadu_ps(src + t), v1 = _mm256_loadu_ps(src + t + 8);
+    _mm256_storeu_ps(dst + t, v0);
+    _mm256_storeu_ps(dst + t + 8, v1);
+  }
+  size_t r = len - t;
+  if (r == 0) return;
+  __m256i m0 = first_lanes(r);
+  _mm256_maskstore_ps(dst + t, m0, _mm256_maskload_ps(src + t, m0));
+  if (r > 8) {
+    __m256i m1 = first_lanes(r - 8);
+    _mm256_maskstore_ps(dst + t + 8, m1, _mm256_maskload_ps(src + t + 8, m1));
+  }
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__avx2 = {
     .name = "f32_gemm_6x16__avx2",
     .mr = MR,
@@ -243,4 +261,5 @@ const dlc_f32_gemm_family dlc_f32_gemm__avx2 = {
     .ukernel_ct = dlc_f32_gemm_6x16_ct__avx2,
     .pack_rows = dlc_f32_gemm_pack_rows_6__avx2,
     .pack_cols = dlc_f32_gemm_pack_cols_16__avx2,
+    .copy = dlc_f32_gemm_copy__avx2,
 };

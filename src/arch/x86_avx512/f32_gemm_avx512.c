@@ -251,6 +251,23 @@ static void dlc_f32_gemm_pack_cols_32__avx512(size_t kc, size_t n, const float *
   }
 }
 
+/* 32 floats per step, the tail with masks: a run of up to 32 floats is two loads and two stores. */
+static void dlc_f32_gemm_copy__avx512(float *dst, const float *src, size_t len) {
+  size_t t = 0;
+  for (; t + 32 <= len; t += 32) {
+    __m512 v0 = _mm512_loadu_ps(src + t), v1 = _mm512_loadu_ps(src + t + 16);
+    _mm512_storeu_ps(dst + t, v0);
+    _mm512_storeu_ps(dst + t + 16, v1);
+  }
+  size_t r = len - t;
+  if (r == 0) return;
+  __mmask16 m0 = r >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << r) - 1);
+  __mmask16 m1 = r > 16 ? (__mmask16)((1u << (r - 16)) - 1) : 0;
+  __m512 v0 = _mm512_maskz_loadu_ps(m0, src + t);
+  _mm512_mask_storeu_ps(dst + t, m0, v0);
+  if (m1) _mm512_mask_storeu_ps(dst + t + 16, m1, _mm512_maskz_loadu_ps(m1, src + t + 16));
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__avx512 = {
     .name = "f32_gemm_14x32__avx512",
     .mr = MR,
@@ -259,4 +276,5 @@ const dlc_f32_gemm_family dlc_f32_gemm__avx512 = {
     .ukernel_ct = dlc_f32_gemm_14x32_ct__avx512,
     .pack_rows = dlc_f32_gemm_pack_rows_14__avx512,
     .pack_cols = dlc_f32_gemm_pack_cols_32__avx512,
+    .copy = dlc_f32_gemm_copy__avx512,
 };
