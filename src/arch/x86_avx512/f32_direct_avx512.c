@@ -18,6 +18,9 @@
 #define DWC_TW1 24
 #define DWC_TW2 12
 #define DWP_VECS 8
+#ifndef PF_STEPS
+#define PF_STEPS 6
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 /* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
@@ -153,6 +156,12 @@ INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, 
       for (size_t i2 = 0; i2 < n2; i2++) {
         const __m512 w0 = _mm512_loadu_ps(wk);
         const __m512 w1 = NV > 1 ? _mm512_loadu_ps(wk + wv) : w0;
+        if (XP && PF_STEPS) {
+          /* NCHW: consecutive steps read other channel planes, a stride the hardware prefetchers
+             do not follow past 2 KiB; fetch the tile's pixels PF_STEPS channels ahead. */
+          _mm_prefetch((const char *)(xk + PF_STEPS * xs2), _MM_HINT_T0);
+          if ((NW - 1) * XP >= 8) _mm_prefetch((const char *)(xk + PF_STEPS * xs2 + (NW - 1) * XP), _MM_HINT_T0);
+        }
         UNROLL
         for (int p = 0; p < NW; p++) {
           const __m512 b = _mm512_set1_ps(xk[p * xp]);
