@@ -44,6 +44,7 @@ typedef struct gemm_data {
   size_t wpanels;         /* panels per group */
   size_t K, M, N;         /* GEMM of one outer item */
   size_t kc, mc, nc;      /* K chunk; M and N block of a job (multiples of mr and nr) */
+  size_t nsub;            /* NCHW: columns packed at a time (nr for 1x1; an L2 sub-block for im2col) */
   size_t outer, mblocks, nblocks, njobs, ntasks;
   size_t ws_slice;        /* bytes of workspace per task, multiple of 64 */
   size_t bblock_bytes;    /* NCHW: the packed B block at the start of a slice; its pix_runs follow */
@@ -119,6 +120,8 @@ static void choose_blocking(gemm_data *d, int nthreads) {
     d->kc = balanced_block(d->K, kc_max, 1);
     size_t mc_max = DLC_MAX(d->mr, l2 / 4 / (d->kc * sizeof(float)) / d->mr * d->mr);
     mb0 = dlc_div_up(d->M, mc_max);
+    /* im2col sub-block: an eighth of L2 */
+    d->nsub = d->pointwise ? d->nr : DLC_MAX(d->nr, l2 / 8 / (d->kc * sizeof(float)) / d->nr * d->nr);
   }
   size_t nb, mb;
   split_jobs(d, mb0, nb0, (size_t)nthreads, &mb, &nb);
@@ -134,8 +137,9 @@ static void choose_blocking(gemm_data *d, int nthreads) {
     d->bblock_bytes = dlc_round_up(d->kc * d->mc * sizeof(float), DLC_ALIGN);
     d->ws_slice = d->bblock_bytes + dlc_round_up(d->mr * sizeof(pix_run), DLC_ALIGN);
   } else {
-    d->bblock_bytes = dlc_round_up(d->kc * d->nr * sizeof(float), DLC_ALIGN);
-    d->ws_slice = d->bblock_bytes + dlc_round_up(d->nr * sizeof(pix_run), DLC_ALIGN);
+    d->nsub = DLC_MIN(d->nsub, d->nc);
+    d->bblock_bytes = dlc_round_up(d->kc * d->nsub * sizeof(float), DLC_ALIGN);
+    d->ws_slice = d->bblock_bytes + dlc_round_up(d->nsub * sizeof(pix_run), DLC_ALIGN);
   }
 }
 
@@ -459,14 +463,29 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;
+    if (!d->pointwise) {
+      /* im2col: a sub-block of nsub columns (an eighth of L2) at a time, swept A micro-panel by
+         A micro-panel (each C row then receives nsub contiguous floats: a few write streams, not
+         one per output channel, which matters when K is short and C traffic dominates, as in a
+         first layer or a strided 1x1); the per-k work of the gather is shared by its panels. */
+      for (size_t jb = j0; jb < j1; jb += d->nsub) {
+        size_t ncols = DLC_MIN(d->nsub, j1 - jb);
+        size_t nruns = block_runs(d, s, jb, ncols, nr, runs);
+        pack_b_nchw(d->copy, nr, &geom, x_ig, runs, nruns, pc, kc, ncols, bpack);
+        for (size_t ir = m0; ir < m1; ir += mr) {
+          const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
+          size_t m = DLC_MIN(mr, m1 - ir);
+          ep.bias = p->bias + g * (size_t)s->cout_g + ir;
+          for (size_t jr = 0; jr < ncols; jr += nr)
+            d->ukernel(m, DLC_MIN(nr, ncols - jr), kc, a, bpack + jr * kc, y_ig + ir * P + jb + jr, P, pc > 0,
+                       last ? &ep : NULL);
+        }
+      }
+      continue;
+    }
     for (size_t jr = j0; jr < j1; jr += nr) {
       size_t n = DLC_MIN(nr, j1 - jr);
-      if (d->pointwise) {
-        d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
-      } else {
-        size_t nruns = block_runs(d, s, jr, n, nr, runs);
-        pack_b_nchw(d->copy, nr, &geom, x_ig, runs, nruns, pc, kc, n, bpack);
-      }
+      d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
       /* the next panel's input rows (pointwise: kc rows of nr floats), a slice per call */
       size_t jn = jr + nr < j1 ? jr + nr : j0;
       size_t pn = jr + nr < j1 ? pc : pc + kc;
