@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "env.h"
+#include "fpenv.h"
 #include "plan.h"
 #include "util.h"
 #include "validate.h"
@@ -34,7 +35,9 @@ dlconv_status dlconv_execute(const dlconv_plan *p, const void *x, void *y, void 
   int verbose = dlc_env()->verbose >= 2;
   struct timespec t0, t1;
   if (verbose) clock_gettime(CLOCK_MONOTONIC, &t0);
+  dlc_fpmode fpmode = dlc_fpmode_enter();  /* the calling thread; pool/OpenMP workers: threading.c */
   p->ops->execute(p, x, y, workspace);
+  dlc_fpmode_leave(fpmode);
   if (verbose) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
