@@ -3,6 +3,14 @@
 
 #include "cpu.h"
 
+#if defined(DLC_HAVE_NEON)
+/* A table whose families are all still NULL is not offered: forcing that ISA then answers
+   "not available" up front instead of UNSUPPORTED for every shape, and AUTO skips it. */
+static const dlc_isa_kernels *offered(const dlc_isa_kernels *t) {
+  return t && (t->direct || t->gemm || t->spack || t->gspc || t->csr) ? t : NULL;
+}
+#endif
+
 static const dlc_isa_kernels *table_for(dlconv_isa isa) {
   const dlc_cpu_features *f = dlc_cpu();
   switch (isa) {
@@ -12,7 +20,7 @@ static const dlc_isa_kernels *table_for(dlconv_isa isa) {
     case DLCONV_ISA_AVX512: return f->avx512 ? &dlc_kernels_avx512 : NULL;
 #endif
 #if defined(DLC_HAVE_NEON)
-    case DLCONV_ISA_NEON: return f->neon ? &dlc_kernels_neon : NULL;
+    case DLCONV_ISA_NEON: return f->neon ? offered(&dlc_kernels_neon) : NULL;
 #endif
     default: (void)f; return NULL;
   }
