@@ -36,24 +36,52 @@ static int push(dlconv_algo *out, int n, dlconv_algo a) {
   return n + 1;
 }
 
+/* The first choice for a dense-weight shape on a vector ISA. Measured with dlconv-bench over
+   every layer of the bench/layers suites, one thread, NCHW, AVX-512 (scripts/auto_report.py lists
+   where AUTO and the fastest explicit algorithm part): the register-blocked direct kernels win
+   most layers outright once their weights are packed; GEMM wins where its long N dimension
+   (pixels) amortises packing; GSPC's groups-in-lanes layout wins where there is too little work
+   per group for direct's channel tiles (large depthwise windows, tiny planes, few channels per
+   group) and on 1x1-pixel (fully connected) layers. */
+static dlconv_algo vector_first_choice(const dlc_conv_shape *s) {
+  int64_t pixels = s->h_out * s->w_out;
+  int64_t window = s->k_h * s->k_w;
+  int pointwise = window == 1;
+  if (s->cin_g == 1) /* depthwise (any channel multiplier) */
+    return window >= 25 || pixels <= 64 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  int strided = s->stride_h > 1 || s->stride_w > 1;
+  if (s->groups > 1) return s->cin_g < (strided ? 8 : 16) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  if (pointwise) {
+    if (pixels == 1) return DLCONV_ALGO_GSPC;
+    /* GEMM needs enough of a weight matrix to amortise packing the pixels; below that, and
+       on few pixels when the layer projects down (c_out < c_in), direct wins. */
+    int64_t weights = s->c_in * s->c_out;
+    if (strided && weights < 128 * 1024) return DLCONV_ALGO_DIRECT;
+    if (!strided && pixels <= 196 && s->c_out < s->c_in && weights < 2048 * 1024) return DLCONV_ALGO_DIRECT;
+    return DLCONV_ALGO_IM2COL_GEMM;
+  }
+  /* An RGB stem at stride 1: too few input channels for direct's reduction, GEMM's K = 27
+     columns pack densely. */
+  if (s->cin_g <= 4 && s->stride_h == 1 && s->stride_w == 1) return DLCONV_ALGO_IM2COL_GEMM;
+  return DLCONV_ALGO_DIRECT;
+}
+
+/* The portable C kernels: the compiler vectorises GEMM's and GSPC's inner loops well, direct's
+   sliding window poorly (measured: generic direct 8x slower than generic GEMM on resnet50). */
+static dlconv_algo generic_first_choice(const dlc_conv_shape *s) {
+  return s->cin_g == 1 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_IM2COL_GEMM;
+}
+
 int dlc_auto_algos(const dlc_conv_shape *s, double density, dlconv_isa isa, dlconv_algo out[DLC_MAX_CANDIDATES]) {
-  (void)isa;
   int n = 0;
-  int pointwise = s->k_h == 1 && s->k_w == 1;
-  int depthwise = s->cin_g == 1;
   /* Pruned weights: below this density the zero-skipping kernel wins even against dense
      kernels running near peak (thesis ch. 4: CSR pays off at high sparsity only). */
   if (density < 0.2) n = push(out, n, DLCONV_ALGO_SPARSE_CSR);
-  if (depthwise) {
-    n = push(out, n, DLCONV_ALGO_DIRECT);
-    n = push(out, n, DLCONV_ALGO_GSPC);
-  } else if (s->groups > 1 && s->cin_g < 64) {
-    n = push(out, n, DLCONV_ALGO_GSPC);
-  }
-  if (pointwise || s->cin_g * s->k_h * s->k_w >= 32) n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
-  n = push(out, n, DLCONV_ALGO_SPATIAL_PACK);
+  n = push(out, n, isa == DLCONV_ISA_GENERIC ? generic_first_choice(s) : vector_first_choice(s));
+  /* Fallbacks, should the first choice not take the shape. */
   n = push(out, n, DLCONV_ALGO_DIRECT);
   n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
+  n = push(out, n, DLCONV_ALGO_SPATIAL_PACK);
   n = push(out, n, DLCONV_ALGO_GSPC);
   n = push(out, n, DLCONV_ALGO_SPARSE_CSR);
   return n;
