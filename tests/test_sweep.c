@@ -1,6 +1,6 @@
 /* Seeded sweep of conv2d and dense shapes against the double-precision oracle.
  *
- *   test_sweep ALGO [--shapes N] [--dense N] [--seed S] [--only I]
+ *   test_sweep ALGO [--shapes N] [--dense N] [--seed S] [--only I] [--max-macs M]
  *
  * ALGO is auto, direct, im2col, spack, gspc or csr; every shape runs with that algorithm on every
  * ISA the machine has (plus ISA AUTO), single-threaded, and some also with 2 threads, the default
@@ -9,6 +9,7 @@
 
 static int g_algo = -1;
 static int g_shapes = 1000, g_dense = 150, g_only = -1;
+static int64_t g_max_macs = 0;   /* > 0: skip conv shapes above this many MACs (emulated runs) */
 static uint64_t g_seed = 20240601;
 
 static long g_unsupported[N_ALGOS][N_ISAS], g_pass[N_ALGOS][N_ISAS];
@@ -234,6 +235,7 @@ static void test_conv_sweep(void **state) {
     dlconv_conv2d_desc d;
     data_opts o;
     gen_shape(idx, &d, &o);
+    if (g_max_macs > 0 && desc_macs(&d) > g_max_macs) continue;
     double ts = now_s();
     rng_t r = rng_seed(g_seed ^ ((uint64_t)idx << 20));
     /* the public shape query must agree with the formula */
@@ -360,7 +362,7 @@ static void print_stats(void) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: test_sweep auto|direct|im2col|spack|gspc|csr [--shapes N] [--dense N] [--seed S] [--only I]\n");
+  fprintf(stderr, "usage: test_sweep auto|direct|im2col|spack|gspc|csr [--shapes N] [--dense N] [--seed S] [--only I] [--max-macs M]\n");
   return 2;
 }
 
@@ -372,6 +374,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dense")) g_dense = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--seed")) g_seed = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--only")) g_only = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--max-macs")) g_max_macs = strtoll(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--stats")) { print_stats(); return 0; }
     else return usage();
   }
