@@ -83,6 +83,11 @@ dlconv_status dlc_validate_desc(const dlconv_conv2d_desc *d, dlc_conv_shape *s) 
   if (!bytes_of(t.n, t.c_out, t.h_out, t.w_out, 4))
     return BAD("y byte count overflows (n=%d c_out=%d h_out=%lld w_out=%lld)", d->n, d->c_out, (long long)t.h_out,
                (long long)t.w_out);
+  /* dlconv_plan_info.macs is an int64_t: a layer with more multiply-accumulates cannot be described */
+  int64_t macs;
+  if (__builtin_mul_overflow(t.n * t.c_out * t.h_out * t.w_out, t.cin_g * t.k_h * t.k_w, &macs))
+    return BAD("multiply-accumulate count overflows int64 (y elements %lld x reduction %lld)",
+               (long long)(t.n * t.c_out * t.h_out * t.w_out), (long long)(t.cin_g * t.k_h * t.k_w));
   if (s) *s = t;
   return DLCONV_OK;
 }
@@ -126,6 +131,8 @@ dlconv_status dlc_validate_csr(const dlconv_csr *c, const dlc_conv_shape *s) {
   if (c->nnz > cols * (int64_t)c->rows) return BAD("csr->nnz = %d exceeds rows*cols", c->nnz);
   if (!c->row_ptr) return BAD("csr->row_ptr is NULL");
   if (c->nnz > 0 && (!c->values || !c->col_indices)) return BAD("csr->values or csr->col_indices is NULL");
+  if ((uintptr_t)c->row_ptr % sizeof(int32_t) || (c->nnz > 0 && (uintptr_t)c->col_indices % sizeof(int32_t)))
+    return BAD("csr->row_ptr or csr->col_indices is not aligned to 4 bytes");
   if (c->row_ptr[0] != 0) return BAD("csr->row_ptr[0] = %d, must be 0", c->row_ptr[0]);
   for (int32_t r = 0; r < c->rows; r++)
     if (c->row_ptr[r + 1] < c->row_ptr[r])
