@@ -200,6 +200,8 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   if (misaligned(bias, es)) return dlc_fail(DLCONV_ERR_INVALID_ARG, "bias is not aligned to its element size %zu", es);
   if (dense && misaligned(dense, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "w is not aligned to its element size");
+  if (csr && csr->nnz > 0 && misaligned(csr->values, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
+    return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr->values is not aligned to its element size");
   if (csr && (st = dlc_validate_csr(csr, s))) return st;
   if (dtype == DLCONV_F16) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype F16 is not implemented yet");
   if (dtype != DLCONV_F32) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype U8/S8 (int8) is not implemented yet");
