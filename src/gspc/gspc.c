@@ -190,6 +190,14 @@ static dlconv_status gspc_plan(dlconv_plan *p, const float *w) {
     prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
     d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
   }
+  /* Huge padding, strides or dilations can make the packed input window exceed the address
+     space (its size in size_t arithmetic would wrap): refuse; direct and gemm handle such layers. */
+  if (!d->direct && (double)prm->n_ct * (double)d->h_alloc * (double)sw * (double)d->wq *
+                            (double)(d->blocked ? f->t_i : prm->t_i * gpv) * sizeof(float) *
+                            (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX) {
+    gspc_destroy(p);
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: the packed input window of this shape exceeds the address space");
+  }
   prm->in_r_stride = (ptrdiff_t)(sh * d->row_stride);
   if (!d->blocked) d->pxs = gpv;
   if (s->layout == DLCONV_NCHW) {

@@ -152,6 +152,13 @@ static dlconv_status spack_plan(dlconv_plan *p, const float *w) {
   d->ntw = div_up((size_t)s->w_out, d->vw);
   layout_strip(s, d);
   split_jobs(p, d);
+  /* Huge padding, strides or dilations can make the packed input window exceed the address
+     space (its size in size_t arithmetic would wrap): refuse; direct and gemm handle such layers. */
+  if ((double)window_rows(s, d->vh) * (double)d->rowlen * (double)s->cin_g * sizeof(float) *
+          (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX) {
+    spack_destroy(p);
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "spatial_pack: the packed input window of this shape exceeds the address space");
+  }
 
   const size_t taps = (size_t)(s->k_h * s->k_w);
   const size_t wfloats = (size_t)s->groups * d->ncb * (size_t)s->cin_g * taps * d->vc;
