@@ -74,7 +74,6 @@ typedef struct kcase {
   int nchw_x, nchw_y, acc_in, acc_out, clamp, nan;
   size_t m;           /* dwc: channel multiplier; 0 for conv */
   size_t tile;        /* dwc: channel tile index */
-  size_t nr;          /* conv2r: 2 (two rows of nw pixels); 0 or 1: one row */
 } kcase;
 
 /* Builds a random problem for conv (m == 0) or dwc (m >= 1), runs fn, checks against doubles. */
@@ -82,7 +81,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   const size_t vl = f->vl, lanes = k->nv * vl;
   /* Strides 1, 2 and 3 for every pixel count: kernels specialise the pixel stride 1 and 2. */
   const size_t sw = 1 + (k->nw + (size_t)k->nchw_y + 2 * (size_t)k->acc_in) % 3, dwx = 1 + k->nkx % 2, dh = 1 + k->nky % 2;
-  const size_t nky = k->nky, nkx = k->nkx, nr = k->nr > 1 ? 2 : 1, rs = 1 + k->nw % 2; /* rows apart: rs */
+  const size_t nky = k->nky, nkx = k->nkx;
   dlc_f32_direct_args a;
   memset(&a, 0, sizeof a);
   size_t C, cin, c_out = 0, oc0 = 0, nc = k->nc;
@@ -108,8 +107,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
     cin = k->cin;
     C = cin + 2;
   }
-  const size_t W = (k->nw - 1) * sw + (nkx ? (nkx - 1) * dwx : 0) + 3;
-  const size_t H = (nky ? (nky - 1) * dh : 0) + 2 + (nr - 1) * rs;
+  const size_t W = (k->nw - 1) * sw + (nkx ? (nkx - 1) * dwx : 0) + 3, H = (nky ? (nky - 1) * dh : 0) + 2;
   const size_t nx = H * W * C + 4;
   float *x = frand_buf(nx);
   const int nchw_x = k->m ? 0 : k->nchw_x;
@@ -121,14 +119,12 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
     x_kx = (ptrdiff_t)dwx;
     x_ky = (ptrdiff_t)(dh * W);
     x0 = W + 1;
-    a.x_row = (ptrdiff_t)(rs * W);
   } else {
     x_c = 1;
     a.x_pix = (ptrdiff_t)(sw * C);
     x_kx = (ptrdiff_t)(dwx * C);
     x_ky = (ptrdiff_t)(dh * W * C);
     x0 = k->m ? C + oc0 / k->m : C + 1;
-    a.x_row = (ptrdiff_t)(rs * W * C);
   }
   a.x = x + x0;
   if (k->nan && nky && nkx) x[x0 + (size_t)a.x_pix * (k->nw - 1)] = NAN;
@@ -157,8 +153,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   float *bias = frand_buf(nc);
   a.bias = bias;
   a.acc_ld = (ptrdiff_t)(lanes + (k->acc_in ? 1 : 0));
-  a.acc_row = (ptrdiff_t)(k->nw * (size_t)a.acc_ld + k->nw % 3);
-  const size_t nacc = (nr - 1) * (size_t)a.acc_row + k->nw * (size_t)a.acc_ld + GUARD;
+  const size_t nacc = k->nw * (size_t)a.acc_ld + GUARD;
   float *acc_in = frand_buf(nacc);
   float *acc_out = k->acc_in && k->acc_out && (k->nw & 1) ? acc_in : sentinel_buf(nacc); /* in place, sometimes */
   const float *acc_in_copy = NULL;
@@ -171,16 +166,14 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   }
   if (k->acc_out) a.acc_out = acc_out;
   const int nchw_y = k->m ? 0 : k->nchw_y;
-  if (nchw_y) { /* conv2r: the second row right after the first, or one pixel later */
+  if (nchw_y) {
     a.y_pix = 1;
-    a.y_row = (ptrdiff_t)(k->nw + (k->nw + (size_t)k->acc_in) % 2);
-    a.y_c = (ptrdiff_t)((nr - 1) * (size_t)a.y_row + k->nw + 2);
+    a.y_c = (ptrdiff_t)(k->nw + 2);
   } else {
     a.y_pix = (ptrdiff_t)((k->m ? c_out : nc) + 3);
     a.y_c = 1;
-    a.y_row = (ptrdiff_t)(k->nw * (size_t)a.y_pix + 5);
   }
-  const size_t ny = nchw_y ? nc * (size_t)a.y_c + GUARD : (nr - 1) * (size_t)a.y_row + k->nw * (size_t)a.y_pix + GUARD;
+  const size_t ny = nchw_y ? nc * (size_t)a.y_c + GUARD : k->nw * (size_t)a.y_pix + GUARD;
   float *y = sentinel_buf(ny);
   a.y = y;
   a.out_min = k->clamp ? -0.6f : -INFINITY;
@@ -190,17 +183,16 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
 
   char *touched = calloc(ny > nacc ? ny : nacc, 1);
   assert_non_null(touched);
-  for (size_t r = 0; r < nr; r++)
   for (size_t p = 0; p < k->nw; p++)
     for (size_t c = 0; c < nc; c++) {
-      const size_t v = c / vl, l = c % vl, ab = r * (size_t)a.acc_row + p * (size_t)a.acc_ld;
-      double acc = k->acc_in ? acc_in_copy[ab + c] : bias[c];
+      const size_t v = c / vl, l = c % vl;
+      double acc = k->acc_in ? acc_in_copy[p * (size_t)a.acc_ld + c] : bias[c];
       double mag = fabs(acc);
       for (size_t ky = 0; ky < nky; ky++)
         for (size_t kx = 0; kx < nkx; kx++)
           for (size_t ic = 0; ic < cin; ic++) {
             const float *wp = w + v * (size_t)a.w_v + ky * (size_t)w_ky + kx * (size_t)w_kx + ic * (size_t)w_c + l;
-            size_t xi = x0 + r * (size_t)a.x_row + p * (size_t)a.x_pix + ky * (size_t)x_ky + kx * (size_t)x_kx;
+            size_t xi = x0 + p * (size_t)a.x_pix + ky * (size_t)x_ky + kx * (size_t)x_kx;
             if (k->m)
               xi += (oc0 + c) / k->m - oc0 / k->m;
             else
@@ -211,26 +203,26 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
           }
       float got;
       if (k->acc_out) {
-        const size_t at = ab + c;
+        const size_t at = p * (size_t)a.acc_ld + c;
         got = acc_out[at];
-        for (size_t j = ab; j < ab + lanes; j++) touched[j] = 1; /* raw: lanes beyond nc may be written */
+        touched[at] = 1;
       } else {
         acc = clampd(acc, a.out_min, a.out_max);
-        const size_t at = r * (size_t)a.y_row + p * (size_t)a.y_pix + c * (size_t)a.y_c;
+        const size_t at = p * (size_t)a.y_pix + c * (size_t)a.y_c;
         assert_true(at < ny);
         got = y[at];
         touched[at] = 1;
       }
       if (!close_enough(got, acc, mag, nky * nkx * cin))
-        fail_msg("%s %s nv=%zu nw=%zu nr=%zu nc=%zu taps=%zux%zu cin=%zu m=%zu x%s y%s in=%d out=%d clamp=%d: "
-                 "row %zu pixel %zu channel %zu = %.9g, want %.9g",
-                 f->name, what, k->nv, k->nw, nr, nc, nky, nkx, cin, k->m, nchw_x ? "nchw" : "nhwc",
-                 nchw_y ? "nchw" : "nhwc", k->acc_in, k->acc_out, k->clamp, r, p, c, got, acc);
+        fail_msg("%s %s nv=%zu nw=%zu nc=%zu taps=%zux%zu cin=%zu m=%zu x%s y%s in=%d out=%d clamp=%d: "
+                 "pixel %zu channel %zu = %.9g, want %.9g",
+                 f->name, what, k->nv, k->nw, nc, nky, nkx, cin, k->m, nchw_x ? "nchw" : "nhwc",
+                 nchw_y ? "nchw" : "nhwc", k->acc_in, k->acc_out, k->clamp, p, c, got, acc);
     }
   /* Nothing outside the tile's valid outputs is written (raw buffers: lanes beyond nc may be). */
   if (k->acc_out) {
-    for (size_t i = 0; i < nacc; i++)
-      if (!touched[i] && acc_out[i] != (acc_out == acc_in ? acc_in_copy[i] : SENTINEL))
+    for (size_t i = k->nw * (size_t)a.acc_ld; i < nacc; i++)
+      if (acc_out[i] != (acc_out == acc_in ? acc_in_copy[i] : SENTINEL))
         fail_msg("%s %s nw=%zu: acc_out[%zu] written past the tile", f->name, what, k->nw, i);
     for (size_t i = 0; i < ny; i++)
       if (y[i] != SENTINEL) fail_msg("%s %s: y written in raw mode", f->name, what);
@@ -290,28 +282,6 @@ static void test_conv_kernels(void **state) {
             k.nky = (size_t)t[0];
             k.nkx = (size_t)t[1];
             run_kernel_case(f, f->conv[nv - 1], &k, "conv");
-            tested++;
-          }
-    }
-    /* Two-row tiles: every width, channel edge and mode. */
-    if (f->conv2r) {
-      assert_true(f->conv2r_tw >= 1 && f->conv[1]);
-      size_t ncs[4];
-      const size_t nnc = channel_counts(f->vl, 2, ncs);
-      for (size_t nw = 1; nw <= f->conv2r_tw; nw++)
-        for (size_t ci = 0; ci < nnc; ci++)
-          for (int mode = 0; mode < 8; mode++) {
-            kcase k = {.nv = 2, .nw = nw, .nc = ncs[ci], .cin = (size_t)irand(1, 6), .nr = 2};
-            k.nchw_x = mode & 1;
-            k.nchw_y = (mode >> 1) & 1;
-            k.acc_in = (mode >> 2) & 1;
-            k.acc_out = (int)((nw + ci + (size_t)mode / 2) & 1);
-            k.clamp = (int)((nw + mode) % 3 == 0);
-            k.nan = (int)((nw * 7 + ci + (size_t)mode) % 11 == 0);
-            const int *t = TAPS[(nw + ci + (size_t)mode) % N_TAPS];
-            k.nky = (size_t)t[0];
-            k.nkx = (size_t)t[1];
-            run_kernel_case(f, f->conv2r, &k, "conv2r");
             tested++;
           }
     }
@@ -456,12 +426,6 @@ static const api_case API_CASES[] = {
     {1, 7, 3, 3, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},          /* kernel as big as the padded input */
     {1, 24, 14, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      /* several pixel tiles per row */
     {1, 8, 6, 20, 8, 3, 3, 1, 1, 1, 1, 0, 0, 9, 9, 8},         /* depthwise, wide left/right padding */
-    /* Rows of <= 7 outputs, NCHW: row pairs in two-row tiles (clipped taps of one row, odd h_out). */
-    {1, 9, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},         /* 7x7, tiles of 2 and 1 vectors */
-    {2, 5, 13, 12, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},       /* stride 2 */
-    {1, 4, 5, 6, 32, 3, 3, 1, 1, 1, 1, 2, 0, 1, 1, 1},         /* asymmetric vertical padding */
-    {1, 6, 9, 7, 33, 3, 3, 1, 1, 2, 2, 2, 1, 2, 2, 1},         /* dilation 2 */
-    {1, 3, 6, 5, 48, 2, 4, 1, 1, 1, 1, 3, 3, 0, 2, 1},         /* rows seeing disjoint taps */
 };
 #define N_API (sizeof API_CASES / sizeof API_CASES[0])
 

@@ -41,8 +41,7 @@ typedef struct direct_data {
   size_t nct;               /* conv: channel tiles per group; dwc: channel tiles of c_out */
   ptrdiff_t w_ky, w_kx, w_c; /* packed weight strides of one vl-block */
   int ic_outer;             /* conv: reduce in the order (ic, ky, kx), else (ky, kx, ic) */
-  size_t band;              /* conv: row groups per band (see conv_task) */
-  size_t rpi;               /* conv: output rows per row group, 2 where conv2r tiles row pairs */
+  size_t band;              /* conv: output rows per band (see conv_task) */
 } direct_data;
 
 /* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
@@ -175,13 +174,6 @@ static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
     direct_destroy(p);
     return dlc_fail(st, "direct: out of memory packing weights");
   }
-  d->rpi = 1;
-  if (mode == MODE_CONV && f->conv2r && p->s.layout == DLCONV_NCHW && !d->ic_outer && p->s.h_out >= 2 &&
-      p->s.w_out <= (int64_t)f->conv2r_tw && (p->s.stride_w == 1 || p->s.stride_w == 2) && d->nb >= 2 &&
-      2 * f->conv2r_tw * 2 * f->vl <= TILE_BUF_FLOATS) {
-    d->rpi = 2;
-    d->band = (d->band + 1) / 2;
-  }
   p->workspace_bytes = 0;
   p->weight_density = 1.0;
   const char *name = mode == MODE_CONV ? f->name : f->dw_name;
@@ -313,115 +305,6 @@ static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
   call(p, r, p0, (size_t)full, 0, 0, buf, NULL);
 }
 
-/* The tile [p0, p1) of the row (r->ky set) into buf (pixel p at buf + (p - p0) * acc_ld, the
-   second row of a conv2r tile at + acc_row), starting from init (NULL: the bias): one call per
-   group of horizontal taps valid for the same pixels, as in run_tile. */
-static void tile_passes(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1, const float *init, float *buf) {
-  const dlc_conv_shape *s = &p->s;
-  const int64_t full = p1 - p0;
-  const ptrdiff_t ld = r->a.acc_ld;
-  int64_t full_kx0 = -1, full_nkx = 0;
-  for (int64_t kx = 0; kx < s->k_w; kx++) {
-    const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
-    const int64_t hi = DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx * s->dil_w, s->stride_w) + 1);
-    if (hi - lo == full && full_kx0 >= 0 && kx == full_kx0 + full_nkx) full_nkx++;
-    if (hi - lo == full && full_kx0 < 0) {
-      full_kx0 = kx;
-      full_nkx = 1;
-    }
-  }
-  if (full_kx0 >= 0)
-    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, init, buf);
-  else
-    call(p, r, p0, (size_t)full, 0, 0, init, buf);
-  int64_t kx = 0;
-  while (kx < s->k_w) {
-    const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
-    const int64_t hi = DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx * s->dil_w, s->stride_w) + 1);
-    int64_t kx1 = kx + 1;
-    while (kx1 < s->k_w && DLC_MAX(p0, ceil_div(s->pad_l - kx1 * s->dil_w, s->stride_w)) == lo &&
-           DLC_MIN(p1, floor_div(s->w_in - 1 + s->pad_l - kx1 * s->dil_w, s->stride_w) + 1) == hi)
-      kx1++;
-    const int in_full = full_kx0 >= 0 && kx >= full_kx0 && kx1 <= full_kx0 + full_nkx;
-    if (lo < hi && !in_full) {
-      /* Split the group where it meets the full run (taps kx..kx1 with the same pixel range). */
-      for (int64_t k = kx; k < kx1;) {
-        int64_t k1 = k;
-        const int kf = full_kx0 >= 0 && k >= full_kx0 && k < full_kx0 + full_nkx;
-        while (k1 < kx1 && (full_kx0 >= 0 && k1 >= full_kx0 && k1 < full_kx0 + full_nkx) == kf) k1++;
-        if (!kf) {
-          float *t = buf + (lo - p0) * ld;
-          call(p, r, lo, (size_t)(hi - lo), k, (size_t)(k1 - k), t, t);
-        }
-        k = k1;
-      }
-    }
-    kx = kx1;
-  }
-}
-
-/* Sets r's ky range to [ky0, ky1) of output row oy (input rows from xc, weights from wb). */
-static void set_ky(const dlconv_plan *p, row_job *r, const float *xc, const float *wb, int64_t oy, int64_t ky0,
-                   int64_t ky1) {
-  const dlc_conv_shape *s = &p->s;
-  const int64_t iy0 = oy * s->stride_h - s->pad_t;
-  r->ky.n = ky1 > ky0 ? (size_t)(ky1 - ky0) : 0;
-  r->xrow = r->ky.n ? xc + (iy0 + ky0 * s->dil_h) * s->w_in * r->x_col : xc;
-  r->wrow = wb + (r->ky.n ? ky0 : 0) * r->ky.ws;
-}
-
-static void ky_clip(const dlc_conv_shape *s, int64_t oy, int64_t *ky0, int64_t *ky1) {
-  const int64_t iy0 = oy * s->stride_h - s->pad_t;
-  *ky0 = DLC_MAX(0, ceil_div(-iy0, s->dil_h));
-  *ky1 = DLC_MIN(s->k_h, floor_div(s->h_in - 1 - iy0, s->dil_h) + 1);
-}
-
-/* Output rows oy and oy+1 (whole rows, w_out <= conv2r_tw) with conv2r tiles: the taps both rows
-   see in two-row calls, the vertical taps only one of them sees in one-row calls on its half of
-   the tile buffer, then a two-row store. r: job of a 2-vector channel tile (fn = conv[1]). */
-static void run_pair(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy) {
-  const dlc_conv_shape *s = &p->s;
-  const dlc_f32_direct_family *f = p->kernels->direct;
-  int64_t a0, a1, b0, b1;
-  ky_clip(s, oy, &a0, &a1);
-  ky_clip(s, oy + 1, &b0, &b1);
-  const int64_t c0 = DLC_MAX(a0, b0), c1 = DLC_MIN(a1, b1), w = s->w_out;
-  const ptrdiff_t ld = r->a.acc_ld;
-  dlc_f32_direct_fn one = r->fn;
-  r->a.x_row = s->stride_h * s->w_in * r->x_col;
-  r->a.y_row = w * r->y_col;
-  r->a.acc_row = w * ld;
-  r->yrow = yc + oy * w * r->y_col;
-  r->fn = f->conv2r;
-  set_ky(p, r, xc, wb, oy, c0, c1);
-  if (c1 > c0 && a0 == b0 && a1 == b1 && r->in_lo <= 0 && r->in_hi >= w) {
-    call(p, r, 0, (size_t)w, 0, (size_t)s->k_w, NULL, NULL);
-    r->fn = one;
-    return;
-  }
-  alignas(64) float buf[TILE_BUF_FLOATS];
-  if (c1 > c0)
-    tile_passes(p, r, 0, w, NULL, buf);
-  else
-    call(p, r, 0, (size_t)w, 0, 0, NULL, buf);
-  /* Vertical taps of one row only: [lo, min(hi, c0)) and [max(lo, c1), hi) of each row. */
-  r->fn = one;
-  for (int row = 0; row < 2; row++) {
-    const int64_t lo = row ? b0 : a0, hi = row ? b1 : a1;
-    const int64_t parts[2][2] = {{lo, DLC_MIN(hi, c1 > c0 ? c0 : hi)}, {DLC_MAX(lo, c1 > c0 ? c1 : hi), hi}};
-    for (int k = 0; k < 2; k++) {
-      if (parts[k][1] <= parts[k][0]) continue;
-      set_ky(p, r, xc, wb, oy + row, parts[k][0], parts[k][1]);
-      float *t = buf + row * r->a.acc_row;
-      tile_passes(p, r, 0, w, t, t);
-    }
-  }
-  r->fn = f->conv2r;
-  r->ky.n = 0;
-  call(p, r, 0, (size_t)w, 0, 0, buf, NULL);
-  r->fn = one;
-}
-
 /* The horizontal taps [*kx0, *kx1) that output column ox sees (empty when *kx0 >= *kx1). */
 static void kx_range(const dlc_conv_shape *s, int64_t ox, int64_t *kx0, int64_t *kx1) {
   const int64_t ix0 = ox * s->stride_w - s->pad_l;
@@ -541,16 +424,15 @@ static void conv_task(void *arg, size_t task) {
   size_t i, end;
   dlc_split_range(c->items, c->ntasks, task, &i, &end);
   row_job r;
-  const size_t nrg = dlc_div_up((size_t)s->h_out, d->rpi), per_img = d->nct * nrg;
+  const size_t per_img = d->nct * (size_t)s->h_out;
   for (; i < end; i++) {
-    /* Item i: (n, g), then band, then channel tile, then the row group within the band. */
+    /* Item i: (n, g), then band, then channel tile, then the row within the band. */
     const size_t q = i / per_img, rb = i % per_img;
     const size_t g = q % (size_t)s->groups, n = q / (size_t)s->groups;
     const size_t band = rb / (d->nct * d->band), rr = rb % (d->nct * d->band);
-    const size_t ngr = DLC_MIN(d->band, nrg - band * d->band);
-    const size_t ct = rr / ngr;
-    const int64_t oy = (int64_t)((band * d->band + rr % ngr) * d->rpi);
-    const size_t nrows = DLC_MIN(d->rpi, (size_t)(s->h_out - oy));
+    const size_t nrows = DLC_MIN(d->band, (size_t)s->h_out - band * d->band);
+    const size_t ct = rr / nrows;
+    const int64_t oy = (int64_t)(band * d->band + rr % nrows);
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl;
     job_common(p, &r, nv);
@@ -568,10 +450,7 @@ static void conv_task(void *arg, size_t task) {
     float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
                              : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
     const float *wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
-    if (nrows == 2 && nv == 2)
-      run_pair(p, &r, xc, yc, wb, oy);
-    else
-      for (size_t k = 0; k < nrows; k++) run_row(p, &r, xc, yc, wb, oy + (int64_t)k, f->conv_tw[nv - 1]);
+    run_row(p, &r, xc, yc, wb, oy, f->conv_tw[nv - 1]);
   }
 }
 
@@ -676,7 +555,7 @@ static void direct_execute(const dlconv_plan *p, const float *x, float *y, void 
   dlconv_task_fn fn;
   switch (d->mode) {
     case MODE_CONV:
-      c.items = (size_t)(s->n * s->groups) * dlc_div_up((size_t)s->h_out, d->rpi) * d->nct;
+      c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
       fn = conv_task;
       break;
     case MODE_DWC:

@@ -58,9 +58,6 @@ typedef struct dlc_f32_direct_args {
   ptrdiff_t x_v[2];
   int32_t n_in[2];
   const int32_t *perm;
-  /* conv2r only (two output rows per tile): row 1 of the tile is at x + x_row, y + y_row,
-     acc + acc_row (pixel c of row r: x + r*x_row + c*x_pix, likewise y and acc). */
-  ptrdiff_t x_row, y_row, acc_row;
 } dlc_f32_direct_args;
 
 /* nw >= 1 consecutive output pixels (pixel p at x + p*x_pix, y + p*y_pix, acc + p*acc_ld): the
@@ -122,11 +119,6 @@ typedef struct dlc_f32_direct_family {
   size_t vl;                  /* output channels (dwp: pixels) per vector; weights packed in blocks of vl */
   size_t conv_tw[2];          /* conv: pixels of a register tile with 1, 2 channel vectors */
   dlc_f32_direct_fn conv[2];  /* conv[nv-1] */
-  /* Optional (NULL: none): conv over a tile of two output rows x nw pixels (1 <= nw <= conv2r_tw)
-     with 2 channel vectors, for rows too short to fill a register tile (7x7 outputs): twice the
-     pixels per weight load. Same taps for both rows; rows apart by x_row / y_row / acc_row. */
-  size_t conv2r_tw;
-  dlc_f32_direct_fn conv2r;
   size_t dwc_tw[2];           /* dwc: pixels of a register tile with 1, 2 channel vectors */
   dlc_f32_direct_fn dwc[2];
   size_t dwp_vecs;            /* dwp: max pixel vectors per row (<= DLC_DIRECT_MAX_DWP_VECS) */

@@ -15,7 +15,6 @@
 #define VL 16
 #define CONV_TW1 24
 #define CONV_TW2 14
-#define CONV_TW2R 7
 #define DWC_TW1 24
 #define DWC_TW2 12
 #define DWP_VECS 8
@@ -75,43 +74,36 @@ INLINE void transpose16(__m512 r[16]) {
   }
 }
 
-/* Start of a tile of NR rows x NW pixels (pixel c of row r is acc[r*NW + c]): acc_in, or the bias
-   on the nc valid lanes. */
-INLINE void tile_init(__m512 acc[][2], const int NW, const int NV, const int NR, const dlc_f32_direct_args *a) {
+/* Start of a tile: acc_in, or the bias on the nc valid lanes. */
+INLINE void tile_init(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
   if (a->acc_in) {
     UNROLL
-    for (int r = 0; r < NR; r++)
+    for (int p = 0; p < NW; p++)
       UNROLL
-      for (int p = 0; p < NW; p++)
-        UNROLL
-        for (int v = 0; v < NV; v++)
-          acc[r * NW + p][v] = _mm512_loadu_ps(a->acc_in + (r ? a->acc_row : 0) + p * a->acc_ld + v * VL);
+      for (int v = 0; v < NV; v++) acc[p][v] = _mm512_loadu_ps(a->acc_in + p * a->acc_ld + v * VL);
   } else {
     UNROLL
     for (int v = 0; v < NV; v++) {
       const __m512 b = _mm512_maskz_loadu_ps(lane_mask((ptrdiff_t)a->nc - v * VL), a->bias + v * VL);
       UNROLL
-      for (int p = 0; p < NR * NW; p++) acc[p][v] = b;
+      for (int p = 0; p < NW; p++) acc[p][v] = b;
     }
   }
 }
 
 /* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed). */
-INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const int NR, const dlc_f32_direct_args *a) {
+INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
   if (a->acc_out) {
     UNROLL
-    for (int r = 0; r < NR; r++)
+    for (int p = 0; p < NW; p++)
       UNROLL
-      for (int p = 0; p < NW; p++)
-        UNROLL
-        for (int v = 0; v < NV; v++)
-          _mm512_storeu_ps(a->acc_out + (r ? a->acc_row : 0) + p * a->acc_ld + v * VL, acc[r * NW + p][v]);
+      for (int v = 0; v < NV; v++) _mm512_storeu_ps(a->acc_out + p * a->acc_ld + v * VL, acc[p][v]);
     return;
   }
   /* The bound is the first operand: max/min return the second when either is NaN. */
   const __m512 lo = _mm512_set1_ps(a->out_min), hi = _mm512_set1_ps(a->out_max);
   UNROLL
-  for (int p = 0; p < NR * NW; p++)
+  for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p][v]));
   if (a->y_c == 1) {
@@ -119,27 +111,7 @@ INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const int NR
     for (int v = 0; v < NV; v++) {
       const __mmask16 m = lane_mask((ptrdiff_t)a->nc - v * VL);
       UNROLL
-      for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int p = 0; p < NW; p++) store_lanes(a->y + (r ? a->y_row : 0) + p * a->y_pix + v * VL, m, acc[r * NW + p][v]);
-    }
-  } else if (a->y_pix == 1 && NR == 2) {
-    /* Both rows in one transpose (2*NW <= 16); row 1 is moved down to lane 0 before its store. */
-    const __m512i down = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                          _mm512_set1_epi32(NW));
-    const __mmask16 m = lane_mask(NW);
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
-      __m512 t[16];
-      UNROLL
-      for (int i = 0; i < 16; i++) t[i] = i < 2 * NW ? acc[i][v] : _mm512_setzero_ps();
-      transpose16(t);
-      for (int c = 0; c < nch; c++) {
-        float *yc = a->y + (v * VL + c) * a->y_c;
-        store_lanes(yc, m, t[c]);
-        store_lanes(yc + a->y_row, m, _mm512_permutexvar_ps(down, t[c]));
-      }
+      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, m, acc[p][v]);
     }
   } else if (a->y_pix == 1) {
     UNROLL
@@ -161,10 +133,9 @@ INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const int NR
     for (int v = 0; v < NV; v++) {
       float t[VL];
       UNROLL
-      for (int p = 0; p < NR * NW; p++) {
+      for (int p = 0; p < NW; p++) {
         _mm512_storeu_ps(t, acc[p][v]);
-        float *yp = a->y + (p >= NW ? a->y_row : 0) + (p % NW) * a->y_pix;
-        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) yp[(v * VL + c) * a->y_c] = t[c];
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->y[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
       }
     }
   }
@@ -173,16 +144,14 @@ INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const int NR
 /* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), known at compile time so
    every broadcast addresses its pixel by an immediate offset; 0: read from the arguments (NHWC),
    where GCC has to keep nw pixel offsets in registers or on the stack. */
-INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int XP, const int NR) {
+INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int XP) {
   __m512 acc[CONV_TW1][2];
-  tile_init(acc, NW, NV, NR, a);
+  tile_init(acc, NW, NV, a);
   const ptrdiff_t xp = XP ? XP : a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
-  const ptrdiff_t xr = NR > 1 ? a->x_row : 0;
   const size_t n2 = a->n[2];
   for (size_t i0 = 0; i0 < a->n[0]; i0++) {
     for (size_t i1 = 0; i1 < a->n[1]; i1++) {
       const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
-      const float *xk1 = xk + xr;
       const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
       for (size_t i2 = 0; i2 < n2; i2++) {
         const __m512 w0 = _mm512_loadu_ps(wk);
@@ -192,28 +161,25 @@ INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, 
              do not follow past 2 KiB; fetch the tile's pixels PF_STEPS channels ahead. */
           _mm_prefetch((const char *)(xk + PF_STEPS * xs2), _MM_HINT_T0);
           if ((NW - 1) * XP >= 8) _mm_prefetch((const char *)(xk + PF_STEPS * xs2 + (NW - 1) * XP), _MM_HINT_T0);
-          if (NR > 1) _mm_prefetch((const char *)(xk1 + PF_STEPS * xs2), _MM_HINT_T0);
-          if (NR > 1 && (NW - 1) * XP >= 8) _mm_prefetch((const char *)(xk1 + PF_STEPS * xs2 + (NW - 1) * XP), _MM_HINT_T0);
         }
         UNROLL
-        for (int q = 0; q < NR * NW; q++) {
-          const __m512 b = _mm512_set1_ps(q < NW ? xk[q * xp] : xk1[(q - NW) * xp]);
-          acc[q][0] = _mm512_fmadd_ps(w0, b, acc[q][0]);
-          if (NV > 1) acc[q][1] = _mm512_fmadd_ps(w1, b, acc[q][1]);
+        for (int p = 0; p < NW; p++) {
+          const __m512 b = _mm512_set1_ps(xk[p * xp]);
+          acc[p][0] = _mm512_fmadd_ps(w0, b, acc[p][0]);
+          if (NV > 1) acc[p][1] = _mm512_fmadd_ps(w1, b, acc[p][1]);
         }
         xk += xs2;
-        xk1 += xs2;
         wk += ws2;
       }
     }
   }
-  tile_store(acc, NW, NV, NR, a);
+  tile_store(acc, NW, NV, a);
 }
 
 /* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
 INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
   __m512 acc[DWC_TW1][2];
-  tile_init(acc, NW, NV, 1, a);
+  tile_init(acc, NW, NV, a);
   const __mmask16 m0 = lane_mask(a->n_in[0]), m1 = lane_mask(a->n_in[1]);
   const __m512i perm0 = PERM ? _mm512_loadu_si512((const void *)a->perm) : _mm512_setzero_si512();
   const __m512i perm1 = PERM && NV > 1 ? _mm512_loadu_si512((const void *)(a->perm + VL)) : perm0;
@@ -243,7 +209,7 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
       }
     }
   }
-  tile_store(acc, NW, NV, 1, a);
+  tile_store(acc, NW, NV, a);
 }
 
 /* The pixels [lo, hi) of an nw-pixel tile whose input column ixb + p*sw lies in [0, w_in); divides
@@ -324,9 +290,6 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
 #define CASES_8(F, ...) \
   C1(F, 1, __VA_ARGS__) C1(F, 2, __VA_ARGS__) C1(F, 3, __VA_ARGS__) C1(F, 4, __VA_ARGS__) \
   C1(F, 5, __VA_ARGS__) C1(F, 6, __VA_ARGS__) C1(F, 7, __VA_ARGS__) C1(F, 8, __VA_ARGS__)
-#define CASES_7(F, ...) \
-  C1(F, 1, __VA_ARGS__) C1(F, 2, __VA_ARGS__) C1(F, 3, __VA_ARGS__) C1(F, 4, __VA_ARGS__) \
-  C1(F, 5, __VA_ARGS__) C1(F, 6, __VA_ARGS__) C1(F, 7, __VA_ARGS__)
 #define CASES_12(F, ...) CASES_8(F, __VA_ARGS__) \
   C1(F, 9, __VA_ARGS__) C1(F, 10, __VA_ARGS__) C1(F, 11, __VA_ARGS__) C1(F, 12, __VA_ARGS__)
 #define CASES_14(F, ...) CASES_12(F, __VA_ARGS__) C1(F, 13, __VA_ARGS__) C1(F, 14, __VA_ARGS__)
@@ -336,15 +299,12 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
   C1(F, 23, __VA_ARGS__) C1(F, 24, __VA_ARGS__)
 
 /* Argument order for the case macros: (a, NW) then NV. */
-#define CONV1(a, NW) conv_tile(a, NW, 1, 0, 1)
-#define CONV2(a, NW) conv_tile(a, NW, 2, 0, 1)
-#define CONV1X1(a, NW) conv_tile(a, NW, 1, 1, 1)
-#define CONV2X1(a, NW) conv_tile(a, NW, 2, 1, 1)
-#define CONV1X2(a, NW) conv_tile(a, NW, 1, 2, 1)
-#define CONV2X2(a, NW) conv_tile(a, NW, 2, 2, 1)
-#define CONV2R(a, NW) conv_tile(a, NW, 2, 0, 2)
-#define CONV2RX1(a, NW) conv_tile(a, NW, 2, 1, 2)
-#define CONV2RX2(a, NW) conv_tile(a, NW, 2, 2, 2)
+#define CONV1(a, NW) conv_tile(a, NW, 1, 0)
+#define CONV2(a, NW) conv_tile(a, NW, 2, 0)
+#define CONV1X1(a, NW) conv_tile(a, NW, 1, 1)
+#define CONV2X1(a, NW) conv_tile(a, NW, 2, 1)
+#define CONV1X2(a, NW) conv_tile(a, NW, 1, 2)
+#define CONV2X2(a, NW) conv_tile(a, NW, 2, 2)
 #define DWC1(a, NW) dwc_tile(a, NW, 1, 0)
 #define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
 #define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
@@ -366,16 +326,6 @@ static void conv_32c_tile(size_t nw, const dlc_f32_direct_args *a) {
     switch (nw) { CASES_14(CONV2X2, a) default: break; }
   } else {
     switch (nw) { CASES_14(CONV2, a) default: break; }
-  }
-}
-/* Two rows x nw <= CONV_TW2R pixels x 32 channels. */
-static void conv_32c_2r(size_t nw, const dlc_f32_direct_args *a) {
-  if (a->x_pix == 1) {
-    switch (nw) { CASES_7(CONV2RX1, a) default: break; }
-  } else if (a->x_pix == 2) {
-    switch (nw) { CASES_7(CONV2RX2, a) default: break; }
-  } else {
-    switch (nw) { CASES_7(CONV2R, a) default: break; }
   }
 }
 static void dwc_16c_tile(size_t nw, const dlc_f32_direct_args *a) {
@@ -428,8 +378,6 @@ const dlc_f32_direct_family dlc_f32_direct__avx512 = {
     .vl = VL,
     .conv_tw = {CONV_TW1, CONV_TW2},
     .conv = {conv_16c, conv_32c},
-    .conv2r_tw = CONV_TW2R,
-    .conv2r = conv_32c_2r,
     .dwc_tw = {DWC_TW1, DWC_TW2},
     .dwc = {dwc_16c, dwc_32c},
     .dwp_vecs = DWP_VECS,
