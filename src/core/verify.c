@@ -2,6 +2,7 @@
    double precision over the caller's tensors and the plan's own copy of the OIHW weights. */
 #include "verify.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,10 +35,10 @@ static size_t y_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, 
    non-finite weight against zero padding (kernels that materialise the padding compute 0*Inf).
    Both ways of computing are right; verify must not call either one wrong. */
 static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t oc, int64_t oh, int64_t ow,
-                        double *abs_sum, int *maybe_nan) {
+                        double *abs_sum, double *flush, int *maybe_nan) {
   const dlc_conv_shape *s = &p->s;
   int64_t g = oc / s->cout_g;
-  double acc = p->bias[oc], mag = fabs(acc);
+  double acc = p->bias[oc], mag = fabs(acc), wsum = 0;
   int skipped_nonfinite = 0;
   for (int64_t ic = 0; ic < s->cin_g; ic++)
     for (int64_t ky = 0; ky < s->k_h; ky++) {
@@ -58,9 +59,13 @@ static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t
         double t = xv * wv;
         acc += t;
         mag += fabs(t);
+        if (isfinite(wv)) wsum += fabs(wv);
       }
     }
   *abs_sum = mag;
+  /* the kernels run with flush-to-zero and denormals-are-zero (fpenv.h): an operand or partial
+     result below FLT_MIN may count as 0, which moves the result by at most this much */
+  *flush = (double)FLT_MIN * (wsum + (double)(s->cin_g * s->k_h * s->k_w) + 2.0);
   *maybe_nan = skipped_nonfinite;
   return acc;
 }
@@ -70,7 +75,7 @@ static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t
    out as NaN (the clamp never hides one); a NaN in the kernel's result is fine where a term the
    reference left out (see reference()) or an infinite reference explains it; an infinity in
    the kernel's result is fine where the reference overflows float. */
-static double deviation(const dlc_conv_shape *s, double acc, double mag, int maybe_nan, double got) {
+static double deviation(const dlc_conv_shape *s, double acc, double mag, double flush, int maybe_nan, double got) {
   double ref = acc;
   if (!isnan(ref)) {
     if (ref < s->out_min) ref = s->out_min;
@@ -86,7 +91,8 @@ static double deviation(const dlc_conv_shape *s, double acc, double mag, int may
     if (big_c > s->out_max) big_c = s->out_max;
     return fabs(acc) > 3.4028234663852886e38 && got == big_c ? 0 : INFINITY;
   }
-  return fabs(got - ref) / (mag > 1e-30 ? mag : 1e-30);
+  double d = fabs(got - ref) - flush;
+  return d <= 0 ? 0 : d / (mag > 1e-30 ? mag : 1e-30);
 }
 
 static uint64_t next(uint64_t *state) {
@@ -119,11 +125,11 @@ dlconv_status dlc_verify_output(const dlconv_plan *p, const float *x, const floa
       h = (int64_t)(idx % (size_t)s->h_out); idx /= (size_t)s->h_out;
       c = (int64_t)(idx % (size_t)s->c_out); n = (int64_t)(idx / (size_t)s->c_out);
     }
-    double mag;
+    double mag, flush;
     int maybe_nan;
-    double acc = reference(p, x, n, c, h, w, &mag, &maybe_nan);
+    double acc = reference(p, x, n, c, h, w, &mag, &flush, &maybe_nan);
     double got = y[y_index(s, n, c, h, w)];
-    double err = deviation(s, acc, mag, maybe_nan, got);
+    double err = deviation(s, acc, mag, flush, maybe_nan, got);
     if (err > worst) {
       double ref = isnan(acc) ? acc : acc < s->out_min ? s->out_min : acc > s->out_max ? s->out_max : acc;
       worst = err; wn = n; wc = c; wh = h; ww = w; wy = got; wref = ref;
