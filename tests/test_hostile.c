@@ -260,7 +260,7 @@ static void test_misaligned_pointers(void **state) {
   dlconv_plan *p = NULL;
   assert_int_equal(dlconv_plan_conv2d(&p, &d, cd.w, cd.bias, NULL, NULL), DLCONV_OK);
   size_t xb = cd.x_len * 4, yb = cd.y_len * 4, wb = cd.w_len * 4;
-  unsigned char *buf = aligned_alloc(64, 8192 + xb + yb + wb);
+  unsigned char *buf = aligned_alloc(64, (8192 + xb + yb + wb + 63) / 64 * 64);
   for (int off = 1; off <= 3; off++) {
     /* x */
     unsigned char *xm = buf + off, *ym = buf + 4096 + xb;

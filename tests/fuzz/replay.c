@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
       snprintf(names[cnt++], l, "%s/%s", argv[a], e->d_name);
     }
     closedir(d);
-    qsort(names, cnt, sizeof *names, cmp);
+    if (cnt) qsort(names, cnt, sizeof *names, cmp);
     for (size_t i = 0; i < cnt; i++) {
       int r = run_file(names[i], &n);
       if (r == 2) return 2;
