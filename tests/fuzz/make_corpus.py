@@ -7,13 +7,15 @@ every mode, algorithm, ISA request, layout, kernel family (depthwise, grouped, p
 strided, dilated), the clamps, NaN/Inf/denormal specials, CSR corruptions, hostile execute modes,
 raw boundary descriptors and wisdom files, so the fuzzer starts from every branch.
 
-    python3 tests/fuzz/make_corpus.py            # rewrite the corpus (deterministic)
+    python3 tests/fuzz/make_corpus.py   # rewrite the corpus, and its own regression inputs
 """
 import os
 import struct
 import sys
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus")
+REGRESSIONS = os.path.join(HERE, "regressions")
 
 ALGO = {"auto": 0, "direct": 1, "im2col": 2, "spack": 3, "gspc": 4, "csr": 5}
 ISA = {"auto": 0, "generic": 1, "avx2": 2, "avx512": 3, "neon": 12, "cuda": 13, "bad": 14}
@@ -185,6 +187,24 @@ def seeds():
     return s
 
 
+def regressions():
+    """Inputs for bugs found outside the fuzzer (by tests/test_hostile.c), kept here so that the
+    replay test runs them through the fuzz checks in every build. Fuzzer-found inputs are copied
+    into tests/fuzz/regressions/ as they are (binary files), not generated here."""
+    r = {}
+    # gspc and spatial pack: a 2x1 kernel dilated by 2^31-1 over a pad of 2^31-1, stride_w 2^20,
+    # 128 output columns: the packed input window is 2^62 floats, its byte size wrapped size_t to
+    # 0 (gspc: a 0-byte workspace, then a segfault in execute). Fixed: UNSUPPORTED.
+    fields = {1: [3, 4], 4: [3, 4], 5: small(2), 8: [3, 20], 9: [0], 11: [0], 14: [2, 0x07, 0xF0, 0x00, 0x00]}
+    for name, dtype_byte, algo, isa in [("gspc_window_wraps_size_t_nchw", 0, "gspc", "auto"),
+                                        ("gspc_window_wraps_size_t_nhwc", 0x40, "gspc", "avx512"),
+                                        ("spack_window_wraps_size_t_generic", 0, "spack", "generic"),
+                                        ("auto_window_wraps_size_t", 0, "auto", "auto")]:
+        rest = bytes([0]) + bytes(options(algo=algo, isa=isa)) + bytes([0]) + bytes(data())
+        r[name] = raw(fields, dtype_byte=dtype_byte, rest=rest)
+    return r
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
@@ -194,6 +214,12 @@ def main():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(blob)
     print("wrote %d seeds (%d bytes) to %s" % (len(s), sum(len(b) for b in s.values()), OUT))
+    os.makedirs(REGRESSIONS, exist_ok=True)
+    r = regressions()
+    for name, blob in sorted(r.items()):   # only these names: fuzzer-found files stay
+        with open(os.path.join(REGRESSIONS, name), "wb") as f:
+            f.write(blob)
+    print("wrote %d regression inputs to %s" % (len(r), REGRESSIONS))
 
 
 if __name__ == "__main__":
