@@ -488,6 +488,9 @@ static void gather_slabs(const dlconv_plan *p, const csr_data *d, const float *x
   const int32_t *used = d->used_k + d->used_ptr[g];
   const size_t nu = d->used_ptr[g + 1] - d->used_ptr[g];
   const int all = s->layout == DLCONV_NHWC && nu == (size_t)s->cin_g;
+  /* No nonzero weight in the group: nothing to gather (and srows may be ~2^31 for a huge
+     dilation, whose slab is then 0 floats: the loops below would only spin). */
+  if (nu == 0) return;
   for (size_t j = 0; j < srows; j++) {
     const int64_t iy = (int64_t)(oy0 + j) - s->pad_t;
     const int inside = iy >= 0 && iy < s->h_in;
