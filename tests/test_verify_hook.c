@@ -138,6 +138,7 @@ static dlconv_status plan_and_run(const conv_data *cd, pair p, dlconv_status *st
   dlconv_options o;
   cfg_options(&c, &o);
   dlconv_plan *plan = NULL;
+  memset(info, 0, sizeof *info);
   dlconv_status st = cd_plan(cd, &plan, &o);
   *printed = NULL;
   if (st != DLCONV_OK) {
@@ -310,25 +311,28 @@ static void test_denormals_no_false_alarm(void **state) {
   dlconv_conv2d_desc d;
   dlconv_conv2d_desc_init(&d, 1, 4, 6, 6, 5, 3, 3);
   d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(31337);
-  data_opts o = {.bias = 0};
-  conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
-  for (size_t i = 0; i < cd.x_len; i++) cd.x[i] = 1e-40f * (float)(1 + i % 7);   /* denormal */
-  for (size_t i = 0; i < cd.w_len; i++) cd.w[i] = 1e10f * (i % 2 ? 1.0f : -0.5f);  /* products ~1e-30 */
-  cd_refresh(&cd);
-  for (int i = 0; i < np; i++) {
-    dlconv_status st_exec = DLCONV_OK;
-    char *printed, err[600];
-    dlconv_plan_info info;
-    dlconv_status st = plan_and_run(&cd, ps[i], &st_exec, &printed, err, sizeof err, &info);
-    if (st == DLCONV_ERR_UNSUPPORTED && !pair_required(ps[i].algo, ps[i].isa)) continue;
-    if (st != DLCONV_OK || st_exec != DLCONV_OK)
-      tally_fail(&t, "%s/%s (%s): plan %s, execute %s (%s)", algo_name(ps[i].algo), isa_name(ps[i].isa), info.kernel,
-                 dlconv_status_string(st), dlconv_status_string(st_exec), err);
-    free(printed);
+  for (int v = 0; v < 2; v++) {
+    rng_t r = rng_seed(31337);
+    data_opts o = {.bias = 0};
+    conv_data cd;
+    cd_init(&cd, KIND_CONV, &d, &r, &o);
+    /* v 0: denormal x times big weights; v 1: big x times denormal weights (products ~1e-30) */
+    for (size_t i = 0; i < cd.x_len; i++) cd.x[i] = (v ? 1e10f : 1e-40f) * (float)(1 + i % 7);
+    for (size_t i = 0; i < cd.w_len; i++) cd.w[i] = (v ? 1e-40f : 1e10f) * (i % 2 ? 1.0f : -0.5f);
+    cd_refresh(&cd);
+    for (int i = 0; i < np; i++) {
+      dlconv_status st_exec = DLCONV_OK;
+      char *printed, err[600];
+      dlconv_plan_info info;
+      dlconv_status st = plan_and_run(&cd, ps[i], &st_exec, &printed, err, sizeof err, &info);
+      if (st == DLCONV_ERR_UNSUPPORTED && !pair_required(ps[i].algo, ps[i].isa)) continue;
+      if (st != DLCONV_OK || st_exec != DLCONV_OK)
+        tally_fail(&t, "%s/%s (%s): plan %s, execute %s (%s)", algo_name(ps[i].algo), isa_name(ps[i].isa), info.kernel,
+                   dlconv_status_string(st), dlconv_status_string(st_exec), err);
+      free(printed);
+    }
+    cd_free(&cd);
   }
-  cd_free(&cd);
   assert_int_equal(t.fails, 0);
 }
 

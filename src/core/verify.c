@@ -38,7 +38,7 @@ static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t
                         double *abs_sum, double *flush, int *maybe_nan) {
   const dlc_conv_shape *s = &p->s;
   int64_t g = oc / s->cout_g;
-  double acc = p->bias[oc], mag = fabs(acc), wsum = 0;
+  double acc = p->bias[oc], mag = fabs(acc), wsum = 0, xsum = 0;
   int skipped_nonfinite = 0;
   for (int64_t ic = 0; ic < s->cin_g; ic++)
     for (int64_t ky = 0; ky < s->k_h; ky++) {
@@ -60,12 +60,14 @@ static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t
         acc += t;
         mag += fabs(t);
         if (isfinite(wv)) wsum += fabs(wv);
+        if (isfinite(xv)) xsum += fabs(xv);
       }
     }
   *abs_sum = mag;
   /* the kernels run with flush-to-zero and denormals-are-zero (fpenv.h): an operand or partial
-     result below FLT_MIN may count as 0, which moves the result by at most this much */
-  *flush = (double)FLT_MIN * (wsum + (double)(s->cin_g * s->k_h * s->k_w) + 2.0);
+     result below FLT_MIN may count as 0 (a denormal x times its weight, a denormal weight times
+     its x, a denormal partial sum), which moves the result by at most this much */
+  *flush = (double)FLT_MIN * (wsum + xsum + (double)(s->cin_g * s->k_h * s->k_w) + 2.0);
   *maybe_nan = skipped_nonfinite;
   return acc;
 }

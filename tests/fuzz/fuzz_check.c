@@ -464,6 +464,7 @@ typedef struct expect {
                              give NaN (NaN*0 in dense kernels, Inf*denormal under DAZ) or +-Inf
                              (Inf*denormal in IEEE) as well as the value without that term */
   const float *w_abs_src; /* the weights the plan was given (for the flush allowance) */
+  const float *x_src;     /* and x */
 } expect;
 
 static void expect_free(expect *e) {
@@ -510,6 +511,7 @@ static void expected(const fcase *c, const data *t, const float *w_eff, expect *
   e->cls = calloc(ny + 1, 1);
   e->maybe = calloc(ny + 1, 1);
   e->w_abs_src = w_eff;
+  e->x_src = t->x;
   float *xz = dupf(t->x, c->x_len), *bz = NULL;
   for (size_t i = 0; i < c->x_len; i++)
     if (!isfinite(xz[i])) xz[i] = 0.0f;
@@ -559,7 +561,7 @@ static void check_output(report *rp, const fcase *c, const expect *e, const floa
   const double scale = 2e-6 * sqrt((double)(c->K ? c->K : 1));
   /* The kernels run with flush-to-zero and denormals-are-zero (src/core/fpenv.h): an operand or
      a partial result below FLT_MIN may count as 0. That moves a result by at most FLT_MIN per
-     term and per addition, times the largest weight: far below any other tolerance, but an
+     term and per addition, times the largest other factor: far below any other tolerance, but an
      output whose only contributions are denormal (relative error 1) would otherwise fail. */
   double wmax = 0;
   for (size_t i = 0; i < c->w_len; i++) {
@@ -567,7 +569,10 @@ static void check_output(report *rp, const fcase *c, const expect *e, const floa
     memcpy(&v, &e->w_abs_src[i], 4);
     if (isfinite(v) && fabs(v) > wmax) wmax = fabs(v);
   }
-  const double flush = (double)FLT_MIN * (double)(c->K + 2) * (1.0 + wmax);
+  double xmax = 0;   /* a denormal weight times x is lost the same way */
+  for (size_t i = 0; i < c->x_len; i++)
+    if (isfinite(e->x_src[i]) && fabs(e->x_src[i]) > xmax) xmax = fabs(e->x_src[i]);
+  const double flush = (double)FLT_MIN * (double)(c->K + 2) * (1.0 + wmax + xmax);
   for (size_t i = 0; i < c->y_len; i++) {
     double v = y[i], want;
     int ok;
