@@ -392,6 +392,7 @@ static void test_aliasing(void **state) {
   float *buf = aligned_alloc(64, (span * 4 + 63) / 64 * 64);
   float *snap = malloc(span * 4);
   /* one-shot and dense: x == y */
+  for (size_t i = 0; i < span; i++) buf[i] = (float)i;
   memcpy(buf, cd.x, xl * 4);
   memcpy(snap, buf, span * 4);
   assert_int_equal(dlconv_conv2d(&d, buf, cd.w, cd.bias, buf, NULL, NULL), DLCONV_ERR_INVALID_ARG);
