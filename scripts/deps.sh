@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing libdlconv needs on Debian, when it is missing.
+#   scripts/deps.sh        build + plain tests (meson, ninja, cmocka)
+#   scripts/deps.sh test   also what the reliability stages of scripts/test.sh need: clang with
+#                          its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), valgrind
+#                          (gcc's own ASan/UBSan/TSan runtimes come with gcc)
 # Optional peers (oneDNN for the benchmark's side-by-side columns) with DLCONV_PEERS=1.
 set -eu
 pkgs=""
@@ -8,6 +12,13 @@ command -v meson >/dev/null 2>&1 || pkgs="$pkgs meson"
 command -v ninja >/dev/null 2>&1 || pkgs="$pkgs ninja-build"
 command -v pkg-config >/dev/null 2>&1 || pkgs="$pkgs pkg-config"
 [ -e /usr/include/cmocka.h ] || pkgs="$pkgs libcmocka-dev"
+if [ "${1:-}" = test ]; then
+  command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
+  # the libFuzzer runtime of whichever clang is (or will be) installed
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-"$(uname -m)".a >/dev/null 2>&1 ||
+    pkgs="$pkgs libclang-rt-14-dev"
+  command -v valgrind >/dev/null 2>&1 || pkgs="$pkgs valgrind"
+fi
 if [ "${DLCONV_PEERS:-0}" = 1 ] && [ ! -e /usr/include/dnnl.h ]; then pkgs="$pkgs libdnnl-dev"; fi
 if [ -n "$pkgs" ]; then
   SUDO=""
