@@ -6,12 +6,13 @@
  * the FMA latency of two pipes.
  *
  * One function per (rows, vectors) pair is generated from one template, so edge tiles compute only
- * what they store; C is read and written with _mm256_maskload_ps/_mm256_maskstore_ps, so nothing
- * past the m x n corner is touched. */
+ * what they store; C is read with _mm256_maskload_ps and written in pieces (avx2_store.h: no
+ * vmaskmovps store, slow on AMD), so nothing past the m x n corner is touched. */
 #include <immintrin.h>
 #include <stddef.h>
 
 #include "../../core/kernels.h"
+#include "avx2_store.h"
 
 #define MR 6
 #define NR 16
@@ -66,7 +67,7 @@ static inline void transpose_8x8(__m256 r[8]) {
 }
 
 /* The epilogue of the C-transposed kernel (ukernel_ct): the tile is transposed in registers, 8 x 8
-   per vector of columns, so each of its n columns becomes one m-lane masked vector stored at
+   per vector of columns, so each of its n columns becomes one m-lane vector stored at
    c + j * ldc. */
 static inline __attribute__((always_inline)) void store_ct(
     const size_t M, const size_t NV, size_t n, __m256 *acc0, __m256 *acc1, float *restrict c,
@@ -88,7 +89,7 @@ static inline __attribute__((always_inline)) void store_ct(
           x = _mm256_add_ps(x, _mm256_maskload_ps(ep->bias, mm));
         x = _mm256_min_ps(_mm256_set1_ps(ep->out_max), _mm256_max_ps(_mm256_set1_ps(ep->out_min), x));
       }
-      _mm256_maskstore_ps(cj, mm, x);
+      dlc_avx2_store_first(cj, (ptrdiff_t)M, x);
     }
   }
 }
@@ -156,9 +157,11 @@ static inline __attribute__((always_inline)) void tile_body(
       }
     }
   }
+  /* n is 8 * NV on all but the right-edge tiles: whole-vector stores there */
+  const ptrdiff_t n0 = n == 8 * NV ? 8 : (ptrdiff_t)n, n1 = n == 8 * NV ? 8 : (ptrdiff_t)n - 8;
   FOR_ROWS {
-    _mm256_maskstore_ps(c + i * ldc, m0, acc0[i]);
-    if (NV == 2) _mm256_maskstore_ps(c + i * ldc + 8, m1, acc1[i]);
+    dlc_avx2_store_first(c + i * ldc, n0, acc0[i]);
+    if (NV == 2) dlc_avx2_store_first(c + i * ldc + 8, n1, acc1[i]);
   }
 }
 
@@ -245,12 +248,8 @@ static void dlc_f32_gemm_copy__avx2(float *dst, const float *src, size_t len) {
   }
   size_t r = len - t;
   if (r == 0) return;
-  __m256i m0 = first_lanes(r);
-  _mm256_maskstore_ps(dst + t, m0, _mm256_maskload_ps(src + t, m0));
-  if (r > 8) {
-    __m256i m1 = first_lanes(r - 8);
-    _mm256_maskstore_ps(dst + t + 8, m1, _mm256_maskload_ps(src + t + 8, m1));
-  }
+  dlc_avx2_store_first(dst + t, (ptrdiff_t)r, _mm256_maskload_ps(src + t, first_lanes(r)));
+  if (r > 8) dlc_avx2_store_first(dst + t + 8, (ptrdiff_t)r - 8, _mm256_maskload_ps(src + t + 8, first_lanes(r - 8)));
 }
 
 const dlc_f32_gemm_family dlc_f32_gemm__avx2 = {
