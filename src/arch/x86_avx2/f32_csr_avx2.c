@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "../../sparse_csr/csr_ukernel.h"
+#include "avx2_store.h"
 
 #define MR 3            /* rows in lockstep */
 #define NV 4            /* vectors of 8 pixels per row */
@@ -33,8 +34,8 @@ AI void store_clamped(const int nv, const int masked, __m256i m, const __m256 *a
   for (int v = 0; v < nv; v++) {
     /* Bound first: max/min return the second operand when one is NaN, so NaN survives. */
     const __m256 o = _mm256_min_ps(vhi, _mm256_max_ps(vlo, acc[v]));
-    if (masked && v == nv - 1)
-      _mm256_maskstore_ps(y + 8 * v, m, o);
+    if (masked && v == nv - 1) /* no vmaskmovps (avx2_store.h) */
+      dlc_avx2_store_first(y + 8 * v, __builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m))), o);
     else
       _mm256_storeu_ps(y + 8 * v, o);
   }
@@ -145,7 +146,6 @@ static void dlc_f32_transpose_8x8__avx2(size_t rows, size_t cols, const float *i
                                         float *out, size_t ldo) {
   for (size_t r0 = 0; r0 < rows; r0 += 8) {
     const size_t nr = rows - r0 < 8 ? rows - r0 : 8;
-    const __m256i mr = lanes_below(nr);
     for (size_t c0 = 0; c0 < cols; c0 += 8) {
       const size_t nc = cols - c0 < 8 ? cols - c0 : 8;
       __m256 v[8];
@@ -162,7 +162,7 @@ static void dlc_f32_transpose_8x8__avx2(size_t rows, size_t cols, const float *i
       for (size_t i = 0; i < 8; i++)
         v[i] = i < nr ? _mm256_maskload_ps(in + (r0 + i) * ldi + c0, mc) : _mm256_setzero_ps();
       transpose8x8(v);
-      for (size_t j = 0; j < nc; j++) _mm256_maskstore_ps(out + (c0 + j) * ldo + r0, mr, v[j]);
+      for (size_t j = 0; j < nc; j++) dlc_avx2_store_first(out + (c0 + j) * ldo + r0, (ptrdiff_t)nr, v[j]);
     }
   }
 }

@@ -4,11 +4,12 @@
  * 16 ymm registers: conv tiles are 6 pixels x 16 channels (12 accumulators, 2 weight vectors,
  * 1 broadcast) or 12 pixels x 8 channels; every (ky, kx, ic) step is nv weight loads + nw
  * broadcasts for nv*nw FMAs. One always-inline body per compile-time tile shape keeps the
- * accumulators in registers; edges use _mm256_maskload_ps / _mm256_maskstore_ps; NCHW output goes
+ * accumulators in registers; edges use _mm256_maskload_ps and piecewise stores (avx2_store.h); NCHW output goes
  * through 8x8 in-register transposes. */
 #include <immintrin.h>
 
 #include "../../direct/direct_ukernel.h"
+#include "avx2_store.h"
 
 #define VL 8
 #define CONV_TW1 12
@@ -33,13 +34,8 @@ INLINE __m256i range_mask(ptrdiff_t lo, ptrdiff_t hi) {
   return _mm256_andnot_si256(lane_mask(lo), lane_mask(hi));
 }
 
-/* maskstore is slow on some cores; most stores are whole vectors. */
-INLINE void store_lanes(float *p, ptrdiff_t n, __m256 v) {
-  if (n >= VL)
-    _mm256_storeu_ps(p, v);
-  else if (n > 0)
-    _mm256_maskstore_ps(p, lane_mask(n), v);
-}
+/* No vmaskmovps store (avx2_store.h): most stores are whole vectors, the rest 4+2+1 pieces. */
+INLINE void store_lanes(float *p, ptrdiff_t n, __m256 v) { dlc_avx2_store_first(p, n, v); }
 
 /* r[i][j] -> r[j][i]: unpack pairs, shuffle quads, swap 128-bit halves. */
 INLINE void transpose8(__m256 r[8]) {

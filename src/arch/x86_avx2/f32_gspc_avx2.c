@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../gspc/gspc_ukernel.h"
+#include "avx2_store.h"
 
 #define TO 8
 #define MAX_P 12
@@ -81,10 +82,7 @@ static __attribute__((noinline)) void store_tile(const dlc_f32_gspc_params *prm,
         float *o = out + (ptrdiff_t)r * rs + (ptrdiff_t)x * ps;
         const float *s = buf + (r * wn + x) * nvl;
         for (size_t v = 0; v * TO < n_lanes; v++) {
-          if (n_lanes - v * TO >= TO)
-            _mm256_storeu_ps(o + v * TO, _mm256_load_ps(s + v * TO));
-          else
-            _mm256_maskstore_ps(o + v * TO, lane_mask(n_lanes - v * TO), _mm256_load_ps(s + v * TO));
+          dlc_avx2_store_first(o + v * TO, (ptrdiff_t)(n_lanes - v * TO), _mm256_load_ps(s + v * TO));
         }
       }
   } else if (ps == 1) {
@@ -156,7 +154,6 @@ static inline __attribute__((always_inline)) void gspc_tile(
     const int permute = nv == 1 && prm->perm != NULL;
     const ptrdiff_t ps = prm->out_pix_stride, rs = prm->out_r_stride;
     const size_t full = n_lanes / TO;   /* vectors stored whole; then at most one masked */
-    const __m256i mk = lane_mask(n_lanes % TO);
 #pragma GCC unroll 4
     for (size_t r = 0; r < rn; r++) {
       if (r >= r_valid) break;
@@ -171,7 +168,7 @@ static inline __attribute__((always_inline)) void gspc_tile(
           if (v < full)
             _mm256_storeu_ps(dst, o);
           else if (v == full && n_lanes % TO)
-            _mm256_maskstore_ps(dst, mk, o);
+            dlc_avx2_store_first(dst, (ptrdiff_t)(n_lanes % TO), o);
         }
     }
     return;
@@ -201,7 +198,6 @@ static void pack_transpose(const dlc_f32_gspc_pack_args *a) {
   const size_t total = a->nq << lg;
   for (size_t u0 = 0; u0 < total; u0 += 8) {
     const size_t nu = total - u0 < 8 ? total - u0 : 8;
-    const __m256i um = lane_mask(nu);
     for (size_t c0 = 0; c0 < a->n_c; c0 += 8) {
       const size_t nc = a->n_c - c0 < 8 ? a->n_c - c0 : 8;
       const __m256i cm = lane_mask(nc);
@@ -212,16 +208,16 @@ static void pack_transpose(const dlc_f32_gspc_pack_args *a) {
                                                                      : _mm256_setzero_ps();
       }
       transpose8(r);
-      for (size_t j = 0; j < nc; j++) _mm256_maskstore_ps(a->dst + (c0 + j) * a->dst_c_stride + u0, um, r[j]);
+      for (size_t j = 0; j < nc; j++) dlc_avx2_store_first(a->dst + (c0 + j) * a->dst_c_stride + u0, (ptrdiff_t)nu, r[j]);
     }
   }
 }
 
 static void pack_groups(const dlc_f32_gspc_pack_args *a) {
-  const __m256i gm = lane_mask(a->ng), all = lane_mask(a->gpv);
+  const __m256i gm = lane_mask(a->ng);
   for (size_t q = 0; q < a->nq; q++) {
     const __m256 v = q >= a->q_lo && q < a->q_hi ? _mm256_maskload_ps(src_at(a, q, 0), gm) : _mm256_setzero_ps();
-    _mm256_maskstore_ps(a->dst + q * a->gpv, all, v);
+    dlc_avx2_store_first(a->dst + q * a->gpv, (ptrdiff_t)a->gpv, v);
   }
 }
 
@@ -274,7 +270,7 @@ static void pack_gather(const dlc_f32_gspc_pack_args *a) {
       else
         v = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), s, _mm256_add_epi32(voff, _mm256_set1_epi32((int)base)),
                                      _mm256_castsi256_ps(m), 4);
-      _mm256_maskstore_ps(d + e0, tail, v);
+      dlc_avx2_store_first(d + e0, (ptrdiff_t)(total - e0), v);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "../../spatial_pack/spack_ukernel.h"
+#include "avx2_store.h"
 
 #define VH 3
 #define VW 12
@@ -76,16 +77,12 @@ static inline __attribute__((always_inline)) void spack_tile(
 
   if (prm->y_ch_stride == 1) {
     /* NHWC: each pixel's channels are contiguous. */
-    const __m256i m = lane_mask(nc);
 #pragma GCC unroll 3
     for (size_t vh = 0; vh < nvh; vh++)
 #pragma GCC unroll 12
       for (size_t vw = 0; vw < nvw; vw++) {
         float *yp = y + vh * prm->y_row_stride + vw * prm->y_col_stride;
-        if (nc == VC)   /* a plain store: masked stores are slow on some cores */
-          _mm256_storeu_ps(yp, acc[vh][vw]);
-        else
-          _mm256_maskstore_ps(yp, m, acc[vh][vw]);
+        dlc_avx2_store_first(yp, (ptrdiff_t)nc, acc[vh][vw]);  /* no vmaskmovps: slow on AMD */
       }
     return;
   }
@@ -101,14 +98,10 @@ static inline __attribute__((always_inline)) void spack_tile(
 #pragma GCC unroll 8
       for (size_t i = 0; i < 8; i++) r[i] = i < np ? acc[vh][j + i < VW ? j + i : 0] : _mm256_setzero_ps();
       transpose8x8(r);
-      const __m256i m = lane_mask(np);
 #pragma GCC unroll 8
       for (size_t c = 0; c < VC; c++) {
         if (c >= nc) break;
-        if (np == 8)
-          _mm256_storeu_ps(yr + c * prm->y_ch_stride + j, r[c]);
-        else
-          _mm256_maskstore_ps(yr + c * prm->y_ch_stride + j, m, r[c]);
+        dlc_avx2_store_first(yr + c * prm->y_ch_stride + j, (ptrdiff_t)np, r[c]);
       }
     }
   }
