@@ -327,7 +327,7 @@ static void test_unavailable_isas(void **state) {
 /* --stats: what the generator covers (to keep the sweep honest when it is edited) */
 static void print_stats(void) {
   long n = 0, grouped = 0, dw = 0, dw2 = 0, wide = 0, big = 0, batch = 0, nhwc = 0, strided = 0, dil = 0,
-       asym = 0, k1xk = 0, clampn = 0, zeros = 0, nobias = 0, shifted = 0, k[8] = {0};
+       asym = 0, k1xk = 0, s1x1 = 0, clampn = 0, zeros = 0, nobias = 0, shifted = 0, k[8] = {0};
   int64_t macs = 0, maxmacs = 0;
   for (int idx = 0; idx < g_shapes; idx++) {
     dlconv_conv2d_desc d;
@@ -345,6 +345,8 @@ static void print_stats(void) {
     dil += d.dilation_h > 1 || d.dilation_w > 1;
     asym += d.pad_top != d.pad_bottom || d.pad_left != d.pad_right;
     k1xk += (d.k_h == 1) != (d.k_w == 1);
+    s1x1 += d.k_h == 1 && d.k_w == 1 && (d.stride_h > 1 || d.stride_w > 1) && !d.pad_top && !d.pad_bottom &&
+            !d.pad_left && !d.pad_right;
     clampn += !isinf(d.out_min) || !isinf(d.out_max);
     zeros += o.zero_frac > 0 || o.empty_row_frac > 0;
     nobias += !o.bias;
@@ -355,9 +357,9 @@ static void print_stats(void) {
     if (m > maxmacs) maxmacs = m;
   }
   printf("%ld shapes: grouped %ld, depthwise x1 %ld, x2 %ld, c_in>=512 %ld, h>=100 %ld, batch>1 %ld, NHWC %ld, "
-         "strided %ld, dilated %ld, asym pad %ld, 1xK/Kx1 %ld, clamped %ld, zero weights %ld, no bias %ld, "
+         "strided %ld, dilated %ld, asym pad %ld, 1xK/Kx1 %ld, unpadded strided 1x1 %ld, clamped %ld, zero weights %ld, no bias %ld, "
          "shifted buffers %ld; k_h 1..7: %ld %ld %ld %ld %ld %ld %ld; MACs total %.3g, max %.3g\n",
-         n, grouped, dw, dw2, wide, big, batch, nhwc, strided, dil, asym, k1xk, clampn, zeros, nobias, shifted,
+         n, grouped, dw, dw2, wide, big, batch, nhwc, strided, dil, asym, k1xk, s1x1, clampn, zeros, nobias, shifted,
          k[1], k[2], k[3], k[4], k[5], k[6], k[7], (double)macs, (double)maxmacs);
 }
 
