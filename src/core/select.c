@@ -43,21 +43,30 @@ static int push(dlconv_algo *out, int n, dlconv_algo a) {
    (pixels) amortises packing; GSPC's groups-in-lanes layout wins where there is too little work
    per group for direct's channel tiles (large depthwise windows, tiny planes, few channels per
    group) and on 1x1-pixel (fully connected) layers. */
-static dlconv_algo vector_first_choice(const dlc_conv_shape *s) {
+static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) {
   int64_t pixels = s->h_out * s->w_out;
   int64_t window = s->k_h * s->k_w;
   int pointwise = window == 1;
   if (s->cin_g == 1) /* depthwise (any channel multiplier) */
     return window >= 25 || pixels <= 64 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   int strided = s->stride_h > 1 || s->stride_w > 1;
+  /* GEMM runs an NCHW strided 1x1 layer without padding as a pointwise one on a subsampled copy
+     of x (gemm.c): for the choice below it is not strided. */
+  int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
+  int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
   if (s->groups > 1) return s->cin_g < (strided ? 8 : 16) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   if (pointwise) {
     if (pixels == 1) return DLCONV_ALGO_GSPC;
     /* GEMM needs enough of a weight matrix to amortise packing the pixels; below that, and
        on few pixels when the layer projects down (c_out < c_in), direct wins. */
     int64_t weights = s->c_in * s->c_out;
-    if (strided && weights < 128 * 1024) return DLCONV_ALGO_DIRECT;
-    if (!strided && pixels <= 196 && s->c_out < s->c_in && weights < 2048 * 1024) return DLCONV_ALGO_DIRECT;
+    if (strided && !subsampled && weights < 128 * 1024) return DLCONV_ALGO_DIRECT;
+    /* The AVX2 GEMM (6x16 tile, as direct's) keeps up with direct on few pixels from about half a
+       million weights on (Zen 2: 2048x7x7>512 gemm 1.39 ms, direct 1.62; 992x7x7>128 direct 0.18,
+       gemm 0.27). */
+    int64_t direct_below = isa == DLCONV_ISA_AVX2 ? 512 * 1024 : 2048 * 1024;
+    if ((!strided || subsampled) && pixels <= 196 && s->c_out < s->c_in && weights < direct_below)
+      return DLCONV_ALGO_DIRECT;
     return DLCONV_ALGO_IM2COL_GEMM;
   }
   /* An RGB stem at stride 1: too few input channels for direct's reduction, GEMM's K = 27
@@ -77,7 +86,7 @@ int dlc_auto_algos(const dlc_conv_shape *s, double density, dlconv_isa isa, dlco
   /* Pruned weights: below this density the zero-skipping kernel wins even against dense
      kernels running near peak (thesis ch. 4: CSR pays off at high sparsity only). */
   if (density < 0.2) n = push(out, n, DLCONV_ALGO_SPARSE_CSR);
-  n = push(out, n, isa == DLCONV_ISA_GENERIC ? generic_first_choice(s) : vector_first_choice(s));
+  n = push(out, n, isa == DLCONV_ISA_GENERIC ? generic_first_choice(s) : vector_first_choice(s, isa));
   /* Fallbacks, should the first choice not take the shape. */
   n = push(out, n, DLCONV_ALGO_DIRECT);
   n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
