@@ -320,18 +320,8 @@ static void test_dwc_kernels(void **state) {
   assert_true(tested > 0);
 }
 
-static void run_dwp_case(const dlc_f32_direct_family *f, size_t nw, size_t nr, int clamp) {
-  dlc_f32_dwp_args a;
-  a.kh = irand(1, 4);
-  a.kw = irand(1, 5);
-  a.sh = irand(1, 3);
-  a.sw = irand(1, 3);
-  a.dh = irand(1, 2);
-  a.dw = irand(1, 3);
-  a.h_in = irand(1, 12);
-  a.w_in = irand(1, (int)(nw * (size_t)a.sw) + 6);
-  a.iy0 = irand(-3, (int)a.h_in);
-  a.ix0 = irand(-4, 3);
+/* One dwp call on a whose geometry (kernel, strides, dilations, input size, origin) is set. */
+static void check_dwp(const dlc_f32_direct_family *f, dlc_f32_dwp_args a, size_t nw, size_t nr, int clamp) {
   const size_t nx = (size_t)(a.h_in * a.w_in);
   float *x = frand_buf(nx);
   float *w = frand_buf((size_t)(a.kh * a.kw));
@@ -369,6 +359,64 @@ static void run_dwp_case(const dlc_f32_direct_family *f, size_t nw, size_t nr, i
   free(x);
   free(w);
   free(y);
+}
+
+static void run_dwp_case(const dlc_f32_direct_family *f, size_t nw, size_t nr, int clamp) {
+  dlc_f32_dwp_args a;
+  a.kh = irand(1, 4);
+  a.kw = irand(1, 5);
+  a.sh = irand(1, 3);
+  a.sw = irand(1, 3);
+  a.dh = irand(1, 2);
+  a.dw = irand(1, 3);
+  a.h_in = irand(1, 12);
+  a.w_in = irand(1, (int)(nw * (size_t)a.sw) + 6);
+  a.iy0 = irand(-3, (int)a.h_in);
+  a.ix0 = irand(-4, 3);
+  check_dwp(f, a, nw, nr, clamp);
+}
+
+/* The shapes of real layers (kernel 3, 5, 7, stride 1 or 2 both ways, no row dilation), which
+   kernels may specialise: rows fully inside the input and clipped at the top or bottom, tap
+   columns fully inside the row and clipped at either end (a padded row's own width, or a wider
+   row with the tile in its middle), widths around multiples of the vector. */
+static void test_dwp_layer_shapes(void **state) {
+  (void)state;
+  int tested = 0;
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+    if (!f || !f->dwp) continue;
+    const size_t vl = f->vl, maxw = f->dwp_vecs * vl;
+    for (ptrdiff_t k = 3; k <= 7; k += 2)
+      for (ptrdiff_t s = 1; s <= 2; s++)
+        for (size_t nw = 1; nw <= maxw; nw += nw % vl == vl - 1 || nw % vl == 0 || nw % vl == 1 ? 1 : vl - 3) {
+          const size_t npv = (nw + vl - 1) / vl, rows = f->dwp_rows[npv - 1];
+          for (int rep = 0; rep < 8; rep++) {
+            dlc_f32_dwp_args a;
+            a.kh = k;
+            a.kw = rep % 4 == 3 ? irand(1, (int)k + 1) : k;
+            a.sh = a.sw = s;
+            a.dh = 1;
+            a.dw = rep % 4 == 2 ? 2 : 1;
+            const ptrdiff_t pad = (a.kw - 1) * a.dw / 2, span = ((ptrdiff_t)nw - 1) * s + (a.kw - 1) * a.dw + 1;
+            /* rep 0, 1: the row the tile spans with padding 'pad' (a whole padded row); else a wider row
+               with the tile at the left, middle or right. */
+            a.w_in = rep < 2 ? span - 2 * pad + irand(0, (int)s - 1) : span + irand(0, 20);
+            if (a.w_in < 1) a.w_in = 1;
+            a.ix0 = rep < 2 ? -pad : irand(-(int)pad, (int)(a.w_in - span + pad));
+            const size_t nr = rep < 4 ? rows : (size_t)irand(1, (int)rows);
+            a.h_in = irand(1, (int)((ptrdiff_t)nr * s + k + 4));
+            a.iy0 = irand(-(int)k, (int)a.h_in - 1);
+            if (rep == 1) { /* all rows inside */
+              a.h_in = (ptrdiff_t)nr * s + k + irand(0, 3);
+              a.iy0 = irand(0, (int)(a.h_in - ((ptrdiff_t)nr - 1) * s - k));
+            }
+            check_dwp(f, a, nw, nr, rep % 3 == 0);
+            tested++;
+          }
+        }
+  }
+  assert_true(tested > 0);
 }
 
 static void test_dwp_kernels(void **state) {
@@ -631,7 +679,8 @@ static void test_api_unsupported(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
-      cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_api_shapes),
+      cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_dwp_layer_shapes),
+      cmocka_unit_test(test_api_shapes),
       cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
       cmocka_unit_test(test_api_unsupported),
   };

@@ -190,6 +190,21 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
   tile_store(acc, NW, NV, a);
 }
 
+/* dwp, the general path (any kernel, stride, dilation): kx outermost, so the lane masks of a tap
+   column are computed once per kx and the ky and row loops only load. Stride 2 loads 16
+   consecutive floats and keeps the even ones in the order e0 e1 e4 e5 e2 e3 e6 e7 (one shuffle,
+   no lane-crossing permute per load); the accumulators stay in that order and dwp_unperm puts
+   them right once, at the store. Other strides gather. */
+#define DWP_GEN_NR_MAX 8
+
+INLINE __m256 dwp_unperm(__m256 v, const int SW) {
+  if (SW != 2) return v;
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+}
+
+/* Lanes of the row at columns [e, e + 8) that lie in [0, w_in). */
+INLINE __m256i row_mask(ptrdiff_t e, ptrdiff_t w_in) { return range_mask(-e, w_in - e); }
+
 /* The pixels [lo, hi) of an nw-pixel tile whose input column ixb + p*sw lies in [0, w_in); divides
    only at the borders of the row, as interior tiles are most of the work of a small kernel. */
 INLINE void dwp_valid(ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, ptrdiff_t nw, ptrdiff_t *lo, ptrdiff_t *hi) {
@@ -203,27 +218,8 @@ INLINE void dwp_valid(ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, ptrdiff_t nw,
     *hi = sw == 1 ? room : (room + sw - 1) / sw;
 }
 
-/* Input pixels ixb + (v*8 + lane)*sw of row xr under lane mask m (padding stays zero).
-   SW: the stride when 1 or 2 (contiguous loads), 0 for any other (a gather). */
-INLINE __m256 dwp_load(const float *xr, ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, int v, __m256i m, const int SW) {
-  if (SW == 1) return _mm256_maskload_ps(xr + ixb + v * VL, m);
-  if (SW == 2) {
-    /* Even elements of 16 consecutive floats: two loads masked to the row, shuffle, lane fix-up. */
-    const ptrdiff_t base = ixb + 2 * v * VL;
-    const __m256 a = _mm256_maskload_ps(xr + base, range_mask(-base, w_in - base));
-    const __m256 b = _mm256_maskload_ps(xr + base + VL, range_mask(-base - VL, w_in - base - VL));
-    const __m256 e = _mm256_shuffle_ps(a, b, 0x88); /* a0 a2 b0 b2 | a4 a6 b4 b6 */
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
-  }
-  const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32((int)(ixb + v * VL * sw)),
-                                       _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                                          _mm256_set1_epi32((int)sw)));
-  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xr, idx, _mm256_castsi256_ps(m), 4);
-}
-
-/* kx outermost: the lane masks depend on kx only. */
 INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW) {
-  __m256 acc[8][DWP_VECS];
+  __m256 acc[DWP_GEN_NR_MAX][DWP_VECS];
   const size_t nr = a->nr;
   UNROLL
   for (int r = 0; r < NR; r++)
@@ -235,9 +231,19 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
     ptrdiff_t lo, hi;
     dwp_valid(ixb, sw, w_in, (ptrdiff_t)nw, &lo, &hi);
     if (lo >= hi) continue;
-    __m256i m[DWP_VECS];
+    /* Stride 2: masks of the two loads per vector (row bounds; lanes past nw are never stored). */
+    __m256i m[2 * DWP_VECS];
     UNROLL
-    for (int v = 0; v < NPV; v++) m[v] = range_mask(lo - v * VL, hi - v * VL);
+    for (int v = 0; v < NPV; v++) {
+      if (SW == 2) {
+        m[2 * v] = row_mask(ixb + 2 * v * VL, w_in);
+        m[2 * v + 1] = row_mask(ixb + 2 * v * VL + VL, w_in);
+      } else {
+        m[v] = range_mask(lo - v * VL, hi - v * VL);
+      }
+    }
+    const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32((int)ixb),
+                                         _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)sw)));
     for (ptrdiff_t ky = 0; ky < a->kh; ky++) {
       const __m256 wv = _mm256_set1_ps(a->w[ky * a->kw + kx]);
       UNROLL
@@ -247,7 +253,18 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
         if (iy < 0 || iy >= a->h_in) continue;
         const float *xr = a->x + iy * w_in;
         UNROLL
-        for (int v = 0; v < NPV; v++) acc[r][v] = _mm256_fmadd_ps(wv, dwp_load(xr, ixb, sw, w_in, v, m[v], SW), acc[r][v]);
+        for (int v = 0; v < NPV; v++) {
+          __m256 xv;
+          if (SW == 1) {
+            xv = _mm256_maskload_ps(xr + ixb + v * VL, m[v]);
+          } else if (SW == 2) {
+            const float *p = xr + ixb + 2 * v * VL;
+            xv = _mm256_shuffle_ps(_mm256_maskload_ps(p, m[2 * v]), _mm256_maskload_ps(p + VL, m[2 * v + 1]), 0x88);
+          } else {
+            xv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xr + v * VL * sw, idx, _mm256_castsi256_ps(m[v]), 4);
+          }
+          acc[r][v] = _mm256_fmadd_ps(wv, xv, acc[r][v]);
+        }
       }
     }
   }
@@ -257,7 +274,93 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
     if ((size_t)r >= nr) break;
     UNROLL
     for (int v = 0; v < NPV; v++)
-      store_lanes(a->y + r * a->y_row + v * VL, (ptrdiff_t)nw - v * VL, _mm256_min_ps(hi, _mm256_max_ps(lo, acc[r][v])));
+      store_lanes(a->y + r * a->y_row + v * VL, (ptrdiff_t)nw - v * VL,
+                  _mm256_min_ps(hi, _mm256_max_ps(lo, dwp_unperm(acc[r][v], SW))));
+  }
+}
+
+/* dwp, the fast path: kernel height KH and stride S (both directions) known at compile time, no
+   row dilation; a group of NV vectors x DWP_NR rows. Input row j of the group is loaded once per
+   (kx, vector) and feeds every output row r with ky = j - r*S in range (a 3x3 stride-1 tile of 4
+   rows: 6 loads for 12 FMAs, where one load per FMA was the bound). Per kx, one branch picks plain
+   loads when the group's loads all lie inside the row, else masked loads with masks computed once
+   for the kx; row bounds are one predictable branch per input row. Rows past nr are computed
+   (their inputs clipped like any row) and not stored. */
+#define DWP_NR 4
+
+INLINE void dwp_rows_pass(__m256 acc[DWP_NR][2], const float *x, ptrdiff_t ixb, ptrdiff_t iy0, ptrdiff_t h_in, ptrdiff_t w_in,
+                          const __m256 *wk, const __m256i *m, const int NV, const int KH, const int S, const int MASKED) {
+  UNROLL
+  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++) {
+    if ((size_t)(iy0 + j) >= (size_t)h_in) continue;
+    const float *p = x + (iy0 + j) * w_in + ixb;
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      __m256 xv;
+      if (S == 1) {
+        xv = MASKED ? _mm256_maskload_ps(p + v * VL, m[v]) : _mm256_loadu_ps(p + v * VL);
+      } else {
+        const float *q = p + 2 * v * VL;
+        const __m256 e = MASKED ? _mm256_maskload_ps(q, m[2 * v]) : _mm256_loadu_ps(q);
+        const __m256 o = MASKED ? _mm256_maskload_ps(q + VL, m[2 * v + 1]) : _mm256_loadu_ps(q + VL);
+        xv = _mm256_shuffle_ps(e, o, 0x88);
+      }
+      UNROLL
+      for (int r = 0; r < DWP_NR; r++) {
+        const int ky = j - r * S;
+        if (ky >= 0 && ky < KH) acc[r][v] = _mm256_fmadd_ps(wk[ky], xv, acc[r][v]);
+      }
+    }
+  }
+}
+
+/* nw <= NV*8 pixels from input column ix0, rows iy0.. of a, nr <= DWP_NR of them stored at y. */
+INLINE void dwp_group(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, ptrdiff_t nw, size_t nr,
+                      const int NV, const int KH, const int S) {
+  __m256 acc[DWP_NR][2];
+  UNROLL
+  for (int r = 0; r < DWP_NR; r++)
+    UNROLL
+    for (int v = 0; v < NV; v++) acc[r][v] = _mm256_set1_ps(a->bias);
+  const ptrdiff_t w_in = a->w_in, kw = a->kw, span = NV * VL * S;
+  for (ptrdiff_t kx = 0; kx < kw; kx++) {
+    const ptrdiff_t ixb = ix0 + kx * a->dw;
+    __m256 wk[KH];
+    UNROLL
+    for (int ky = 0; ky < KH; ky++) wk[ky] = _mm256_set1_ps(a->w[ky * kw + kx]);
+    if (ixb >= 0 && ixb + span <= w_in) {
+      dwp_rows_pass(acc, a->x, ixb, iy0, a->h_in, w_in, wk, NULL, NV, KH, S, 0);
+    } else if (ixb < w_in && ixb + span > 0) {
+      __m256i m[2 * 2];
+      UNROLL
+      for (int i = 0; i < NV * S; i++) m[i] = row_mask(ixb + i * VL, w_in);
+      dwp_rows_pass(acc, a->x, ixb, iy0, a->h_in, w_in, wk, m, NV, KH, S, 1);
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(a->out_min), hi = _mm256_set1_ps(a->out_max);
+  UNROLL
+  for (int r = 0; r < DWP_NR; r++) {
+    if ((size_t)r >= nr) break;
+    UNROLL
+    for (int v = 0; v < NV; v++)
+      store_lanes(y + r * a->y_row + v * VL, nw - v * VL, _mm256_min_ps(hi, _mm256_max_ps(lo, dwp_unperm(acc[r][v], S))));
+  }
+}
+
+/* Rows in groups of DWP_NR, each row in groups of two vectors (the last one may be shorter). */
+INLINE void dwp_fast(size_t nw, const dlc_f32_dwp_args *a, const int KH, const int S) {
+  for (size_t r0 = 0; r0 < a->nr; r0 += DWP_NR) {
+    const size_t nr = a->nr - r0 < DWP_NR ? a->nr - r0 : DWP_NR;
+    const ptrdiff_t iy0 = a->iy0 + (ptrdiff_t)r0 * S;
+    float *y = a->y + (ptrdiff_t)r0 * a->y_row;
+    for (size_t p0 = 0; p0 < nw; p0 += 2 * VL) {
+      const ptrdiff_t n = (ptrdiff_t)(nw - p0 < 2 * VL ? nw - p0 : 2 * VL);
+      const ptrdiff_t ix0 = a->ix0 + (ptrdiff_t)p0 * S;
+      if (n > VL)
+        dwp_group(a, iy0, ix0, y + p0, n, nr, 2, KH, S);
+      else
+        dwp_group(a, iy0, ix0, y + p0, n, nr, 1, KH, S);
+    }
   }
 }
 
@@ -321,20 +424,43 @@ static void conv_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_s
 static void dwc_8c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_8c_tile); }
 static void dwc_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_16c_tile); }
 
+/* The general path's row block shrinks with the vectors of the row (accumulators in 16 ymm); the
+   family promises DWP_ROWS rows to the driver, so it steps through them. */
+#define DWP_ROWS 8
+#define DWP_GEN(SW, NPV, NR)                                   \
+  for (size_t r0 = 0; r0 < a->nr; r0 += NR) {                  \
+    b.nr = a->nr - r0 < NR ? a->nr - r0 : NR;                  \
+    b.iy0 = a->iy0 + (ptrdiff_t)r0 * a->sh;                    \
+    b.y = a->y + (ptrdiff_t)r0 * a->y_row;                     \
+    dwp_tile(nw, &b, NPV, NR, SW);                             \
+  }
 #define DWP_CASES(SW)                                 \
   switch ((nw + VL - 1) / VL) {                       \
-    case 1: dwp_tile(nw, a, 1, 8, SW); break;         \
-    case 2: dwp_tile(nw, a, 2, 4, SW); break;         \
-    case 3: dwp_tile(nw, a, 3, 2, SW); break;         \
-    case 4: dwp_tile(nw, a, 4, 2, SW); break;         \
-    case 5: dwp_tile(nw, a, 5, 1, SW); break;         \
-    case 6: dwp_tile(nw, a, 6, 1, SW); break;         \
-    case 7: dwp_tile(nw, a, 7, 1, SW); break;         \
-    case 8: dwp_tile(nw, a, 8, 1, SW); break;         \
+    case 1: DWP_GEN(SW, 1, 8) break;                  \
+    case 2: DWP_GEN(SW, 2, 4) break;                  \
+    case 3: DWP_GEN(SW, 3, 2) break;                  \
+    case 4: DWP_GEN(SW, 4, 2) break;                  \
+    case 5: DWP_GEN(SW, 5, 1) break;                  \
+    case 6: DWP_GEN(SW, 6, 1) break;                  \
+    case 7: DWP_GEN(SW, 7, 1) break;                  \
+    case 8: DWP_GEN(SW, 8, 1) break;                  \
     default: break;                                   \
   }
 
+static void dwp_k3s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 1); }
+static void dwp_k3s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 2); }
+static void dwp_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 1); }
+static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2); }
+
 static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
+  if (a->dh == 1 && a->sh == a->sw && (a->sw == 1 || a->sw == 2) && (a->kh == 3 || a->kh == 5)) {
+    if (a->kh == 3)
+      (a->sw == 1 ? dwp_k3s1 : dwp_k3s2)(nw, a);
+    else
+      (a->sw == 1 ? dwp_k5s1 : dwp_k5s2)(nw, a);
+    return;
+  }
+  dlc_f32_dwp_args b = *a;
   if (a->sw == 1) {
     DWP_CASES(1)
   } else if (a->sw == 2) {
@@ -353,6 +479,6 @@ const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .dwc_tw = {DWC_TW1, DWC_TW2},
     .dwc = {dwc_8c, dwc_16c},
     .dwp_vecs = DWP_VECS,
-    .dwp_rows = {8, 4, 2, 2, 1, 1, 1, 1},
+    .dwp_rows = {DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS},
     .dwp = dwp,
 };
