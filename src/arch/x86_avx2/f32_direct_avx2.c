@@ -280,87 +280,83 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
 }
 
 /* dwp, the fast path: kernel height KH and stride S (both directions) known at compile time, no
-   row dilation; a group of NV vectors x DWP_NR rows. Input row j of the group is loaded once per
-   (kx, vector) and feeds every output row r with ky = j - r*S in range (a 3x3 stride-1 tile of 4
-   rows: 6 loads for 12 FMAs, where one load per FMA was the bound). Per kx, one branch picks plain
-   loads when the group's loads all lie inside the row, else masked loads with masks computed once
-   for the kx; row bounds are one predictable branch per input row. Rows past nr are computed
-   (their inputs clipped like any row) and not stored. */
-#define DWP_NR 4
+   row dilation; a tile of one vector (8 pixels) x DWP_NR rows. Input row j of the tile is loaded
+   once per kx and feeds every output row r with ky = j - r*S in range (3x3 stride 1: 10 loads for
+   24 FMAs, where one load per FMA was the bound). Per kx one branch picks plain loads when the
+   tile's loads lie inside the row (all but the first and last tiles of a row), else masked loads
+   with masks made once for the kx; row bounds cost one branch per tile unless the tile is clipped
+   at the top or bottom. Rows past nr are computed (on clipped inputs, like any row) and not
+   stored. 8 accumulators + KH weights + the loads and masks fit 16 ymm with no spills up to
+   KH 5 stride 2; 12 accumulators (4 rows x 3 vectors, 6 x 2) spilled and ran no faster on Zen 2. */
+#define DWP_NR 8
+#define DWP_KH_MAX 5
 
-INLINE void dwp_rows_pass(__m256 acc[DWP_NR][2], const float *x, ptrdiff_t ixb, ptrdiff_t iy0, ptrdiff_t h_in, ptrdiff_t w_in,
-                          const __m256 *wk, const __m256i *m, const int NV, const int KH, const int S, const int MASKED) {
+/* Input rows j of the tile (row iy0 + j at xb + j*w_in, which points at column ixb); ROWCHK: only
+   j in [jlo, jhi) are inside the input. */
+INLINE void dwp_rows_pass(__m256 acc[DWP_NR], const float *xb, ptrdiff_t w_in, ptrdiff_t jlo, ptrdiff_t jhi,
+                          const __m256 *wk, const __m256i *m, const int KH, const int S, const int MASKED, const int ROWCHK) {
+  const float *p = xb;
   UNROLL
-  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++) {
-    if ((size_t)(iy0 + j) >= (size_t)h_in) continue;
-    const float *p = x + (iy0 + j) * w_in + ixb;
+  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++, p += w_in) {
+    if (ROWCHK && (j < jlo || j >= jhi)) continue;
+    __m256 xv;
+    if (S == 1) {
+      xv = MASKED ? _mm256_maskload_ps(p, m[0]) : _mm256_loadu_ps(p);
+    } else {
+      const __m256 e = MASKED ? _mm256_maskload_ps(p, m[0]) : _mm256_loadu_ps(p);
+      const __m256 o = MASKED ? _mm256_maskload_ps(p + VL, m[1]) : _mm256_loadu_ps(p + VL);
+      xv = _mm256_shuffle_ps(e, o, 0x88);
+    }
     UNROLL
-    for (int v = 0; v < NV; v++) {
-      __m256 xv;
-      if (S == 1) {
-        xv = MASKED ? _mm256_maskload_ps(p + v * VL, m[v]) : _mm256_loadu_ps(p + v * VL);
-      } else {
-        const float *q = p + 2 * v * VL;
-        const __m256 e = MASKED ? _mm256_maskload_ps(q, m[2 * v]) : _mm256_loadu_ps(q);
-        const __m256 o = MASKED ? _mm256_maskload_ps(q + VL, m[2 * v + 1]) : _mm256_loadu_ps(q + VL);
-        xv = _mm256_shuffle_ps(e, o, 0x88);
-      }
-      UNROLL
-      for (int r = 0; r < DWP_NR; r++) {
-        const int ky = j - r * S;
-        if (ky >= 0 && ky < KH) acc[r][v] = _mm256_fmadd_ps(wk[ky], xv, acc[r][v]);
-      }
+    for (int r = 0; r < DWP_NR; r++) {
+      const int ky = j - r * S;
+      if (ky >= 0 && ky < KH) acc[r] = _mm256_fmadd_ps(wk[ky], xv, acc[r]);
     }
   }
 }
 
-/* nw <= NV*8 pixels from input column ix0, rows iy0.. of a, nr <= DWP_NR of them stored at y. */
-INLINE void dwp_group(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, ptrdiff_t nw, size_t nr,
-                      const int NV, const int KH, const int S) {
-  __m256 acc[DWP_NR][2];
+/* nw <= 8 pixels from input column ix0, rows from iy0; nr <= DWP_NR of them stored at y. */
+INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, ptrdiff_t nw, size_t nr,
+                    const int KH, const int S) {
+  __m256 acc[DWP_NR];
   UNROLL
-  for (int r = 0; r < DWP_NR; r++)
-    UNROLL
-    for (int v = 0; v < NV; v++) acc[r][v] = _mm256_set1_ps(a->bias);
-  const ptrdiff_t w_in = a->w_in, kw = a->kw, span = NV * VL * S;
+  for (int r = 0; r < DWP_NR; r++) acc[r] = _mm256_set1_ps(a->bias);
+  const ptrdiff_t w_in = a->w_in, kw = a->kw, span = VL * S, nj = (DWP_NR - 1) * S + KH;
+  const ptrdiff_t jlo = iy0 < 0 ? -iy0 : 0, jhi = a->h_in - iy0 < nj ? a->h_in - iy0 : nj;
+  const int rows_in = jlo == 0 && jhi == nj;
+  const float *xr = a->x + iy0 * w_in;
   for (ptrdiff_t kx = 0; kx < kw; kx++) {
     const ptrdiff_t ixb = ix0 + kx * a->dw;
-    __m256 wk[KH];
+    __m256 wk[DWP_KH_MAX];
     UNROLL
     for (int ky = 0; ky < KH; ky++) wk[ky] = _mm256_set1_ps(a->w[ky * kw + kx]);
     if (ixb >= 0 && ixb + span <= w_in) {
-      dwp_rows_pass(acc, a->x, ixb, iy0, a->h_in, w_in, wk, NULL, NV, KH, S, 0);
+      if (rows_in)
+        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 0);
+      else
+        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 1);
     } else if (ixb < w_in && ixb + span > 0) {
-      __m256i m[2 * 2];
+      __m256i m[2];
       UNROLL
-      for (int i = 0; i < NV * S; i++) m[i] = row_mask(ixb + i * VL, w_in);
-      dwp_rows_pass(acc, a->x, ixb, iy0, a->h_in, w_in, wk, m, NV, KH, S, 1);
+      for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
+      dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, m, KH, S, 1, 1);
     }
   }
   const __m256 lo = _mm256_set1_ps(a->out_min), hi = _mm256_set1_ps(a->out_max);
   UNROLL
   for (int r = 0; r < DWP_NR; r++) {
     if ((size_t)r >= nr) break;
-    UNROLL
-    for (int v = 0; v < NV; v++)
-      store_lanes(y + r * a->y_row + v * VL, nw - v * VL, _mm256_min_ps(hi, _mm256_max_ps(lo, dwp_unperm(acc[r][v], S))));
+    store_lanes(y + r * a->y_row, nw, _mm256_min_ps(hi, _mm256_max_ps(lo, dwp_unperm(acc[r], S))));
   }
 }
 
-/* Rows in groups of DWP_NR, each row in groups of two vectors (the last one may be shorter). */
 INLINE void dwp_fast(size_t nw, const dlc_f32_dwp_args *a, const int KH, const int S) {
   for (size_t r0 = 0; r0 < a->nr; r0 += DWP_NR) {
     const size_t nr = a->nr - r0 < DWP_NR ? a->nr - r0 : DWP_NR;
     const ptrdiff_t iy0 = a->iy0 + (ptrdiff_t)r0 * S;
     float *y = a->y + (ptrdiff_t)r0 * a->y_row;
-    for (size_t p0 = 0; p0 < nw; p0 += 2 * VL) {
-      const ptrdiff_t n = (ptrdiff_t)(nw - p0 < 2 * VL ? nw - p0 : 2 * VL);
-      const ptrdiff_t ix0 = a->ix0 + (ptrdiff_t)p0 * S;
-      if (n > VL)
-        dwp_group(a, iy0, ix0, y + p0, n, nr, 2, KH, S);
-      else
-        dwp_group(a, iy0, ix0, y + p0, n, nr, 1, KH, S);
-    }
+    for (size_t p0 = 0; p0 < nw; p0 += VL)
+      dwp_vec(a, iy0, a->ix0 + (ptrdiff_t)p0 * S, y + p0, (ptrdiff_t)(nw - p0 < VL ? nw - p0 : VL), nr, KH, S);
   }
 }
 
@@ -424,9 +420,8 @@ static void conv_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_s
 static void dwc_8c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_8c_tile); }
 static void dwc_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_16c_tile); }
 
-/* The general path's row block shrinks with the vectors of the row (accumulators in 16 ymm); the
-   family promises DWP_ROWS rows to the driver, so it steps through them. */
-#define DWP_ROWS 8
+/* The family promises the driver DWP_NR rows per call (the fast path's tile); the general path's
+   row block shrinks with the vectors of the row (accumulators in 16 ymm), so it steps through them. */
 #define DWP_GEN(SW, NPV, NR)                                   \
   for (size_t r0 = 0; r0 < a->nr; r0 += NR) {                  \
     b.nr = a->nr - r0 < NR ? a->nr - r0 : NR;                  \
@@ -479,6 +474,6 @@ const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .dwc_tw = {DWC_TW1, DWC_TW2},
     .dwc = {dwc_8c, dwc_16c},
     .dwp_vecs = DWP_VECS,
-    .dwp_rows = {DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS, DWP_ROWS},
+    .dwp_rows = {DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR},
     .dwp = dwp,
 };
