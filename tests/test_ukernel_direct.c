@@ -676,13 +676,40 @@ static void test_api_unsupported(void **state) {
   }
 }
 
+/* to_channel_last: every family that has it, channel counts and row widths around multiples of the
+   vector (1..19 x 1..19, plus 64 x 37), a plane stride wider than the row; exact values, nothing
+   written outside the ci * w floats. */
+static void test_to_channel_last(void **state) {
+  (void)state;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_f32_direct_family *f = family_of(all_isas[s]);
+    if (!f || !f->to_channel_last) continue;
+    for (size_t ci = 1; ci <= 64; ci = ci < 19 ? ci + 1 : (ci == 19 ? 64 : 65))
+      for (size_t w = 1; w <= 37; w = w < 19 ? w + 1 : (w == 19 ? 37 : 38)) {
+        const size_t plane = w + 5, n = ci * w;
+        float *src = frand_buf(ci * plane);
+        float *buf = sentinel_buf(n + 2 * GUARD);
+        f->to_channel_last(src, plane, w, ci, buf + GUARD);
+        for (size_t i = 0; i < n + 2 * GUARD; i++) {
+          const ptrdiff_t t = (ptrdiff_t)i - GUARD;
+          const float want = t >= 0 && (size_t)t < n ? src[((size_t)t % ci) * plane + (size_t)t / ci] : SENTINEL;
+          if (!(buf[i] == want))
+            fail_msg("%s to_channel_last ci=%zu w=%zu: float %td is %g, want %g", f->name, ci, w, t, (double)buf[i],
+                     (double)want);
+        }
+        free(src);
+        free(buf);
+      }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
       cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_dwp_layer_shapes),
       cmocka_unit_test(test_api_shapes),
       cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
-      cmocka_unit_test(test_api_unsupported),
+      cmocka_unit_test(test_api_unsupported),  cmocka_unit_test(test_to_channel_last),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

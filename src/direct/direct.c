@@ -567,6 +567,7 @@ typedef struct transpose_ctx {
 static void transpose_task(void *arg, size_t task) {
   const transpose_ctx *c = arg;
   const dlc_conv_shape *s = &c->p->s;
+  const dlc_f32_direct_to_channel_last_fn fn = c->p->kernels->direct->to_channel_last;
   const size_t ci = (size_t)s->c_in, h = (size_t)s->h_in, w = (size_t)s->w_in;
   size_t row, end;
   dlc_split_range((size_t)s->n * h, c->ntasks, task, &row, &end);
@@ -574,6 +575,10 @@ static void transpose_task(void *arg, size_t task) {
     const size_t n = row / h, iy = row % h;
     const float *src = c->x + n * ci * h * w + iy * w;
     float *dst = c->xt + row * w * ci;
+    if (fn) {
+      fn(src, h * w, w, ci, dst);
+      continue;
+    }
     for (size_t x0 = 0; x0 < w; x0 += 64)
       for (size_t c0 = 0; c0 < ci; c0 += 8) {
         const size_t x1 = DLC_MIN(w, x0 + 64), c1 = DLC_MIN(ci, c0 + 8);

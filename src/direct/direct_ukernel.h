@@ -113,6 +113,11 @@ typedef void (*dlc_f32_dwp_fn)(size_t nw, const dlc_f32_dwp_args *a);
 
 #define DLC_DIRECT_MAX_DWP_VECS 8
 
+/* One input row to channel-last (the NCHW conv reads x transposed, see direct.c):
+     dst[ix * ci + ic] = src[ic * plane + ix]      for ix < w, ic < ci.
+   Reads and writes nothing else. */
+typedef void (*dlc_f32_direct_to_channel_last_fn)(const float *src, size_t plane, size_t w, size_t ci, float *dst);
+
 typedef struct dlc_f32_direct_family {
   const char *name;           /* conv kernel and tile, e.g. "f32_direct_14x32__avx512" */
   const char *dw_name;        /* depthwise kernels, e.g. "f32_dwconv_..__avx512" */
@@ -124,6 +129,7 @@ typedef struct dlc_f32_direct_family {
   size_t dwp_vecs;            /* dwp: max pixel vectors per row (<= DLC_DIRECT_MAX_DWP_VECS) */
   size_t dwp_rows[DLC_DIRECT_MAX_DWP_VECS];  /* dwp: max rows of a tile with npv = index+1 vectors */
   dlc_f32_dwp_fn dwp;
+  dlc_f32_direct_to_channel_last_fn to_channel_last;   /* NULL: the driver's scalar loop */
 } dlc_f32_direct_family;
 
 #endif

@@ -120,6 +120,11 @@ static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
   }
 }
 
+static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci, float *dst) {
+  for (size_t ix = 0; ix < w; ix++)
+    for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = src[ic * plane + ix];
+}
+
 const dlc_f32_direct_family dlc_f32_direct__generic = {
     .name = "f32_direct_4x16__generic",
     .dw_name = "f32_dwconv_4x16c_4x8p__generic",
@@ -131,4 +136,5 @@ const dlc_f32_direct_family dlc_f32_direct__generic = {
     .dwp_vecs = DWP_VECS,
     .dwp_rows = {1, 1, 1, 1},
     .dwp = dwp,
+    .to_channel_last = to_channel_last,
 };

@@ -465,6 +465,26 @@ static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
   }
 }
 
+/* 8 channels x 8 pixels at a time: 8 row loads (masked at the right edge), an in-register
+   transpose, 8 pixel stores of the block's channels (in pieces when fewer than 8). */
+static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci, float *dst) {
+  for (size_t c0 = 0; c0 < ci; c0 += VL) {
+    const size_t nc = ci - c0 < VL ? ci - c0 : VL;
+    for (size_t x0 = 0; x0 < w; x0 += VL) {
+      const size_t nx = w - x0 < VL ? w - x0 : VL;
+      const __m256i m = lane_mask((ptrdiff_t)nx);
+      __m256 r[8];
+      UNROLL
+      for (size_t i = 0; i < 8; i++)
+        r[i] = i < nc ? (nx == VL ? _mm256_loadu_ps(src + (c0 + i) * plane + x0)
+                                  : _mm256_maskload_ps(src + (c0 + i) * plane + x0, m))
+                      : _mm256_setzero_ps();
+      transpose8(r);
+      for (size_t j = 0; j < nx; j++) dlc_avx2_store_first(dst + (x0 + j) * ci + c0, (ptrdiff_t)nc, r[j]);
+    }
+  }
+}
+
 const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .name = "f32_direct_6x16__avx2",
     .dw_name = "f32_dwconv_6x16c_8x8p__avx2",
@@ -476,4 +496,5 @@ const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .dwp_vecs = DWP_VECS,
     .dwp_rows = {DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR},
     .dwp = dwp,
+    .to_channel_last = to_channel_last,
 };
