@@ -66,7 +66,17 @@ DLCONV_API dlconv_status dlconv_conv2d_output_shape(const dlconv_conv2d_desc *d,
 
 /* int8: ONNX QLinearConv semantics with symmetric s8 weights and s32 bias:
    y = saturate(round_half_even((sum (x - x_zero_point) * w + bias) * x_scale * w_scale[oc] / y_scale) + y_zero_point)
-   with the clamp (out_min/out_max, in real units) applied before requantisation. */
+   with the clamp (out_min/out_max, in real units) applied before requantisation.
+   Evaluated exactly as follows (IEEE double, one rounding per operation, in this order), which
+   every algorithm, ISA and DLCONV_VERIFY reproduce bit for bit:
+     acc  = sum over taps of (x - x_zero_point) * w          exact integer; padding taps add 0
+     mult = (double)x_scale * (double)w_scale[oc] / (double)y_scale
+     v    = (double)(acc + bias[oc]) * mult
+     v    = min(max(v, (double)out_min / y_scale), (double)out_max / y_scale)
+     y    = saturate(round_half_even(v) + y_zero_point)        to [0, 255] (U8) or [-128, 127] (S8)
+   The reduction (c_in/groups)*k_h*k_w is at most 65793, so that acc fits s32; a longer one is
+   DLCONV_ERR_UNSUPPORTED. F16: x, w, bias and y binary16, products summed in fp32, the clamped
+   result rounded to nearest even. */
 typedef struct dlconv_quant {
   float x_scale;  int32_t x_zero_point;
   const float *w_scales;  int32_t n_w_scales;   /* 1 (per tensor) or c_out (per output channel) */

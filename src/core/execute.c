@@ -36,7 +36,7 @@ dlconv_status dlconv_execute(const dlconv_plan *p, const void *x, void *y, void 
   struct timespec t0, t1;
   if (verbose) clock_gettime(CLOCK_MONOTONIC, &t0);
   dlc_fpmode fpmode = dlc_fpmode_enter();  /* the calling thread; pool/OpenMP workers: threading.c */
-  p->ops->execute(p, x, y, workspace);
+  dlc_plan_run(p, x, y, workspace);
   dlc_fpmode_leave(fpmode);
   if (verbose) {
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -12,6 +12,7 @@
 #include "../spatial_pack/spack_ukernel.h"
 #include "../gspc/gspc_ukernel.h"
 #include "../sparse_csr/csr_ukernel.h"
+#include "../gemm_im2col/lowp_gemm_ukernel.h"
 
 typedef struct dlc_isa_kernels {
   dlconv_isa isa;
@@ -21,6 +22,9 @@ typedef struct dlc_isa_kernels {
   const dlc_f32_spack_family *spack;
   const dlc_f32_gspc_family *gspc;
   const dlc_f32_csr_family *csr;
+  /* F16 and int8 (NULL where an ISA has none yet: those dtypes then run on another ISA) */
+  const dlc_f16_gemm_family *f16_gemm;
+  const dlc_q8_gemm_family *q8_gemm;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -34,6 +38,8 @@ DLC_DECLARE_FAMILIES(generic)
 DLC_DECLARE_FAMILIES(avx2)
 DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
+extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
+extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 
 extern const dlc_isa_kernels dlc_kernels_generic;
 extern const dlc_isa_kernels dlc_kernels_avx2;

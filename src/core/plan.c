@@ -42,6 +42,8 @@ void dlconv_plan_destroy(dlconv_plan *p) {
   release_algo(p);
   dlc_free(p->verify_w);
   dlc_free(p->bias);
+  dlc_free(p->q8.mult);
+  dlc_free(p->q8.bias);
   dlc_free(p);
 }
 
@@ -72,12 +74,20 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   p->algo = a;
   p->isa = isa;
   p->kernels = dlc_kernels_for(isa);
-  p->ops = dlc_algo_ops_for(a);
+  p->ops = p->dtype == DLCONV_F32 ? dlc_algo_ops_for(a) : a == DLCONV_ALGO_IM2COL_GEMM ? &dlc_gemm_lowp_ops : NULL;
   p->algo_data = NULL;
   p->packed_weight_bytes = p->workspace_bytes = 0;
   p->weight_density = 1.0;
   p->kernel[0] = 0;
   if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
+  if (!p->ops)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm has)", algo_name(a),
+                    p->dtype == DLCONV_F16 ? "F16" : "int8");
+  if (p->dtype != DLCONV_F32) {
+    dlconv_status st = p->ops->plan_lowp(p, w->dense);
+    if (st != DLCONV_OK) p->algo_data = NULL;
+    return st;
+  }
   if (w->csr && p->ops->plan_csr) return p->ops->plan_csr(p, w->csr);
   if (!w->dense) {
     w->owned = densify(w->csr, &p->s);
@@ -97,10 +107,10 @@ static double time_execute(const dlconv_plan *p) {
   double best = INFINITY;
   if (x && y && (ws || !p->workspace_bytes)) {
     for (size_t i = 0; i < xb / 4; i++) x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
-    p->ops->execute(p, x, y, ws);
+    dlc_plan_run(p, x, y, ws);
     for (int r = 0; r < 3; r++) {
       double t0 = now_s();
-      p->ops->execute(p, x, y, ws);
+      dlc_plan_run(p, x, y, ws);
       double t = now_s() - t0;
       if (t < best) best = t;
     }
@@ -149,8 +159,12 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
     int nalgo = 1;
     algos[0] = o->algo;
     if (o->algo == DLCONV_ALGO_AUTO) {
-      double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
-      nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
+      if (p->dtype == DLCONV_F32) {
+        double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
+        nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
+      } else {
+        algos[0] = DLCONV_ALGO_IM2COL_GEMM; /* the only low-precision path so far */
+      }
       p->isa = isas[i];
       char key[256];
       dlconv_algo wise;
@@ -189,6 +203,26 @@ static void print_plan(const dlconv_plan *p, double ms) {
 
 static int misaligned(const void *ptr, size_t align) { return ptr && ((uintptr_t)ptr % align) != 0; }
 
+/* int8: the plan's own copy of q and the s32 bias, per channel (quant.h). */
+static dlconv_status copy_quant(dlconv_plan *p, const dlconv_quant *q, const void *bias) {
+  const int64_t co = p->s.c_out;
+  dlc_q8_params *r = &p->q8;
+  r->mult = dlc_malloc((size_t)co * sizeof(double));
+  r->bias = dlc_calloc((size_t)co * sizeof(int32_t));
+  if (!r->mult || !r->bias) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory copying the quantisation");
+  r->x_zero_point = q->x_zero_point;
+  r->y_zero_point = q->y_zero_point;
+  r->is_signed = p->dtype == DLCONV_S8;
+  r->y_min = r->is_signed ? -128 : 0;
+  r->y_max = r->is_signed ? 127 : 255;
+  r->lo = (double)p->s.out_min / (double)q->y_scale;
+  r->hi = (double)p->s.out_max / (double)q->y_scale;
+  for (int64_t c = 0; c < co; c++)
+    r->mult[c] = (double)q->x_scale * (double)q->w_scales[q->n_w_scales == 1 ? 0 : c] / (double)q->y_scale;
+  if (bias) memcpy(r->bias, bias, (size_t)co * sizeof(int32_t));
+  return DLCONV_OK;
+}
+
 /* Shared by every planning entry point: the descriptor is validated, w is dense or csr. */
 static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, dlconv_dtype dtype, const void *dense,
                                     const dlconv_csr *csr, const void *bias, const dlconv_quant *q,
@@ -203,8 +237,9 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   if (csr && csr->nnz > 0 && misaligned(csr->values, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr->values is not aligned to its element size");
   if (csr && (st = dlc_validate_csr(csr, s))) return st;
-  if (dtype == DLCONV_F16) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype F16 is not implemented yet");
-  if (dtype != DLCONV_F32) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "dtype U8/S8 (int8) is not implemented yet");
+  if (csr && dtype != DLCONV_F32)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "CSR weights are implemented for F32 only (dtype %s)",
+                    dtype == DLCONV_F16 ? "F16" : dtype == DLCONV_U8 ? "U8" : "S8");
 
   dlconv_options defaults;
   if (!opt) {
@@ -228,8 +263,14 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
     dlc_free(p);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory copying the bias");
   }
-  if (bias) memcpy(p->bias, bias, (size_t)s->c_out * sizeof(float));
+  if (bias && dtype == DLCONV_F32) memcpy(p->bias, bias, (size_t)s->c_out * sizeof(float));
+  if (bias && dtype == DLCONV_F16)
+    for (int64_t c = 0; c < s->c_out; c++) p->bias[c] = dlc_f16_to_f32(((const uint16_t *)bias)[c]);
   p->has_bias = bias != NULL;
+  if (q && (st = copy_quant(p, q, bias)) != DLCONV_OK) {
+    dlconv_plan_destroy(p);
+    return st;
+  }
 
   weights w = {dense, NULL, csr};
   st = choose_and_pack(p, opt, &w);

@@ -11,6 +11,7 @@
 
 #include "dlconv.h"
 #include "kernels.h"
+#include "../quant/quant.h"
 
 typedef struct dlc_conv_shape {
   int64_t n, c_in, h_in, w_in;
@@ -34,7 +35,8 @@ struct dlconv_plan {
   int nthreads;                    /* >= 1: tasks a parallel region is split into */
   dlconv_parallel_for_fn parallel_for;  /* caller's pool, or NULL (OpenMP or serial) */
   void *pool;
-  float *bias;                     /* c_out values, always allocated (zeros when the caller gave none) */
+  float *bias;                     /* c_out values, always allocated (zeros when the caller gave none);
+                                      F16 plans keep the caller's halves here widened to fp32 */
   int has_bias;
   const struct dlc_algo_ops *ops;
   void *algo_data;                 /* the algorithm's packed weights etc., freed by ops->destroy */
@@ -43,11 +45,14 @@ struct dlconv_plan {
   double weight_density;           /* set by ops->plan: 1.0 for dense algorithms */
   int64_t macs;
   char kernel[64];                 /* set by ops->plan: micro-kernel name and tile */
-  float *verify_w;                 /* OIHW weights kept for DLCONV_VERIFY, else NULL */
+  float *verify_w;                 /* OIHW weights kept for DLCONV_VERIFY (F16/S8 widened exactly), else NULL */
+  dlc_q8_params q8;                /* int8 plans: the copied quantisation (mult and bias owned here) */
 };
 
 /* One algorithm (one folder under src/). All functions may assume the shape is valid
- * (validated by core) and the dtype is F32. */
+ * (validated by core). plan/execute serve F32 plans; an algorithm with a low-precision path has
+ * a second ops value (dlc_algo_ops_for_dtype) whose plan_lowp/execute_lowp take the typed
+ * tensors of p->dtype (F16: uint16_t halves; U8/S8: bytes with p->q8). */
 typedef struct dlc_algo_ops {
   dlconv_algo algo;
   const char *name;                /* "direct", "im2col_gemm", "spatial_pack", "gspc", "sparse_csr" */
@@ -65,12 +70,24 @@ typedef struct dlc_algo_ops {
      caller's CSR directly. core has validated it (rows, cols, row_ptr monotone and ending at
      nnz, every column in range and unique within its row) but columns may be in any order. */
   dlconv_status (*plan_csr)(dlconv_plan *p, const dlconv_csr *w);
+  /* Low-precision path (NULL in F32 ops): w is OIHW of the dtype (S8 for int8), x/y as above. */
+  dlconv_status (*plan_lowp)(dlconv_plan *p, const void *w);
+  void (*execute_lowp)(const dlconv_plan *p, const void *x, void *y, void *workspace);
 } dlc_algo_ops;
+
+/* Runs the plan's algorithm on x -> y (either path). */
+static inline void dlc_plan_run(const dlconv_plan *p, const void *x, void *y, void *workspace) {
+  if (p->dtype == DLCONV_F32)
+    p->ops->execute(p, x, y, workspace);
+  else
+    p->ops->execute_lowp(p, x, y, workspace);
+}
 
 extern const dlc_algo_ops dlc_direct_ops;       /* src/direct/ */
 extern const dlc_algo_ops dlc_gemm_ops;         /* src/gemm_im2col/ */
 extern const dlc_algo_ops dlc_spack_ops;        /* src/spatial_pack/ */
 extern const dlc_algo_ops dlc_gspc_ops;         /* src/gspc/ */
 extern const dlc_algo_ops dlc_csr_ops;          /* src/sparse_csr/ */
+extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: F16 and int8 */
 
 #endif

@@ -10,12 +10,36 @@
 #include "util.h"
 #include "validate.h"
 
-dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const float *w) {
-  size_t bytes = dlc_w_elems(&p->s) * sizeof(float);
-  p->verify_w = dlc_malloc(bytes);
+dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const void *w) {
+  size_t n = dlc_w_elems(&p->s);
+  p->verify_w = dlc_malloc(n * sizeof(float));
   if (!p->verify_w) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory keeping weights for DLCONV_VERIFY");
-  memcpy(p->verify_w, w, bytes);
+  if (p->dtype == DLCONV_F32)
+    memcpy(p->verify_w, w, n * sizeof(float));
+  else if (p->dtype == DLCONV_F16)
+    for (size_t i = 0; i < n; i++) p->verify_w[i] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
+  else
+    for (size_t i = 0; i < n; i++) p->verify_w[i] = ((const int8_t *)w)[i];
   return DLCONV_OK;
+}
+
+/* x[i] as a real number; int8: x - x_zero_point, so that padding (a skipped tap) is exactly 0. */
+static double x_value(const dlconv_plan *p, const void *x, size_t i) {
+  switch (p->dtype) {
+    case DLCONV_F16: return dlc_f16_to_f32(((const uint16_t *)x)[i]);
+    case DLCONV_U8: return (double)((const uint8_t *)x)[i] - p->q8.x_zero_point;
+    case DLCONV_S8: return (double)((const int8_t *)x)[i] - p->q8.x_zero_point;
+    default: return ((const float *)x)[i];
+  }
+}
+
+static double y_value(const dlconv_plan *p, const void *y, size_t i) {
+  switch (p->dtype) {
+    case DLCONV_F16: return dlc_f16_to_f32(((const uint16_t *)y)[i]);
+    case DLCONV_U8: return ((const uint8_t *)y)[i];
+    case DLCONV_S8: return ((const int8_t *)y)[i];
+    default: return ((const float *)y)[i];
+  }
 }
 
 static size_t x_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -34,7 +58,7 @@ static size_t y_index(const dlc_conv_shape *s, int64_t n, int64_t c, int64_t h, 
    result NaN: a zero weight against a non-finite x (dense kernels compute NaN*0 = NaN), or a
    non-finite weight against zero padding (kernels that materialise the padding compute 0*Inf).
    Both ways of computing are right; verify must not call either one wrong. */
-static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t oc, int64_t oh, int64_t ow,
+static double reference(const dlconv_plan *p, const void *x, int64_t n, int64_t oc, int64_t oh, int64_t ow,
                         double *abs_sum, double *flush, int *maybe_nan) {
   const dlc_conv_shape *s = &p->s;
   int64_t g = oc / s->cout_g;
@@ -51,7 +75,7 @@ static double reference(const dlconv_plan *p, const float *x, int64_t n, int64_t
           skipped_nonfinite |= !isfinite(wv);
           continue;
         }
-        double xv = x[x_index(s, n, g * s->cin_g + ic, ih, iw)];
+        double xv = x_value(p, x, x_index(s, n, g * s->cin_g + ic, ih, iw));
         if (wv == 0) {
           skipped_nonfinite |= !isfinite(xv);
           continue;
@@ -104,7 +128,7 @@ static uint64_t next(uint64_t *state) {
   return *state;
 }
 
-dlconv_status dlc_verify_output(const dlconv_plan *p, const float *x, const float *y) {
+dlconv_status dlc_verify_output(const dlconv_plan *p, const void *x, const void *y) {
   const dlc_conv_shape *s = &p->s;
   size_t total = dlc_y_elems(s);
   int64_t k = s->cin_g * s->k_h * s->k_w;
@@ -130,10 +154,21 @@ dlconv_status dlc_verify_output(const dlconv_plan *p, const float *x, const floa
     double mag, flush;
     int maybe_nan;
     double acc = reference(p, x, n, c, h, w, &mag, &flush, &maybe_nan);
-    double got = y[y_index(s, n, c, h, w)];
-    double err = deviation(s, acc, mag, flush, maybe_nan, got);
+    double got = y_value(p, y, y_index(s, n, c, h, w)), err, ref;
+    if (p->dtype == DLCONV_U8 || p->dtype == DLCONV_S8) {
+      /* exact: acc is an integer below 2^31 in magnitude (K is bounded at plan) */
+      ref = dlc_q8_requant1((int64_t)acc + p->q8.bias[c], p->q8.mult[c], &p->q8);
+      err = got == ref ? 0 : INFINITY;
+    } else {
+      ref = isnan(acc) ? acc : acc < s->out_min ? s->out_min : acc > s->out_max ? s->out_max : acc;
+      if (p->dtype == DLCONV_F16 && isinf(got) && !isnan(ref) && fabs(ref) >= 65504.0 && (got > 0) == (ref > 0))
+        err = 0; /* rounds past the largest half */
+      else
+        /* F16: the result's own rounding to binary16, half an ulp (2^-11 relative, 2^-25 absolute) */
+        err = deviation(s, acc, mag, p->dtype == DLCONV_F16 ? flush + fabs(ref) * 0x1p-11 + 0x1p-25 : flush,
+                        maybe_nan, got);
+    }
     if (err > worst) {
-      double ref = isnan(acc) ? acc : acc < s->out_min ? s->out_min : acc > s->out_max ? s->out_max : acc;
       worst = err; wn = n; wc = c; wh = h; ww = w; wy = got; wref = ref;
     }
   }

@@ -904,6 +904,20 @@ static void run_raw(rd *r, report *rp) {
   /* planning rejects what the shape query rejects, before reading w */
   float dummy[4] = {0};
   dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x30;
+  /* valid F16 (it needs no q): planning reads all of w, so give it a whole one */
+  if (st == DLCONV_OK && d->dtype == DLCONV_F16) {
+    if (!valid || gray || c.w_len > ELEMS_CAP) return;
+    uint16_t *wh = calloc(c.w_len ? c.w_len : 1, sizeof *wh);
+    if (!wh) return;
+    stale_error();
+    dlconv_status ps = dlconv_plan_conv2d(&plan, d, wh, NULL, NULL, NULL);
+    if (ps == DLCONV_OK)
+      dlconv_plan_destroy(plan);
+    else if (ps != DLCONV_ERR_UNSUPPORTED && ps != DLCONV_ERR_OUT_OF_MEMORY)
+      failf(rp, "F16 plan of a valid %s -> %d: %s", desc, (int)ps, dlconv_last_error());
+    free(wh);
+    return;
+  }
   if (st != DLCONV_OK || d->dtype != DLCONV_F32) {
     stale_error();
     dlconv_status ps = dlconv_plan_conv2d(&plan, d, dummy, NULL, NULL, NULL);

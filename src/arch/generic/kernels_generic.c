@@ -9,4 +9,6 @@ const dlc_isa_kernels dlc_kernels_generic = {
     .spack = &dlc_f32_spack__generic,
     .gspc = &dlc_f32_gspc__generic,
     .csr = &dlc_f32_csr__generic,
+    .f16_gemm = &dlc_f16_gemm__generic,
+    .q8_gemm = &dlc_q8_gemm__generic,
 };

@@ -1,0 +1,43 @@
+/* int8 gemm micro-kernel and requantising store, generic: the readable specification of the
+ * int8 contract in src/gemm_im2col/lowp_gemm_ukernel.h (s16 operands in pairs along k, s32
+ * accumulators) and the fallback on any CPU. */
+#include <stddef.h>
+
+#include "../../core/kernels.h"
+
+#define MR 4
+#define NR 8
+#define FOR_I _Pragma("GCC unroll 4") for (size_t i = 0; i < MR; i++)
+#define FOR_J _Pragma("GCC unroll 8") for (size_t j = 0; j < NR; j++)
+
+static void dlc_q8_gemm_4x8c2__generic(size_t m, size_t n, size_t kc, const int16_t *restrict a,
+                                       const int16_t *restrict b, int32_t *restrict c, size_t ldc, int accumulate) {
+  int32_t acc[MR][NR] = {{0}};
+  for (size_t k2 = 0; k2 < kc / 2; k2++) {
+    const int16_t *ak = a + k2 * 2 * MR, *bk = b + k2 * 2 * NR;
+    FOR_I FOR_J acc[i][j] += (int32_t)ak[2 * i] * bk[2 * j] + (int32_t)ak[2 * i + 1] * bk[2 * j + 1];
+  }
+  FOR_I FOR_J {
+    if (i < m && j < n) c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+  }
+}
+
+static void dlc_q8_store__generic(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
+                                  void *y) {
+  for (size_t j = 0; j < n; j++) {
+    size_t c = per_column ? c0 + j : c0;
+    int32_t v = dlc_q8_requant1((int64_t)acc[j] + q->bias[c], q->mult[c], q);
+    if (q->is_signed)
+      ((int8_t *)y)[j] = (int8_t)v;
+    else
+      ((uint8_t *)y)[j] = (uint8_t)v;
+  }
+}
+
+const dlc_q8_gemm_family dlc_q8_gemm__generic = {
+    .name = "q8_gemm_4x8c2__generic",
+    .mr = MR,
+    .nr = NR,
+    .ukernel = dlc_q8_gemm_4x8c2__generic,
+    .store = dlc_q8_store__generic,
+};

@@ -1,0 +1,1 @@
+/* f16 gemm micro-kernels, avx2: being written (see lowp_gemm_ukernel.h). */

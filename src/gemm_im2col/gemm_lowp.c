@@ -1,0 +1,301 @@
+/* gemm_lowp.c - im2col + GEMM for F16 and int8 (U8/S8), ISA-independent driver.
+ *
+ * The same product as gemm.c per group (K = cin_g * k_h * k_w in OIHW order (ic, ky, kx)), with
+ * low-precision operands and a wide accumulator (lowp_gemm_ukernel.h):
+ *   NCHW: C[cout_g x P] = W_g * Xcol   per image: weights are the A operand (mr-row panels),
+ *         output rows are channels, so a finished row is a contiguous run of y.
+ *   NHWC: C[n*P x cout_g] = Xcol^T * W_g^T  for all images at once: weights are the B operand
+ *         (nr-column panels), output rows are pixels, a row is a run of channels of y.
+ * Weights are packed once at plan time (F16: halves as given; int8: s8 widened to s16 pairs).
+ * The activation operand is packed per job straight from x with the im2col gather fused in:
+ * F16 halves are copied, int8 bytes become x - x_zero_point in s16, so padding taps are plain
+ * zeros and no zero-point compensation term is needed. Each job accumulates its M x N block in
+ * the workspace over the K chunks, then the family's store turns every row into y: bias, clamp
+ * and rounding to binary16, or the exact requantisation of quant.h. The conversion to the wide
+ * types happens only in registers (F16) or in the per-job packing (int8): no pass over whole
+ * tensors.
+ *
+ * Threads: jobs are (outer item, M block, N block); outer = (image, group) for NCHW and group
+ * for NHWC; task t takes a contiguous range of jobs and workspace slice t. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/kernels.h"
+#include "../core/plan.h"
+#include "../core/threading.h"
+#include "../core/util.h"
+
+/* The largest int8 reduction whose s32 accumulators cannot overflow: |x - zp| <= 255, |w| <= 128. */
+#define Q8_MAX_K ((size_t)INT32_MAX / (255u * 128u))
+
+typedef struct lowp_data {
+  int q8, nhwc;
+  size_t K, Kp;          /* reduction length; padded to even for int8 */
+  size_t mr, nr;
+  size_t ww;             /* width of a weight panel: mr (NCHW) or nr (NHWC) */
+  size_t wpanels;        /* weight panels per group */
+  int16_t *wpack;        /* groups x wpanels x Kp x ww elements (halves or s16) */
+  size_t M, N;           /* GEMM of one outer item */
+  size_t kc, mc, nc;     /* K chunk (even); M and N block of a job (multiples of mr and nr) */
+  size_t outer, mblocks, nblocks, njobs, ntasks;
+  size_t xpack_elems;    /* per slice: the packed activation block */
+  size_t ws_slice;       /* bytes per task, multiple of 64 */
+  const dlc_f16_gemm_family *f16;
+  const dlc_q8_gemm_family *q8f;
+} lowp_data;
+
+/* Index of element (k, lane) in a k-major panel of width w: int8 panels hold pairs along k. */
+static inline size_t pidx(int q8, size_t w, size_t k, size_t lane) {
+  return q8 ? (k >> 1) * 2 * w + 2 * lane + (k & 1) : k * w + lane;
+}
+
+/* ---------------------------------------------------------------- plan */
+
+static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
+  size_t nb = dlc_div_up(n, max_block);
+  return dlc_round_up(dlc_div_up(n, nb), unit);
+}
+
+static void lowp_destroy(dlconv_plan *p) {
+  lowp_data *d = p->algo_data;
+  if (!d) return;
+  dlc_free(d->wpack);
+  dlc_free(d);
+}
+
+static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
+  const dlc_conv_shape *s = &p->s;
+  const int q8 = p->dtype != DLCONV_F16;
+  const dlc_f16_gemm_family *f16 = p->kernels->f16_gemm;
+  const dlc_q8_gemm_family *q8f = p->kernels->q8_gemm;
+  if (q8 ? !q8f : !f16)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "im2col_gemm has no %s kernel for isa %s", q8 ? "int8" : "F16",
+                    p->kernels->name);
+  size_t K = (size_t)(s->cin_g * s->k_h * s->k_w);
+  if (q8 && K > Q8_MAX_K)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED,
+                    "int8 reduction length (c_in/groups)*k_h*k_w = %zu could overflow the s32 accumulators "
+                    "(at most %zu)", K, Q8_MAX_K);
+  lowp_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
+  d->q8 = q8;
+  d->f16 = f16;
+  d->q8f = q8f;
+  d->nhwc = s->layout == DLCONV_NHWC;
+  d->mr = q8 ? q8f->mr : f16->mr;
+  d->nr = q8 ? q8f->nr : f16->nr;
+  d->K = K;
+  d->Kp = q8 ? dlc_round_up(K, 2) : K;
+  size_t P = (size_t)(s->h_out * s->w_out), cog = (size_t)s->cout_g;
+  d->M = d->nhwc ? (size_t)s->n * P : cog;
+  d->N = d->nhwc ? cog : P;
+  d->outer = d->nhwc ? (size_t)s->groups : (size_t)(s->n * s->groups);
+  d->ww = d->nhwc ? d->nr : d->mr;
+  d->wpanels = dlc_div_up(cog, d->ww);
+  /* 2-byte elements: a K chunk of 256 keeps an mr x kc A micro-panel in a few KB of L1 and the
+     kc x nc B block (128 KB at nc = 256) in L2; the s32/fp32 accumulator block mc x nc is
+     written once per chunk by the kernel, read once by the store. */
+  d->kc = balanced_block(d->Kp, 256, q8 ? 2 : 1);
+  d->mc = balanced_block(d->M, 96, d->mr);
+  d->nc = balanced_block(d->N, 256, d->nr);
+  d->mblocks = dlc_div_up(d->M, d->mc);
+  d->nblocks = dlc_div_up(d->N, d->nc);
+  d->njobs = d->outer * d->mblocks * d->nblocks;
+  d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
+  d->xpack_elems = d->kc * (d->nhwc ? d->mc : d->nc);
+  d->ws_slice = dlc_round_up(d->xpack_elems * 2, DLC_ALIGN) + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN);
+
+  size_t per_group = d->wpanels * d->Kp * d->ww;
+  d->wpack = dlc_calloc((size_t)s->groups * per_group * 2);
+  if (!d->wpack) {
+    dlc_free(d);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing im2col_gemm weights");
+  }
+  for (int64_t g = 0; g < s->groups; g++)
+    for (size_t oc = 0; oc < cog; oc++) {
+      size_t row = (size_t)g * cog + oc;
+      int16_t *panel = d->wpack + (size_t)g * per_group + oc / d->ww * d->Kp * d->ww;
+      for (size_t k = 0; k < K; k++) {
+        /* NHWC reduces in (ky, kx, ic) order: tap-major, like its input runs */
+        size_t khw = (size_t)(s->k_h * s->k_w), cin = (size_t)s->cin_g;
+        size_t kp = d->nhwc ? k % khw * cin + k / khw : k;
+        size_t at = pidx(q8, d->ww, kp, oc % d->ww);
+        if (q8)
+          panel[at] = ((const int8_t *)w)[row * K + k];
+        else
+          memcpy(panel + at, (const uint16_t *)w + row * K + k, 2);
+      }
+    }
+  p->algo_data = d;
+  p->packed_weight_bytes = (size_t)s->groups * per_group * 2;
+  p->workspace_bytes = d->ntasks * d->ws_slice;
+  snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? q8f->name : f16->name);
+  return DLCONV_OK;
+}
+
+/* ---------------------------------------------------------------- execute */
+
+typedef struct lowp_ctx {
+  const dlconv_plan *p;
+  const lowp_data *d;
+  const void *x;
+  void *y;
+  char *ws;
+} lowp_ctx;
+
+/* One activation element as the kernels want it: F16 halves as they are, int8 as x - x_zero_point. */
+#define CVT_F16(v) ((int16_t)(v))
+#define CVT_Q8(v) ((int16_t)((int32_t)(v) - zp))
+
+/* NCHW: the panels of the B block, lanes = pixels [q0, q0 + nq) of image img, rows = k in
+   [k0, k0 + kc) in (ic, ky, kx) order, panel width w. Walks output rows, so that a run of lanes
+   reads one input row (contiguous at stride 1); taps outside x stay zero. */
+#define PACK_NCHW(T, CVT)                                                                           \
+  for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk++) {                                          \
+    const size_t k = k0 + kk, ic = (size_t)g * (size_t)s->cin_g + k / khw, r = k % khw;            \
+    const int64_t ky = (int64_t)(r / (size_t)s->k_w), kx = (int64_t)(r % (size_t)s->k_w);          \
+    const T *xc = (const T *)c->x + (img * (size_t)s->c_in + ic) * (size_t)(s->h_in * s->w_in);   \
+    int16_t *drow = dst + (q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w);                            \
+    const size_t lstep = q8 ? 2 : 1;                                                               \
+    for (size_t l = 0, q = q0; l < nq;) {                                                          \
+      const int64_t oy = (int64_t)(q / wo), ox = (int64_t)(q % wo);                                \
+      const size_t run = DLC_MIN(nq - l, wo - (size_t)ox);                                         \
+      const int64_t iy = oy * s->stride_h - s->pad_t + ky * s->dil_h;                              \
+      if (iy >= 0 && iy < s->h_in) {                                                               \
+        const T *row = xc + (size_t)iy * (size_t)s->w_in;                                          \
+        const int64_t sw = s->stride_w, ix0 = ox * sw - s->pad_l + kx * s->dil_w;                  \
+        size_t r0 = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);                                 \
+        size_t r1 = ix0 >= s->w_in ? 0 : (size_t)((s->w_in - 1 - ix0) / sw + 1);                   \
+        r1 = DLC_MIN(r1, run);                                                                     \
+        for (size_t rr = r0; rr < r1; rr++) {                                                      \
+          const size_t lane = l + rr;                                                              \
+          drow[lane / w * panel + lane % w * lstep] = CVT(row[ix0 + (int64_t)rr * sw]);           \
+        }                                                                                          \
+      }                                                                                            \
+      l += run;                                                                                    \
+      q += run;                                                                                    \
+    }                                                                                              \
+  }
+
+/* NHWC: the panels of the A block, lanes = pixels [q0, q0 + nq) of all images (n * P + p), rows
+   = k in (ky, kx, ic) order (weights are packed the same way), so a tap copies a contiguous run
+   of input channels. */
+#define PACK_NHWC(T, CVT)                                                                           \
+  for (size_t l = 0; l < nq; l++) {                                                                \
+    const size_t q = q0 + l, n = q / P, pix = q % P;                                               \
+    const int64_t oy = (int64_t)(pix / wo), ox = (int64_t)(pix % wo);                              \
+    int16_t *dl = dst + l / w * panel + l % w * (q8 ? 2 : 1);                                      \
+    for (size_t t = k0 / cin; t * cin < k0 + kc && t < khw; t++) {                                 \
+      const int64_t iy = oy * s->stride_h - s->pad_t + (int64_t)(t / (size_t)s->k_w) * s->dil_h;   \
+      const int64_t ix = ox * s->stride_w - s->pad_l + (int64_t)(t % (size_t)s->k_w) * s->dil_w;   \
+      if (iy < 0 || iy >= s->h_in || ix < 0 || ix >= s->w_in) continue;                            \
+      const T *src = (const T *)c->x + ((n * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * \
+                     (size_t)s->c_in + (size_t)g * cin;                                            \
+      const size_t c_lo = t * cin < k0 ? k0 - t * cin : 0, c_hi = DLC_MIN(cin, k0 + kc - t * cin);  \
+      for (size_t ic = c_lo; ic < c_hi; ic++) {                                                    \
+        const size_t kk = t * cin + ic - k0;                                                       \
+        dl[q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w] = CVT(src[ic]);                             \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+/* Packs the activation operand of a job: lanes [q0, q0 + nq), rows k in [k0, k0 + kc), panels of
+   width w; lanes past nq and k past K are zeros. */
+static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+                   int16_t *dst) {
+  const dlc_conv_shape *s = &c->p->s;
+  const lowp_data *d = c->d;
+  const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
+  const size_t cin = (size_t)s->cin_g, panel = kc * w;
+  const int q8 = d->q8;
+  const int32_t zp = c->p->q8.x_zero_point;
+  memset(dst, 0, dlc_div_up(nq, w) * panel * 2);
+  (void)P;
+  if (!d->nhwc) {
+    if (!q8) PACK_NCHW(uint16_t, CVT_F16)
+    else if (c->p->dtype == DLCONV_U8) PACK_NCHW(uint8_t, CVT_Q8)
+    else PACK_NCHW(int8_t, CVT_Q8)
+  } else {
+    if (!q8) PACK_NHWC(uint16_t, CVT_F16)
+    else if (c->p->dtype == DLCONV_U8) PACK_NHWC(uint8_t, CVT_Q8)
+    else PACK_NHWC(int8_t, CVT_Q8)
+  }
+}
+
+static void run_job(const lowp_ctx *c, size_t o, size_t mb, size_t nb, char *slice) {
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const lowp_data *d = c->d;
+  const size_t P = (size_t)(s->h_out * s->w_out), cog = (size_t)s->cout_g;
+  const size_t g = d->nhwc ? o : o % (size_t)s->groups, img = d->nhwc ? 0 : o / (size_t)s->groups;
+  const size_t m0 = mb * d->mc, mlen = DLC_MIN(d->mc, d->M - m0);
+  const size_t n0 = nb * d->nc, nlen = DLC_MIN(d->nc, d->N - n0);
+  int16_t *xpack = (int16_t *)slice;
+  void *acc = slice + dlc_round_up(d->xpack_elems * 2, DLC_ALIGN);
+  const size_t ldc = d->nc;
+  const int16_t *wgroup = d->wpack + g * d->wpanels * d->Kp * d->ww;
+
+  for (size_t pc = 0; pc < d->Kp; pc += d->kc) {
+    const size_t kc = DLC_MIN(d->kc, d->Kp - pc);
+    /* activations: the N block's pixels as B panels (NCHW) or the M block's as A panels (NHWC) */
+    if (d->nhwc)
+      pack_x(c, 0, g, m0, mlen, pc, kc, d->mr, xpack);
+    else
+      pack_x(c, img, g, n0, nlen, pc, kc, d->nr, xpack);
+    for (size_t ir = 0; ir < mlen; ir += d->mr) {
+      const size_t m = DLC_MIN(d->mr, mlen - ir);
+      const int16_t *a = d->nhwc ? xpack + ir / d->mr * kc * d->mr : wgroup + (m0 + ir) / d->mr * d->Kp * d->mr + pc * d->mr;
+      for (size_t jr = 0; jr < nlen; jr += d->nr) {
+        const size_t n = DLC_MIN(d->nr, nlen - jr);
+        const int16_t *b = d->nhwc ? wgroup + (n0 + jr) / d->nr * d->Kp * d->nr + pc * d->nr : xpack + jr / d->nr * kc * d->nr;
+        if (d->q8)
+          d->q8f->ukernel(m, n, kc, a, b, (int32_t *)acc + ir * ldc + jr, ldc, pc > 0);
+        else
+          d->f16->ukernel(m, n, kc, (const uint16_t *)a, (const uint16_t *)b, (float *)acc + ir * ldc + jr, ldc, pc > 0);
+      }
+    }
+  }
+
+  /* finished rows to y */
+  const size_t es = d->q8 ? 1 : 2;
+  for (size_t i = 0; i < mlen; i++) {
+    size_t c0, yoff;
+    if (d->nhwc) {
+      c0 = g * cog + n0;
+      yoff = (m0 + i) * (size_t)s->c_out + c0;
+    } else {
+      c0 = g * cog + m0 + i;
+      yoff = (img * (size_t)s->c_out + c0) * P + n0;
+    }
+    char *yrow = (char *)c->y + yoff * es;
+    if (d->q8)
+      d->q8f->store(nlen, (const int32_t *)acc + i * ldc, &p->q8, c0, d->nhwc, yrow);
+    else
+      d->f16->store(nlen, (const float *)acc + i * ldc, p->bias, c0, d->nhwc, s->out_min, s->out_max, (uint16_t *)yrow);
+  }
+}
+
+static void lowp_task(void *arg, size_t t) {
+  const lowp_ctx *c = arg;
+  const lowp_data *d = c->d;
+  size_t begin, end;
+  dlc_split_range(d->njobs, d->ntasks, t, &begin, &end);
+  char *slice = c->ws + t * d->ws_slice;
+  for (size_t j = begin; j < end; j++) {
+    size_t nb = j % d->nblocks, mb = j / d->nblocks % d->mblocks, o = j / d->nblocks / d->mblocks;
+    run_job(c, o, mb, nb, slice);
+  }
+}
+
+static void lowp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
+  lowp_ctx c = {p, p->algo_data, x, y, workspace};
+  dlc_parallel_for(p, c.d->ntasks, lowp_task, &c);
+}
+
+const dlc_algo_ops dlc_gemm_lowp_ops = {
+    .algo = DLCONV_ALGO_IM2COL_GEMM,
+    .name = "im2col_gemm",
+    .destroy = lowp_destroy,
+    .plan_lowp = lowp_plan,
+    .execute_lowp = lowp_execute,
+};

@@ -1,0 +1,64 @@
+/* lowp_gemm_ukernel.h - the micro-kernel interface of im2col + GEMM for F16 and int8.
+ *
+ * Same register-tile contract as the f32 family (gemm_ukernel.h): the kernel computes one tile
+ * C[m x n] (1 <= m <= mr, 1 <= n <= nr) of A * B from packed, zero-padded micro-panels and
+ * reads or writes only the m x n corner of C, row-major with row stride ldc (elements). The
+ * accumulator tile C is fp32 (F16) or s32 (int8); the driver keeps a block of it in the
+ * workspace and the family's store function turns finished rows into the user's y (bias,
+ * clamp, conversion or requantisation), so the kernels stay pure products.
+ *
+ * F16: A and B hold IEEE binary16, converted to fp32 in registers (F16C on x86), products
+ * accumulated in fp32.
+ *   A: kc x mr halves, k-major: element (i, k) at a[k * mr + i]
+ *   B: kc x nr halves, k-major: element (k, j) at b[k * nr + j]
+ *
+ * int8: both operands are s16 in pairs along k, so that a pair of products and their sum are
+ * exact in one vpmaddwd / smlal step: B holds x - x_zero_point (|v| <= 255, padding taps are 0)
+ * and A the s8 weights (|w| <= 128); a pair sum is below 2^17 and C is exact while
+ * K * 255 * 128 < 2^31 (the plan refuses larger K).
+ *   kc is even (the driver pads K with zero pairs)
+ *   A: (kc/2) x mr x 2:  element (i, k) at a[(k / 2) * 2 * mr + 2 * i + k % 2]
+ *   B: (kc/2) x nr x 2:  element (k, j) at b[(k / 2) * 2 * nr + 2 * j + k % 2]
+ */
+#ifndef DLC_LOWP_GEMM_UKERNEL_H
+#define DLC_LOWP_GEMM_UKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../quant/quant.h"
+
+/* C = (accumulate ? C : 0) + A * B over kc steps. */
+typedef void (*dlc_f16_gemm_ukernel_fn)(size_t m, size_t n, size_t kc, const uint16_t *a, const uint16_t *b,
+                                        float *c, size_t ldc, int accumulate);
+typedef void (*dlc_q8_gemm_ukernel_fn)(size_t m, size_t n, size_t kc, const int16_t *a, const int16_t *b,
+                                       int32_t *c, size_t ldc, int accumulate);
+
+/* One run of n finished accumulators to n outputs (contiguous in both):
+ *   F16:  y[j] = f16(clamp(acc[j] + bias[c], out_min, out_max))     round to nearest even
+ *   int8: y[j] = dlc_q8_requant1(acc[j] + q->bias[c], q->mult[c], q)    (quant.h, bit-exact)
+ * with c = c0 + j when per_column (NHWC rows: channels along the run) and c = c0 otherwise
+ * (NCHW rows: pixels of channel c0 along the run). NaN survives the F16 clamp. */
+typedef void (*dlc_f16_store_fn)(size_t n, const float *acc, const float *bias, size_t c0, int per_column,
+                                 float out_min, float out_max, uint16_t *y);
+typedef void (*dlc_q8_store_fn)(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
+                                void *y);
+
+typedef struct dlc_f16_gemm_family {
+  const char *name; /* e.g. "f16_gemm_6x16__avx2" */
+  size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
+  dlc_f16_gemm_ukernel_fn ukernel;
+  dlc_f16_store_fn store;
+} dlc_f16_gemm_family;
+
+typedef struct dlc_q8_gemm_family {
+  const char *name; /* e.g. "q8_gemm_6x16c2__avx2" */
+  size_t mr, nr;
+  dlc_q8_gemm_ukernel_fn ukernel;
+  dlc_q8_store_fn store;
+} dlc_q8_gemm_family;
+
+#define DLC_LOWP_MR_MAX 16
+#define DLC_LOWP_NR_MAX 64
+
+#endif
