@@ -92,14 +92,32 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
   d->outer = d->nhwc ? (size_t)s->groups : (size_t)(s->n * s->groups);
   d->ww = d->nhwc ? d->nr : d->mr;
   d->wpanels = dlc_div_up(cog, d->ww);
-  /* 2-byte elements: a K chunk of 256 keeps an mr x kc A micro-panel in a few KB of L1 and the
-     kc x nc B block (128 KB at nc = 256) in L2; the s32/fp32 accumulator block mc x nc is
-     written once per chunk by the kernel, read once by the store. */
+  /* The activation side of a job (NCHW: nc pixels, NHWC: mc pixels) is packed once per K chunk
+     of 256 (2-byte elements: a kc x 256 block is 128 KB, in L2) and swept by the whole weight
+     side (NCHW: all of M, NHWC: all of N, up to 1024), whose panels were packed at plan time:
+     re-packing the activations for every slice of the weights cost as much as the products.
+     The accumulator block mc x nc (read-modify-written once per K chunk) lives in the slice. */
   d->kc = balanced_block(d->Kp, 256, q8 ? 2 : 1);
-  d->mc = balanced_block(d->M, 96, d->mr);
-  d->nc = balanced_block(d->N, 256, d->nr);
+  if (d->nhwc) {
+    d->mc = balanced_block(d->M, 96, d->mr);
+    d->nc = balanced_block(d->N, 1024, d->nr);
+  } else {
+    d->mc = balanced_block(d->M, 1024, d->mr);
+    d->nc = balanced_block(d->N, 256, d->nr);
+  }
   d->mblocks = dlc_div_up(d->M, d->mc);
   d->nblocks = dlc_div_up(d->N, d->nc);
+  /* too few jobs for the threads: cut the weight side too */
+  size_t jobs = d->outer * d->mblocks * d->nblocks, want = (size_t)p->nthreads;
+  if (jobs < want) {
+    size_t more = dlc_div_up(want, jobs);
+    if (d->nhwc)
+      d->nc = balanced_block(d->N, DLC_MAX(d->nr, dlc_div_up(d->N, d->nblocks * more)), d->nr);
+    else
+      d->mc = balanced_block(d->M, DLC_MAX(d->mr, dlc_div_up(d->M, d->mblocks * more)), d->mr);
+    d->mblocks = dlc_div_up(d->M, d->mc);
+    d->nblocks = dlc_div_up(d->N, d->nc);
+  }
   d->njobs = d->outer * d->mblocks * d->nblocks;
   d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
   d->xpack_elems = d->kc * (d->nhwc ? d->mc : d->nc);
