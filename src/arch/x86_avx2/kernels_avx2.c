@@ -10,4 +10,5 @@ const dlc_isa_kernels dlc_kernels_avx2 = {
     .spack = &dlc_f32_spack__avx2,
     .gspc = &dlc_f32_gspc__avx2,
     .csr = &dlc_f32_csr__avx2,
+    .q8_gemm = &dlc_q8_gemm__avx2,
 };

@@ -1,1 +1,169 @@
-/* q8 gemm micro-kernels, avx2: being written (see lowp_gemm_ukernel.h). */
+/* int8 gemm micro-kernel and requantising store, avx2 (contract: lowp_gemm_ukernel.h).
+ *
+ * Tile 6 x 16c2: per k pair two ymm of B (8 columns x 2 k each) and, per row, one broadcast A pair;
+ * vpmaddwd forms each column's pair sum exactly in s32 (|sum| <= 2 * 255 * 128) and vpaddd adds
+ * it to one of 12 accumulators. Zen 2 issues one vpmaddwd per cycle, so the tile is bound by it
+ * as long as loads (8 per 12 vpmaddwd) and the vpaddd fit beside it; 12 accumulators + 2 B + the
+ * broadcast + the product use all 16 ymm without spilling.
+ *
+ * As in the f32 file, one function per (rows, vectors) pair, so an edge tile computes only what
+ * it stores, and C is written in 4 + 2 + 1 pieces (no vpmaskmovd stores: microcoded on AMD). */
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../core/kernels.h"
+
+#define MR 6
+#define NR 16
+/* k pairs between a B load and its prefetch: B is one cache line per k pair, as in the f32
+   kernel per k step, so the same distances (one- and two-row tiles are bound by memory). */
+#define B_PREFETCH_PAIRS(M) ((M) <= 2 ? 64 : 16)
+
+typedef void (*tile_fn)(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
+                        int32_t *restrict c, size_t ldc, int accumulate);
+
+#define FOR_ROWS _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++)
+
+static const int32_t lane_mask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static inline __m256i first_lanes(size_t v) {
+  return _mm256_loadu_si256((const __m256i *)(lane_mask + 8 - (v > 8 ? 8 : v)));
+}
+
+/* p[i] = v[i] for i < min(n, 8); nothing else written. */
+static inline __attribute__((always_inline)) void store_first_epi32(int32_t *p, ptrdiff_t n, __m256i v) {
+  if (n >= 8) {
+    _mm256_storeu_si256((__m256i *)p, v);
+    return;
+  }
+  if (n <= 0) return;
+  __m128i x = _mm256_castsi256_si128(v);
+  if (n & 4) {
+    _mm_storeu_si128((__m128i *)p, x);
+    x = _mm256_extracti128_si256(v, 1);
+    p += 4;
+  }
+  if (n & 2) {
+    _mm_storel_epi64((__m128i *)p, x);
+    x = _mm_unpackhi_epi64(x, x);
+    p += 2;
+  }
+  if (n & 1) *p = _mm_cvtsi128_si32(x);
+}
+
+static inline __attribute__((always_inline)) void tile_body(const size_t M, const size_t NV, size_t n, size_t kc,
+                                                            const int16_t *restrict a, const int16_t *restrict b,
+                                                            int32_t *restrict c, size_t ldc, int accumulate) {
+  __m256i acc0[MR], acc1[MR];
+  FOR_ROWS {
+    acc0[i] = _mm256_setzero_si256();
+    acc1[i] = _mm256_setzero_si256();
+    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + i * ldc + 8 * NV - 1), _MM_HINT_T0);
+  }
+  _Pragma("GCC unroll 4") for (size_t k2 = 0; k2 < kc / 2; k2++) {
+    _mm_prefetch((const char *)(b + B_PREFETCH_PAIRS(M) * 2 * NR), _MM_HINT_T0);
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_setzero_si256();
+    if (NV == 2) b1 = _mm256_loadu_si256((const __m256i *)(b + 16));
+    FOR_ROWS {
+      int32_t pair;
+      memcpy(&pair, a + 2 * i, sizeof pair);
+      __m256i ai = _mm256_set1_epi32(pair);
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
+      if (NV == 2) acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
+    }
+    a += 2 * MR;
+    b += 2 * NR;
+  }
+
+  if (accumulate) {
+    __m256i m0 = first_lanes(n), m1 = first_lanes(n > 8 ? n - 8 : 0);
+    FOR_ROWS {
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_maskload_epi32(c + i * ldc, m0));
+      if (NV == 2) acc1[i] = _mm256_add_epi32(acc1[i], _mm256_maskload_epi32(c + i * ldc + 8, m1));
+    }
+  }
+  /* n is 8 * NV on all but the right-edge tiles: whole-vector stores there */
+  const ptrdiff_t n0 = n == 8 * NV ? 8 : (ptrdiff_t)n, n1 = n == 8 * NV ? 8 : (ptrdiff_t)n - 8;
+  FOR_ROWS {
+    store_first_epi32(c + i * ldc, n0, acc0[i]);
+    if (NV == 2) store_first_epi32(c + i * ldc + 8, n1, acc1[i]);
+  }
+}
+
+#define DEFINE_TILE(M, NV)                                                                                 \
+  static void tile_##M##x##NV(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b, \
+                              int32_t *restrict c, size_t ldc, int accumulate) {                        \
+    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate);                                                   \
+  }
+#define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
+DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4) DEFINE_TILES(5) DEFINE_TILES(6)
+
+static const tile_fn tiles[2][MR] = {
+    {tile_1x1, tile_2x1, tile_3x1, tile_4x1, tile_5x1, tile_6x1},
+    {tile_1x2, tile_2x2, tile_3x2, tile_4x2, tile_5x2, tile_6x2},
+};
+
+static void dlc_q8_gemm_6x16c2__avx2(size_t m, size_t n, size_t kc, const int16_t *a, const int16_t *b,
+                                     int32_t *c, size_t ldc, int accumulate) {
+  tiles[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
+}
+
+/* Four outputs of quant.h's formula, one double operation per step in its order. acc + bias is
+   exact as a sum of doubles (|sum| < 2^33). max(lo, v) and min(hi, v) return v unless the bound
+   wins strictly, as the scalar ternaries do. t is integral and in range when converted. */
+static inline __m128i requant4(__m128i acc, __m128i bias, __m256d mult, __m256d lo, __m256d hi, __m256d zp,
+                               __m256d ymin, __m256d ymax) {
+  __m256d v = _mm256_add_pd(_mm256_cvtepi32_pd(acc), _mm256_cvtepi32_pd(bias));
+  v = _mm256_mul_pd(v, mult);
+  v = _mm256_max_pd(lo, v);
+  v = _mm256_min_pd(hi, v);
+  v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  v = _mm256_add_pd(v, zp);
+  v = _mm256_min_pd(ymax, _mm256_max_pd(ymin, v));
+  return _mm256_cvttpd_epi32(v);
+}
+
+static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
+                               void *y) {
+  const __m256d lo = _mm256_set1_pd(q->lo), hi = _mm256_set1_pd(q->hi);
+  const __m256d zp = _mm256_set1_pd((double)q->y_zero_point);
+  const __m256d ymin = _mm256_set1_pd((double)q->y_min), ymax = _mm256_set1_pd((double)q->y_max);
+  const int is_signed = q->is_signed;
+  uint8_t *out = y;
+  if (n == 0) return;
+  __m128i bias_r = _mm_set1_epi32(q->bias[c0]);
+  __m256d mult_r = _mm256_set1_pd(q->mult[c0]);
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m128i a0 = _mm_loadu_si128((const __m128i *)(acc + j)), a1 = _mm_loadu_si128((const __m128i *)(acc + j + 4));
+    __m128i b0 = bias_r, b1 = bias_r;
+    __m256d m0 = mult_r, m1 = mult_r;
+    if (per_column) {
+      b0 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j));
+      b1 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j + 4));
+      m0 = _mm256_loadu_pd(q->mult + c0 + j);
+      m1 = _mm256_loadu_pd(q->mult + c0 + j + 4);
+    }
+    __m128i r0 = requant4(a0, b0, m0, lo, hi, zp, ymin, ymax);
+    __m128i r1 = requant4(a1, b1, m1, lo, hi, zp, ymin, ymax);
+    /* already within the output type: the packs do not saturate */
+    __m128i w = _mm_packs_epi32(r0, r1);
+    w = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+    _mm_storel_epi64((__m128i *)(out + j), w);
+  }
+  for (; j < n; j++) {
+    size_t ch = per_column ? c0 + j : c0;
+    out[j] = (uint8_t)dlc_q8_requant1((int64_t)acc[j] + q->bias[ch], q->mult[ch], q);
+  }
+}
+
+const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
+    .name = "q8_gemm_6x16c2__avx2",
+    .mr = MR,
+    .nr = NR,
+    .ukernel = dlc_q8_gemm_6x16c2__avx2,
+    .store = dlc_q8_store__avx2,
+};

@@ -1,0 +1,370 @@
+/* test_ukernel_q8_gemm.c - the int8 gemm micro-kernel and requantising store of every ISA this
+ * machine runs (src/gemm_im2col/lowp_gemm_ukernel.h), against references written here: the tile
+ * product in int64 at every (m, n) edge with guards around C, and the store bit for bit against
+ * quant.h's formula evaluated independently (plus an integer check of the half-even ties). */
+#include <fenv.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define GUARD 37
+#define SENTINEL ((int32_t)0x5A5A5A5A)
+#define GUARD_BYTE 0xA5
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+/* Uniform in [lo, hi] (hi - lo < 2^32). */
+static int64_t irand(int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
+  return lo + (int64_t)(span ? r % span : r);
+}
+
+static void *xalloc(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  assert_non_null(p);
+  return p;
+}
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
+  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
+  return kt ? kt->q8_gemm : NULL;
+}
+
+/* A family must exist where this build has written one, so losing it from a table fails. */
+static void check_expected_families(void) {
+  assert_non_null(family_of(DLCONV_ISA_GENERIC));
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
+#endif
+}
+
+/* ================================================================ micro-kernel */
+
+enum { V_RANDOM, V_MAX_POSITIVE, V_MAX_NEGATIVE, V_RANDOM_EXTREMES, N_VALUE_KINDS };
+
+static int16_t a_value(int kind) {
+  switch (kind) {
+    case V_RANDOM: return (int16_t)irand(-128, 127);
+    case V_MAX_POSITIVE: /* fall through: -128 * -255 is the largest product */
+    case V_MAX_NEGATIVE: return -128;
+    default: return next_u32() & 1 ? -128 : 127;
+  }
+}
+
+static int16_t b_value(int kind) {
+  switch (kind) {
+    case V_RANDOM: return (int16_t)irand(-255, 255);
+    case V_MAX_POSITIVE: return -255;
+    case V_MAX_NEGATIVE: return 255;
+    default: return next_u32() & 1 ? -255 : 255;
+  }
+}
+
+typedef struct uk_case {
+  const dlc_q8_gemm_family *f;
+  size_t m, n, kc, ldc;
+  int accumulate, kind;
+} uk_case;
+
+/* One call on panels whose padding (rows >= m of A, columns >= n of B) holds junk, so padding
+   that leaks into stored results fails; every int of C inside the tile is compared with an
+   int64 reference and every int around it with the sentinel. */
+static void run_uk_case(const uk_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, n = t->n, kc = t->kc, ldc = t->ldc;
+  int16_t *a = xalloc(kc * mr * sizeof(int16_t)), *b = xalloc(kc * nr * sizeof(int16_t));
+  for (size_t k = 0; k < kc; k++) {
+    for (size_t i = 0; i < mr; i++)
+      a[(k / 2) * 2 * mr + 2 * i + k % 2] = i < m ? a_value(t->kind) : (int16_t)irand(-32768, 32767);
+    for (size_t j = 0; j < nr; j++)
+      b[(k / 2) * 2 * nr + 2 * j + k % 2] = j < n ? b_value(t->kind) : (int16_t)irand(-32768, 32767);
+  }
+  size_t total = GUARD + m * ldc + GUARD;
+  int32_t *buf = xalloc(total * sizeof(int32_t)), *c0 = xalloc(m * n * sizeof(int32_t));
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  int32_t *c = buf + GUARD;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) c[i * ldc + j] = c0[i * n + j] = (int32_t)irand(-(1 << 28), 1 << 28);
+
+  t->f->ukernel(m, n, kc, a, b, c, ldc, t->accumulate);
+
+  for (size_t i = 0; i < total; i++) {
+    size_t off = i - GUARD;
+    int inside = i >= GUARD && off / ldc < m && off % ldc < n;
+    if (!inside && buf[i] != SENTINEL)
+      fail_msg("%s m=%zu n=%zu kc=%zu ldc=%zu: wrote outside the tile at offset %td", t->f->name, m, n, kc, ldc,
+               (ptrdiff_t)i - GUARD);
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++) {
+      int64_t ref = t->accumulate ? c0[i * n + j] : 0;
+      for (size_t k = 0; k < kc; k++)
+        ref += (int64_t)a[(k / 2) * 2 * mr + 2 * i + k % 2] * b[(k / 2) * 2 * nr + 2 * j + k % 2];
+      if (c[i * ldc + j] != ref)
+        fail_msg("%s m=%zu n=%zu kc=%zu acc=%d kind=%d: C[%zu][%zu] = %d, want %lld", t->f->name, m, n, kc,
+                 t->accumulate, t->kind, i, j, c[i * ldc + j], (long long)ref);
+    }
+  }
+  free(a), free(b), free(buf), free(c0);
+}
+
+/* Every (m, n) edge, several even kc (one pair, around an unroll of 4 pairs, long), accumulate or
+   not, a row stride past n, and every kind of operand values. */
+static void test_ukernel_edges(void **state) {
+  (void)state;
+  check_expected_families();
+  static const size_t kcs[] = {2, 4, 6, 10, 30, 258};
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    assert_non_null(f->name);
+    assert_non_null(f->ukernel);
+    assert_true(f->mr >= 1 && f->mr <= DLC_LOWP_MR_MAX);
+    assert_true(f->nr >= 1 && f->nr <= DLC_LOWP_NR_MAX);
+    tested++;
+    for (size_t m = 1; m <= f->mr; m++) {
+      for (size_t n = 1; n <= f->nr; n++) {
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+          for (int acc = 0; acc <= 1; acc++) {
+            for (int kind = 0; kind < N_VALUE_KINDS; kind++) {
+              uk_case t = {f, m, n, kcs[ki], n + 1 + (m * 7 + n + ki) % 5, acc, kind};
+              if ((m + n + ki) % 4 == 0) t.ldc = f->nr + 9;
+              run_uk_case(&t);
+            }
+          }
+        }
+      }
+    }
+  }
+  assert_true(tested >= 1);
+}
+
+/* A row stride far beyond the tile (NCHW rows an image apart). */
+static void test_ukernel_wide_ldc(void **state) {
+  (void)state;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    uk_case t = {f, f->mr, f->nr, 64, 3137, 1, V_RANDOM};
+    run_uk_case(&t);
+    t.m = f->mr > 1 ? f->mr - 1 : 1, t.n = f->nr / 2 + 1, t.accumulate = 0, t.kind = V_RANDOM_EXTREMES;
+    run_uk_case(&t);
+  }
+}
+
+/* ================================================================ requantising store */
+
+/* quant.h's formula, one double operation at a time: sum, product, clamp to [lo, hi], round half
+   to even, add the zero point, saturate to the output type. */
+static int32_t ref_requant(int32_t acc, int32_t bias, double mult, const dlc_q8_params *q) {
+  double v = (double)((int64_t)acc + (int64_t)bias);
+  v = v * mult;
+  if (v < q->lo) v = q->lo;
+  if (v > q->hi) v = q->hi;
+  double r = rint(v);
+  double t = r + (double)q->y_zero_point;
+  if (t < (double)q->y_min) t = (double)q->y_min;
+  if (t > (double)q->y_max) t = (double)q->y_max;
+  return (int32_t)t;
+}
+
+enum { A_RANDOM_FULL, A_EXTREMES, A_SMALL, A_TIES, A_NEAR_OUTPUT, N_ACC_KINDS };
+enum { M_RANDOM_SMALL, M_HALF, M_ONE, M_LARGE, N_MULT_KINDS };
+
+static const int32_t int_extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+#define N_INT_EXTREMES (sizeof int_extremes / sizeof int_extremes[0])
+
+typedef struct store_case {
+  int is_signed, per_column, acc_kind, mult_kind;
+  int32_t zp;
+  double lo, hi;
+} store_case;
+
+/* Channel values differ from channel to channel, so the store using a wrong channel fails. */
+static void fill_channels(const store_case *sc, size_t nch, double *mult, int32_t *bias) {
+  for (size_t c = 0; c < nch; c++) {
+    switch (sc->mult_kind) {
+      case M_RANDOM_SMALL: mult[c] = ldexp(1.0 + (double)next_u32() / 4294967296.0, -(int)irand(4, 24)); break;
+      case M_HALF: mult[c] = 0.5; break;
+      case M_ONE: mult[c] = 1.0; break;
+      default: mult[c] = ldexp(1.0 + (double)next_u32() / 4294967296.0, (int)irand(0, 40)); break;
+    }
+    switch (sc->acc_kind) {
+      case A_RANDOM_FULL: bias[c] = (int32_t)irand(INT32_MIN, INT32_MAX); break;
+      case A_EXTREMES: bias[c] = int_extremes[next_u32() % N_INT_EXTREMES]; break;
+      case A_TIES: bias[c] = (int32_t)(2 * irand(-500, 500)); break; /* even: acc + bias stays odd */
+      case A_NEAR_OUTPUT: bias[c] = (int32_t)irand(-3, 3); break;
+      default: bias[c] = (int32_t)irand(-1000, 1000); break;
+    }
+  }
+}
+
+static int32_t acc_value(int kind) {
+  switch (kind) {
+    case A_RANDOM_FULL: return (int32_t)irand(INT32_MIN, INT32_MAX);
+    case A_EXTREMES: return int_extremes[next_u32() % N_INT_EXTREMES];
+    case A_TIES: return (int32_t)(2 * irand(-1000, 1000) + 1);
+    case A_NEAR_OUTPUT: return (int32_t)irand(-300, 300);
+    default: return (int32_t)irand(-2000, 2000);
+  }
+}
+
+/* Runs the store for every length 0..maxn at two channel offsets, with guard bytes around y. */
+static void run_store_case(const dlc_q8_gemm_family *f, const store_case *sc) {
+  enum { MAXN = 45, C0_MAX = 5 };
+  const size_t nch = MAXN + C0_MAX;
+  double *mult = xalloc(nch * sizeof(double));
+  int32_t *bias = xalloc(nch * sizeof(int32_t));
+  int32_t *accbuf = xalloc((MAXN + 3) * sizeof(int32_t));
+  uint8_t *ybuf = xalloc(MAXN + 2 * GUARD);
+  fill_channels(sc, nch, mult, bias);
+  dlc_q8_params q;
+  memset(&q, 0, sizeof q);
+  q.x_zero_point = 0;
+  q.y_zero_point = sc->zp;
+  q.y_min = sc->is_signed ? -128 : 0;
+  q.y_max = sc->is_signed ? 127 : 255;
+  q.is_signed = sc->is_signed;
+  q.lo = sc->lo, q.hi = sc->hi;
+  q.mult = mult, q.bias = bias;
+
+  for (size_t n = 0; n <= MAXN; n++) {
+    for (size_t c0 = 0; c0 <= C0_MAX; c0 += C0_MAX) {
+      const int32_t *acc = accbuf + n % 3; /* unaligned runs too */
+      for (size_t j = 0; j < n; j++) accbuf[n % 3 + j] = acc_value(sc->acc_kind);
+      memset(ybuf, GUARD_BYTE, MAXN + 2 * GUARD);
+      uint8_t *y = ybuf + GUARD;
+      f->store(n, acc, &q, c0, sc->per_column, y);
+      for (size_t i = 0; i < MAXN + 2 * GUARD; i++) {
+        if ((i < GUARD || i >= GUARD + n) && ybuf[i] != GUARD_BYTE)
+          fail_msg("%s store n=%zu c0=%zu: wrote outside y at byte %td", f->name, n, c0, (ptrdiff_t)i - GUARD);
+      }
+      for (size_t j = 0; j < n; j++) {
+        size_t c = sc->per_column ? c0 + j : c0;
+        int32_t want = ref_requant(acc[j], bias[c], mult[c], &q);
+        int32_t got = sc->is_signed ? (int32_t)(int8_t)y[j] : (int32_t)y[j];
+        if (got != want)
+          fail_msg("%s store signed=%d per_column=%d zp=%d lo=%g hi=%g n=%zu c0=%zu: y[%zu] = %d, want %d "
+                   "(acc %d, bias %d, mult %.17g)",
+                   f->name, sc->is_signed, sc->per_column, sc->zp, sc->lo, sc->hi, n, c0, j, got, want, acc[j],
+                   bias[c], mult[c]);
+      }
+    }
+  }
+  free(mult), free(bias), free(accbuf), free(ybuf);
+}
+
+/* The reference itself on exact ties: with mult 0.5 and odd acc + bias, v = s / 2 is k + 0.5 and
+   must go to the even neighbour; computed here in integers only. */
+static void test_reference_ties(void **state) {
+  (void)state;
+  assert_int_equal(fegetround(), FE_TONEAREST);
+  dlc_q8_params q;
+  memset(&q, 0, sizeof q);
+  q.y_min = INT32_MIN, q.y_max = INT32_MAX, q.lo = -INFINITY, q.hi = INFINITY;
+  for (int64_t s = -1001; s <= 1001; s += 2) {
+    int64_t k = (s - 1) / 2; /* s = 2k + 1 exactly */
+    int64_t want = k % 2 == 0 ? k : k + 1;
+    assert_int_equal(ref_requant((int32_t)s, 0, 0.5, &q), want);
+  }
+}
+
+static void test_store(void **state) {
+  (void)state;
+  check_expected_families();
+  static const int32_t zps[] = {0, 128, 37, -51, 255};
+  static const double bounds[][2] = {
+      {-INFINITY, INFINITY}, {0.0, INFINITY}, {-INFINITY, 6.5}, {-20.5, 17.5}, {-1e6, 3e5}, {2.5, 2.5},
+  };
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    assert_non_null(f->store);
+    tested++;
+    for (int sg = 0; sg <= 1; sg++) {
+      for (int pc = 0; pc <= 1; pc++) {
+        for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++) {
+          for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+            for (int ak = 0; ak < N_ACC_KINDS; ak++) {
+              for (int mk = 0; mk < N_MULT_KINDS; mk++) {
+                /* ties only mean something with mult 0.5 */
+                if ((ak == A_TIES) != (mk == M_HALF)) continue;
+                store_case sc = {sg, pc, ak, mk, zps[zi], bounds[bi][0], bounds[bi][1]};
+                run_store_case(f, &sc);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  assert_true(tested >= 1);
+}
+
+/* Ties, bit for bit and by value: v = k + 0.5 for k around the output range, every zero point,
+   unbounded, so half-even decides the byte. */
+static void test_store_ties_exact(void **state) {
+  (void)state;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    enum { N = 64 };
+    int32_t acc[N], bias[N];
+    double mult[N];
+    uint8_t y[N];
+    for (int sg = 0; sg <= 1; sg++) {
+      for (int pc = 0; pc <= 1; pc++) {
+        dlc_q8_params q;
+        memset(&q, 0, sizeof q);
+        q.is_signed = sg, q.y_min = sg ? -128 : 0, q.y_max = sg ? 127 : 255;
+        q.y_zero_point = sg ? 0 : 128;
+        q.lo = -INFINITY, q.hi = INFINITY, q.mult = mult, q.bias = bias;
+        for (int base = -300; base <= 300; base += N) {
+          for (int j = 0; j < N; j++) {
+            mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
+            acc[j] = 2 * (base + j) + 1 - (pc ? bias[j] : 0); /* acc + bias = 2 (base + j) + 1 */
+          }
+          f->store(N, acc, &q, 0, pc, y);
+          for (int j = 0; j < N; j++) {
+            int64_t k = base + j, r = k % 2 == 0 ? k : k + 1, t = r + q.y_zero_point;
+            t = t < q.y_min ? q.y_min : t > q.y_max ? q.y_max : t;
+            int32_t got = sg ? (int8_t)y[j] : y[j];
+            if (got != t)
+              fail_msg("%s tie %lld.5 signed=%d pc=%d: got %d, want %lld", f->name, (long long)k, sg, pc, got,
+                       (long long)t);
+          }
+        }
+      }
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ukernel_edges),
+      cmocka_unit_test(test_ukernel_wide_ldc),
+      cmocka_unit_test(test_reference_ties),
+      cmocka_unit_test(test_store),
+      cmocka_unit_test(test_store_ties_exact),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
