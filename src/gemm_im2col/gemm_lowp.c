@@ -185,9 +185,21 @@ typedef struct lowp_ctx {
         size_t r0 = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);                                 \
         size_t r1 = ix0 >= s->w_in ? 0 : (size_t)((s->w_in - 1 - ix0) / sw + 1);                   \
         r1 = DLC_MIN(r1, run);                                                                     \
-        for (size_t rr = r0; rr < r1; rr++) {                                                      \
-          const size_t lane = l + rr;                                                              \
-          drow[lane / w * panel + lane % w * lstep] = CVT(row[ix0 + (int64_t)rr * sw]);           \
+        if (r0 < r1) {                                                                             \
+          /* lane -> (panel, column) once per run, then stepped: a division per element cost more \
+             than the products it feeds */                                                         \
+          size_t li = (l + r0) % w;                                                                \
+          int16_t *dp = drow + (l + r0) / w * panel + li * lstep;                                  \
+          const T *src = row + ix0 + (int64_t)r0 * sw;                                             \
+          for (size_t rr = r0; rr < r1; rr++, src += sw) {                                         \
+            *dp = CVT(*src);                                                                       \
+            if (++li == w) {                                                                       \
+              li = 0;                                                                              \
+              dp += panel - (w - 1) * lstep;                                                       \
+            } else {                                                                               \
+              dp += lstep;                                                                         \
+            }                                                                                      \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
       l += run;                                                                                    \
