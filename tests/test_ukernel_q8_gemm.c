@@ -358,6 +358,40 @@ static void test_store_ties_exact(void **state) {
   }
 }
 
+/* pack_pairs: every length 0..70 (vector bodies and tails), u8 and s8 at the ends of their
+   range, zero points 0, 128, odd and negative; exact pairs, nothing written past 2n. */
+static void test_pack_pairs(void **state) {
+  (void)state;
+  static const int32_t zps[] = {0, 128, 37, -51, 255, -128};
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    assert_non_null(f->pack_pairs);
+    for (int is_signed = 0; is_signed < 2; is_signed++)
+      for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
+        for (size_t n = 0; n <= 70; n++) {
+          uint8_t a[80], b[80];
+          int16_t out[2 * 80 + 8];
+          for (size_t j = 0; j < 80; j++) {
+            a[j] = (uint8_t)(j * 37u + n + z);
+            b[j] = (uint8_t)(j == 1 ? 0x80 : j == 2 ? 0x7f : j == 3 ? 0xff : j * 91u + 5u * n);
+          }
+          for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) out[i] = 0x5a5a;
+          f->pack_pairs(n, a, b, zps[z], is_signed, out);
+          for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
+            int32_t want = 0x5a5a;
+            if (i < 2 * n) {
+              const uint8_t v = (i & 1) ? b[i / 2] : a[i / 2];
+              want = (is_signed ? (int32_t)(int8_t)v : (int32_t)v) - zps[z];
+            }
+            if (out[i] != want)
+              fail_msg("%s pack_pairs n=%zu %s zp=%d: element %zu is %d, want %d", f->name, n, is_signed ? "s8" : "u8",
+                       zps[z], i, out[i], want);
+          }
+        }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -365,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_reference_ties),
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_ties_exact),
+      cmocka_unit_test(test_pack_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

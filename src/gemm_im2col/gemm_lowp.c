@@ -229,6 +229,84 @@ typedef struct lowp_ctx {
     }                                                                                              \
   }
 
+/* Scalar part of an int8 NCHW run: lanes [lane, lane + cnt) of reduction row t (0 or 1) of a
+   pair, from src at stride sw. */
+static void q8_lanes(int16_t *dpair, size_t panel, size_t w, int t, size_t lane, size_t cnt, const uint8_t *src,
+                     int64_t sw, int is_signed, int32_t zp) {
+  if (!cnt) return;
+  size_t li = lane % w;
+  int16_t *dp = dpair + lane / w * panel + 2 * li + t;
+  for (size_t i = 0; i < cnt; i++, src += sw) {
+    *dp = (int16_t)((is_signed ? (int32_t)(int8_t)*src : (int32_t)*src) - zp);
+    if (++li == w) {
+      li = 0;
+      dp += panel - 2 * (w - 1);
+    } else {
+      dp += 2;
+    }
+  }
+}
+
+/* int8 NCHW packing, two reduction rows at a time: where both rows of a pair read the same
+   lanes from x at stride 1 (the inside of the image), the family's pack_pairs widens and
+   interleaves them 16 lanes at a time; the borders, strided layers and a lone last row go
+   lane by lane. */
+static void pack_nchw_q8(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
+                         size_t w, int16_t *dst) {
+  const dlc_conv_shape *s = &c->p->s;
+  const lowp_data *d = c->d;
+  const size_t khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out, panel = kc * w;
+  const int is_signed = c->p->dtype == DLCONV_S8;
+  const int32_t zp = c->p->q8.x_zero_point;
+  const int64_t sw = s->stride_w;
+  for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk += 2) {
+    const uint8_t *plane[2] = {NULL, NULL};
+    int64_t ky[2] = {0, 0}, kx[2] = {0, 0};
+    for (int t = 0; t < 2; t++) {
+      const size_t k = k0 + kk + (size_t)t;
+      if (k >= d->K) continue;
+      const size_t ic = g * (size_t)s->cin_g + k / khw, r = k % khw;
+      ky[t] = (int64_t)(r / (size_t)s->k_w);
+      kx[t] = (int64_t)(r % (size_t)s->k_w);
+      plane[t] = (const uint8_t *)c->x + (img * (size_t)s->c_in + ic) * (size_t)(s->h_in * s->w_in);
+    }
+    int16_t *dpair = dst + (kk >> 1) * 2 * w;
+    for (size_t l = 0, q = q0; l < nq;) {
+      const int64_t oy = (int64_t)(q / wo), ox = (int64_t)(q % wo);
+      const size_t run = DLC_MIN(nq - l, wo - (size_t)ox);
+      size_t r0[2] = {0, 0}, r1[2] = {0, 0};
+      const uint8_t *row[2] = {NULL, NULL};
+      for (int t = 0; t < 2; t++) {
+        const int64_t iy = oy * s->stride_h - s->pad_t + ky[t] * s->dil_h;
+        if (!plane[t] || iy < 0 || iy >= s->h_in) continue;
+        const int64_t ix0 = ox * sw - s->pad_l + kx[t] * s->dil_w;
+        r0[t] = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);
+        r1[t] = ix0 >= s->w_in ? 0 : DLC_MIN(run, (size_t)((s->w_in - 1 - ix0) / sw + 1));
+        if (r1[t] < r0[t]) r1[t] = r0[t];
+        row[t] = plane[t] + (size_t)iy * (size_t)s->w_in + ix0; /* lane rr reads row[t][rr * sw] */
+      }
+      size_t a = DLC_MAX(r0[0], r0[1]), b = DLC_MIN(r1[0], r1[1]);
+      if (sw != 1 || !row[0] || !row[1] || a >= b) a = b = 0;
+      for (int t = 0; t < 2; t++) {
+        if (!row[t]) continue;
+        if (a == b) {
+          q8_lanes(dpair, panel, w, t, l + r0[t], r1[t] - r0[t], row[t] + (int64_t)r0[t] * sw, sw, is_signed, zp);
+        } else {
+          q8_lanes(dpair, panel, w, t, l + r0[t], a - r0[t], row[t] + r0[t], 1, is_signed, zp);
+          q8_lanes(dpair, panel, w, t, l + b, r1[t] - b, row[t] + b, 1, is_signed, zp);
+        }
+      }
+      for (size_t rr = a; rr < b;) {
+        const size_t lane = l + rr, li = lane % w, cnt = DLC_MIN(b - rr, w - li);
+        d->q8f->pack_pairs(cnt, row[0] + rr, row[1] + rr, zp, is_signed, dpair + lane / w * panel + 2 * li);
+        rr += cnt;
+      }
+      l += run;
+      q += run;
+    }
+  }
+}
+
 /* Packs the activation operand of a job: lanes [q0, q0 + nq), rows k in [k0, k0 + kc), panels of
    width w; lanes past nq and k past K are zeros. */
 static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
@@ -243,8 +321,7 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
   (void)P;
   if (!d->nhwc) {
     if (!q8) PACK_NCHW(uint16_t, CVT_F16)
-    else if (c->p->dtype == DLCONV_U8) PACK_NCHW(uint8_t, CVT_Q8)
-    else PACK_NCHW(int8_t, CVT_Q8)
+    else pack_nchw_q8(c, img, g, q0, nq, k0, kc, w, dst);
   } else {
     if (!q8) PACK_NHWC(uint16_t, CVT_F16)
     else if (c->p->dtype == DLCONV_U8) PACK_NHWC(uint8_t, CVT_Q8)

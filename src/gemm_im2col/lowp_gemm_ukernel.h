@@ -44,6 +44,11 @@ typedef void (*dlc_f16_store_fn)(size_t n, const float *acc, const float *bias, 
 typedef void (*dlc_q8_store_fn)(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
                                 void *y);
 
+/* int8 activation packing: n lanes of two reduction rows into s16 pairs, zero point removed:
+ *   dst[2j] = a[j] - zp, dst[2j + 1] = b[j] - zp        for j < n
+ * a and b hold u8 (is_signed == 0) or s8 values; reads n bytes of each, writes 2n s16. */
+typedef void (*dlc_q8_pack_pairs_fn)(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -56,6 +61,7 @@ typedef struct dlc_q8_gemm_family {
   size_t mr, nr;
   dlc_q8_gemm_ukernel_fn ukernel;
   dlc_q8_store_fn store;
+  dlc_q8_pack_pairs_fn pack_pairs;
 } dlc_q8_gemm_family;
 
 #define DLC_LOWP_MR_MAX 16

@@ -34,10 +34,21 @@ static void dlc_q8_store__generic(size_t n, const int32_t *acc, const dlc_q8_par
   }
 }
 
+static void dlc_q8_pack_pairs__generic(size_t n, const void *a, const void *b, int32_t zp, int is_signed,
+                                       int16_t *dst) {
+  for (size_t j = 0; j < n; j++) {
+    int32_t va = is_signed ? ((const int8_t *)a)[j] : ((const uint8_t *)a)[j];
+    int32_t vb = is_signed ? ((const int8_t *)b)[j] : ((const uint8_t *)b)[j];
+    dst[2 * j] = (int16_t)(va - zp);
+    dst[2 * j + 1] = (int16_t)(vb - zp);
+  }
+}
+
 const dlc_q8_gemm_family dlc_q8_gemm__generic = {
     .name = "q8_gemm_4x8c2__generic",
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_q8_gemm_4x8c2__generic,
     .store = dlc_q8_store__generic,
+    .pack_pairs = dlc_q8_pack_pairs__generic,
 };

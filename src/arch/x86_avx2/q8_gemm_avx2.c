@@ -160,10 +160,32 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
   }
 }
 
+/* 16 lanes a step: widen both rows to s16, remove the zero point, interleave. unpacklo/hi work
+   within 128-bit halves, so the two halves are put back in lane order by permute2x128. */
+static void dlc_q8_pack_pairs__avx2(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst) {
+  const uint8_t *pa = a, *pb = b;
+  const __m256i z = _mm256_set1_epi16((int16_t)zp);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m128i ra = _mm_loadu_si128((const __m128i *)(pa + j)), rb = _mm_loadu_si128((const __m128i *)(pb + j));
+    const __m256i va = _mm256_sub_epi16(is_signed ? _mm256_cvtepi8_epi16(ra) : _mm256_cvtepu8_epi16(ra), z);
+    const __m256i vb = _mm256_sub_epi16(is_signed ? _mm256_cvtepi8_epi16(rb) : _mm256_cvtepu8_epi16(rb), z);
+    const __m256i lo = _mm256_unpacklo_epi16(va, vb), hi = _mm256_unpackhi_epi16(va, vb);
+    _mm256_storeu_si256((__m256i *)(dst + 2 * j), _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(dst + 2 * j + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+  for (; j < n; j++) {
+    int32_t va = is_signed ? (int8_t)pa[j] : pa[j], vb = is_signed ? (int8_t)pb[j] : pb[j];
+    dst[2 * j] = (int16_t)(va - zp);
+    dst[2 * j + 1] = (int16_t)(vb - zp);
+  }
+}
+
 const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
     .name = "q8_gemm_6x16c2__avx2",
     .mr = MR,
     .nr = NR,
     .ukernel = dlc_q8_gemm_6x16c2__avx2,
     .store = dlc_q8_store__avx2,
+    .pack_pairs = dlc_q8_pack_pairs__avx2,
 };
