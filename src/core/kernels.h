@@ -13,6 +13,7 @@
 #include "../gspc/gspc_ukernel.h"
 #include "../sparse_csr/csr_ukernel.h"
 #include "../gemm_im2col/lowp_gemm_ukernel.h"
+#include "../direct/lowp_dw_ukernel.h"
 
 typedef struct dlc_isa_kernels {
   dlconv_isa isa;
@@ -25,6 +26,7 @@ typedef struct dlc_isa_kernels {
   /* F16 and int8 (NULL where an ISA has none yet: those dtypes then run on another ISA) */
   const dlc_f16_gemm_family *f16_gemm;
   const dlc_q8_gemm_family *q8_gemm;
+  const dlc_lowp_dw_family *lowp_dw;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -40,6 +42,7 @@ DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
 extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
+extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 
 extern const dlc_isa_kernels dlc_kernels_generic;
 extern const dlc_isa_kernels dlc_kernels_avx2;

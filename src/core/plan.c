@@ -74,14 +74,17 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   p->algo = a;
   p->isa = isa;
   p->kernels = dlc_kernels_for(isa);
-  p->ops = p->dtype == DLCONV_F32 ? dlc_algo_ops_for(a) : a == DLCONV_ALGO_IM2COL_GEMM ? &dlc_gemm_lowp_ops : NULL;
+  p->ops = p->dtype == DLCONV_F32            ? dlc_algo_ops_for(a)
+           : a == DLCONV_ALGO_IM2COL_GEMM ? &dlc_gemm_lowp_ops
+           : a == DLCONV_ALGO_DIRECT      ? &dlc_direct_lowp_ops
+                                          : NULL;
   p->algo_data = NULL;
   p->packed_weight_bytes = p->workspace_bytes = 0;
   p->weight_density = 1.0;
   p->kernel[0] = 0;
   if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
   if (!p->ops)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm has)", algo_name(a),
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm has; direct for depthwise)", algo_name(a),
                     p->dtype == DLCONV_F16 ? "F16" : "int8");
   if (p->dtype != DLCONV_F32) {
     dlconv_status st = p->ops->plan_lowp(p, w->dense);
@@ -163,7 +166,11 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
         double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
         nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
       } else {
-        algos[0] = DLCONV_ALGO_IM2COL_GEMM; /* the only low-precision path so far */
+        /* the low-precision paths: direct for NCHW depthwise (a GEMM of one row per group wastes
+           the register tile), im2col + GEMM for every shape */
+        nalgo = 0;
+        if (p->s.cin_g == 1 && p->s.layout == DLCONV_NCHW) algos[nalgo++] = DLCONV_ALGO_DIRECT;
+        algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;
       }
       p->isa = isas[i];
       char key[256];

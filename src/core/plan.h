@@ -89,5 +89,6 @@ extern const dlc_algo_ops dlc_spack_ops;        /* src/spatial_pack/ */
 extern const dlc_algo_ops dlc_gspc_ops;         /* src/gspc/ */
 extern const dlc_algo_ops dlc_csr_ops;          /* src/sparse_csr/ */
 extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: F16 and int8 */
+extern const dlc_algo_ops dlc_direct_lowp_ops;  /* src/direct/direct_lowp.c: F16 and int8 depthwise */
 
 #endif

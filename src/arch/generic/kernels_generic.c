@@ -11,4 +11,5 @@ const dlc_isa_kernels dlc_kernels_generic = {
     .csr = &dlc_f32_csr__generic,
     .f16_gemm = &dlc_f16_gemm__generic,
     .q8_gemm = &dlc_q8_gemm__generic,
+    .lowp_dw = &dlc_lowp_dw__generic,
 };

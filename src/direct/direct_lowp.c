@@ -1,0 +1,141 @@
+/* direct_lowp.c - the direct algorithm for F16 and int8 depthwise layers (c_in/groups == 1),
+ * NCHW, ISA-independent driver.
+ *
+ * im2col + GEMM is the wrong shape for a depthwise layer: one output channel per group makes
+ * every product a 1-row GEMM. Here each (image, channel) plane is computed row by row: for
+ * every tap that lands inside the image, the family's row kernel adds the clipped run of the
+ * input row times the tap's weight into a row of wide accumulators (fp32 for F16, exact s32 for
+ * int8) in the workspace, and the gemm family's store finishes the row into y (bias, clamp and
+ * binary16 rounding, or the exact requantisation of quant.h). Padding is never materialised.
+ *
+ * Threads: the n * c_out planes are split into contiguous ranges, one per task. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/kernels.h"
+#include "../core/plan.h"
+#include "../core/threading.h"
+#include "../core/util.h"
+
+typedef struct dwl_data {
+  int q8;
+  float *wf;        /* F16: c_out x taps weights widened to fp32 */
+  int32_t *wq;      /* int8: c_out x taps weights */
+  size_t row_bytes; /* one accumulator row, multiple of 64 */
+  size_t ntasks;
+} dwl_data;
+
+static void dwl_destroy(dlconv_plan *p) {
+  dwl_data *d = p->algo_data;
+  if (!d) return;
+  dlc_free(d->wf);
+  dlc_free(d->wq);
+  dlc_free(d);
+}
+
+static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
+  const dlc_conv_shape *s = &p->s;
+  const int q8 = p->dtype != DLCONV_F16;
+  if (s->cin_g != 1)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has an F16/int8 path for depthwise layers only (c_in/groups = %lld)",
+                    (long long)s->cin_g);
+  if (s->layout != DLCONV_NCHW)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has an F16/int8 depthwise path for NCHW only");
+  const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
+  if (!f || (q8 ? !p->kernels->q8_gemm : !p->kernels->f16_gemm))
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has no %s depthwise kernel for isa %s", q8 ? "int8" : "F16",
+                    p->kernels->name);
+  dwl_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
+  const size_t taps = (size_t)(s->k_h * s->k_w), n = (size_t)s->c_out * taps;
+  d->q8 = q8;
+  if (q8)
+    d->wq = dlc_malloc(n * sizeof(int32_t));
+  else
+    d->wf = dlc_malloc(n * sizeof(float));
+  if (q8 ? !d->wq : !d->wf) {
+    dlc_free(d->wf);
+    dlc_free(d->wq);
+    dlc_free(d);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (q8)
+      d->wq[i] = ((const int8_t *)w)[i];
+    else
+      d->wf[i] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
+  }
+  d->row_bytes = dlc_round_up((size_t)s->w_out * 4, DLC_ALIGN);
+  d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
+  p->algo_data = d;
+  p->packed_weight_bytes = n * 4;
+  p->workspace_bytes = d->ntasks * d->row_bytes;
+  snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? f->q8_name : f->f16_name);
+  return DLCONV_OK;
+}
+
+typedef struct dwl_ctx {
+  const dlconv_plan *p;
+  const void *x;
+  void *y;
+  char *ws;
+} dwl_ctx;
+
+static void dwl_task(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
+  const size_t es = d->q8 ? 1 : 2, wo = (size_t)s->w_out, ho = (size_t)s->h_out, taps = (size_t)(s->k_h * s->k_w);
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), sw = (size_t)s->stride_w;
+  const int is_signed = p->dtype == DLCONV_S8;
+  void *acc = c->ws + t * d->row_bytes;
+  size_t begin, end;
+  dlc_split_range((size_t)(s->n * s->c_out), d->ntasks, t, &begin, &end);
+  for (size_t pl = begin; pl < end; pl++) {
+    const size_t img = pl / (size_t)s->c_out, oc = pl % (size_t)s->c_out;
+    const size_t ic = oc / (size_t)s->cout_g; /* depth multiplier: cout_g outputs per input */
+    const char *xp = (const char *)c->x + (img * (size_t)s->c_in + ic) * plane_in * es;
+    char *yp = (char *)c->y + pl * ho * wo * es;
+    for (size_t oy = 0; oy < ho; oy++) {
+      memset(acc, 0, wo * 4);
+      for (int64_t ky = 0; ky < s->k_h; ky++) {
+        const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + ky * s->dil_h;
+        if (iy < 0 || iy >= s->h_in) continue;
+        const char *xrow = xp + (size_t)iy * (size_t)s->w_in * es;
+        for (int64_t kx = 0; kx < s->k_w; kx++) {
+          /* the output columns whose tap lands inside the row */
+          const int64_t ix0 = kx * s->dil_w - s->pad_l;
+          const size_t lo = ix0 >= 0 ? 0 : (size_t)((-ix0 + (int64_t)sw - 1) / (int64_t)sw);
+          const size_t hi = ix0 >= s->w_in ? 0 : DLC_MIN(wo, (size_t)((s->w_in - 1 - ix0) / (int64_t)sw) + 1);
+          if (lo >= hi) continue;
+          const size_t wi = oc * taps + (size_t)ky * (size_t)s->k_w + (size_t)kx;
+          const char *xs = xrow + (size_t)(ix0 + (int64_t)(lo * sw)) * es;
+          if (d->q8)
+            f->q8_row(hi - lo, xs, sw, d->wq[wi], p->q8.x_zero_point, is_signed, (int32_t *)acc + lo);
+          else
+            f->f16_row(hi - lo, (const uint16_t *)xs, sw, d->wf[wi], (float *)acc + lo);
+        }
+      }
+      if (d->q8)
+        p->kernels->q8_gemm->store(wo, acc, &p->q8, oc, 0, yp + oy * wo);
+      else
+        p->kernels->f16_gemm->store(wo, acc, p->bias, oc, 0, s->out_min, s->out_max, (uint16_t *)yp + oy * wo);
+    }
+  }
+}
+
+static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
+  const dwl_data *d = p->algo_data;
+  dwl_ctx c = {p, x, y, workspace};
+  dlc_parallel_for(p, d->ntasks, dwl_task, &c);
+}
+
+const dlc_algo_ops dlc_direct_lowp_ops = {
+    .algo = DLCONV_ALGO_DIRECT,
+    .name = "direct",
+    .destroy = dwl_destroy,
+    .plan_lowp = dwl_plan,
+    .execute_lowp = dwl_execute,
+};

@@ -1,0 +1,31 @@
+/* lowp_dw_ukernel.h - micro-kernels of the depthwise F16 / int8 path of the direct algorithm
+ * (src/direct/direct_lowp.c).
+ *
+ * A depthwise layer is no matrix product: each output channel sums its own k_h x k_w taps. The
+ * driver walks one output row of one channel at a time and, per tap, adds a run of the input
+ * row times the tap's weight into a row of wide accumulators (fp32 or s32); the finished row is
+ * then stored by the gemm family's store (bias, clamp and binary16 rounding, or the exact
+ * requantisation of quant.h). Only taps that land inside the image are issued: the driver
+ * clips each run to the valid output columns, so the kernels never see padding.
+ *
+ *   F16:  acc[j] += f32(x[j * stride]) * w                       j < n
+ *   int8: acc[j] += (x[j * stride] - zp) * w                     j < n, exact in s32
+ * x is binary16 (F16), u8 or s8 (int8, is_signed); stride >= 1 elements; w is the tap's weight
+ * (an s8 value for int8). Reads x[0], x[stride], ..., x[(n-1) * stride] only. */
+#ifndef DLC_LOWP_DW_UKERNEL_H
+#define DLC_LOWP_DW_UKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void (*dlc_f16_dw_row_fn)(size_t n, const uint16_t *x, size_t stride, float w, float *acc);
+typedef void (*dlc_q8_dw_row_fn)(size_t n, const void *x, size_t stride, int32_t w, int32_t zp, int is_signed,
+                                 int32_t *acc);
+
+typedef struct dlc_lowp_dw_family {
+  const char *f16_name, *q8_name; /* e.g. "f16_dwconv_row__avx2" */
+  dlc_f16_dw_row_fn f16_row;
+  dlc_q8_dw_row_fn q8_row;
+} dlc_lowp_dw_family;
+
+#endif
