@@ -10,5 +10,6 @@ const dlc_isa_kernels dlc_kernels_avx2 = {
     .spack = &dlc_f32_spack__avx2,
     .gspc = &dlc_f32_gspc__avx2,
     .csr = &dlc_f32_csr__avx2,
+    .f16_gemm = &dlc_f16_gemm__avx2,
     .q8_gemm = &dlc_q8_gemm__avx2,
 };

@@ -1,0 +1,387 @@
+/* test_ukernel_f16_gemm.c - the F16 gemm micro-kernel and store of every ISA this machine runs
+ * (src/gemm_im2col/lowp_gemm_ukernel.h), against references written here: binary16 decoding and
+ * round-to-nearest-even encoding done in double arithmetic (not quant.h), the tile product in
+ * double at every (m, n) edge with guards around C, and the store bit for bit with guards after y.
+ * Everything runs in the library's floating-point mode (flush-to-zero, denormals-are-zero). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/fpenv.h"
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define GUARD 37
+static const float SENTINEL = -7777.0f;
+#define HALF_SENTINEL ((uint16_t)0xBEEF)
+#define HALF_NAN ((uint16_t)0x7E00)
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+/* [-1, 1) */
+static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
+
+static void *xalloc(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  assert_non_null(p);
+  return p;
+}
+
+/* ---------------------------------------------------------------- binary16 references */
+
+static double half_value(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+static int half_is_nan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x3FF) != 0; }
+
+/* v (a float's value) to binary16, ties to even: the magnitude is scaled so that one unit of the
+   last place is 1, rounded with nearbyint (the default mode rounds to nearest even), and the
+   integer laid back into sign / exponent / mantissa; a mantissa carry moves into the exponent. */
+static uint16_t half_of(double v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isnan(v)) return sign | HALF_NAN;
+  if (a >= 65520.0) return sign | 0x7C00; /* half-way to 2^16 and above: past 65504 */
+  if (a < ldexp(1.0, -14)) return sign | (uint16_t)nearbyint(ldexp(a, 24));
+  int e = ilogb(a);
+  double q = nearbyint(ldexp(a, 10 - e)); /* 1024 .. 2048 */
+  return sign | (uint16_t)(((e + 15) << 10) + (int)q - 1024);
+}
+
+/* ---------------------------------------------------------------- families */
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+/* The distinct F16 families of the ISAs this machine runs. */
+static size_t families(const dlc_f16_gemm_family *out[N_ISAS]) {
+  size_t nf = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
+    if (!kt || !kt->f16_gemm) continue;
+    int seen = 0;
+    for (size_t i = 0; i < nf; i++) seen |= out[i] == kt->f16_gemm;
+    if (!seen) out[nf++] = kt->f16_gemm;
+  }
+  return nf;
+}
+
+/* The reference helpers above must themselves be right: spot values. */
+static void test_reference_codec(void **state) {
+  (void)state;
+  static const struct { double v; uint16_t h; } cases[] = {
+      {0.0, 0x0000},        {-0.0, 0x8000},         {1.0, 0x3C00},          {-2.0, 0xC000},
+      {65504.0, 0x7BFF},    {65519.0, 0x7BFF},      {65520.0, 0x7C00},      {1e9, 0x7C00},
+      {0x1p-24, 0x0001},    {0x1p-25, 0x0000},      {0x1.8p-25, 0x0001},    {0x3p-25, 0x0002},
+      {0x1p-14, 0x0400},    {0x1.ff8p-15, 0x03FF},  {0x1.ffap-15, 0x03FF},  {0x1.ffcp-15, 0x0400},  {1.0 + 0x1p-11, 0x3C00},
+      {1.0 + 0x3p-11, 0x3C02}, {0.1, 0x2E66},       {-INFINITY, 0xFC00},    {0x1.ffdp-1, 0x3BFF},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (half_of(cases[i].v) != cases[i].h)
+      fail_msg("half_of(%a) = 0x%04x, want 0x%04x", cases[i].v, half_of(cases[i].v), cases[i].h);
+  }
+  assert_true(half_is_nan(half_of(NAN)));
+  for (uint32_t h = 0; h < 0x10000; h++) { /* every half is its own encoding */
+    if (half_is_nan((uint16_t)h)) continue;
+    assert_int_equal(half_of(half_value((uint16_t)h)), h);
+  }
+}
+
+/* ---------------------------------------------------------------- micro-kernel */
+
+typedef struct uk_case {
+  const dlc_f16_gemm_family *f;
+  size_t m, n, kc, ldc;
+  int accumulate;
+  int nan_row; /* >= 0: A(nan_row, 0) is NaN, so that whole row of C must be NaN, no other */
+  size_t skew; /* A and B start this many halves past an aligned address */
+} uk_case;
+
+/* got agrees with ref within the float rounding of a k-term sum whose terms add up to mag
+   (products of halves are exact in fp32: only the accumulation rounds). */
+static int close_enough(float got, double ref, double mag, size_t k) {
+  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
+}
+
+/* Random halves in [-1, 1] inside the tile; the padding rows of A and columns of B hold NaN, so
+   a kernel that lets padding into a stored result fails. Every float of C around the m x n
+   corner must keep its sentinel. */
+static void run_uk_case(const uk_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, n = t->n, kc = t->kc, ldc = t->ldc;
+  uint16_t *abuf = xalloc((kc * mr + t->skew) * 2), *bbuf = xalloc((kc * nr + t->skew) * 2);
+  uint16_t *a = abuf + t->skew, *b = bbuf + t->skew;
+  for (size_t k = 0; k < kc; k++) {
+    for (size_t i = 0; i < mr; i++) a[k * mr + i] = i < m ? half_of(frand()) : HALF_NAN;
+    for (size_t j = 0; j < nr; j++) b[k * nr + j] = j < n ? half_of(frand()) : HALF_NAN;
+  }
+  if (t->nan_row >= 0) a[t->nan_row] = HALF_NAN;
+  size_t total = GUARD + m * ldc + GUARD;
+  float *buf = xalloc(total * sizeof(float)), *c0 = xalloc(m * n * sizeof(float));
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  float *c = buf + GUARD;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) c[i * ldc + j] = c0[i * n + j] = frand();
+
+  t->f->ukernel(m, n, kc, a, b, c, ldc, t->accumulate);
+
+  for (size_t i = 0; i < total; i++) {
+    size_t off = i - GUARD;
+    int inside = i >= GUARD && off / ldc < m && off % ldc < n;
+    if (!inside && !(buf[i] == SENTINEL))
+      fail_msg("%s m=%zu n=%zu kc=%zu ldc=%zu: wrote outside the tile at offset %td", t->f->name, m, n, kc, ldc,
+               (ptrdiff_t)i - GUARD);
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++) {
+      double ref = 0, mag = 0;
+      for (size_t k = 0; k < kc; k++) {
+        double p = half_value(a[k * mr + i]) * half_value(b[k * nr + j]);
+        ref += p;
+        mag += fabs(p);
+      }
+      if (t->accumulate) ref += c0[i * n + j], mag += fabs(c0[i * n + j]);
+      float got = c[i * ldc + j];
+      if ((int)i == t->nan_row) {
+        if (!isnan(got))
+          fail_msg("%s m=%zu n=%zu kc=%zu: NaN of row %zu lost (C[%zu][%zu] = %g)", t->f->name, m, n, kc, i, i, j,
+                   (double)got);
+      } else if (!close_enough(got, ref, mag, kc)) {
+        fail_msg("%s m=%zu n=%zu kc=%zu acc=%d: C[%zu][%zu] = %.9g, want %.9g", t->f->name, m, n, kc,
+                 t->accumulate, i, j, (double)got, ref);
+      }
+    }
+  }
+  free(abuf);
+  free(bbuf);
+  free(buf);
+  free(c0);
+}
+
+/* Every (m, n) edge, kc from 1 to past the avx2 kernel's 256-step chunk, accumulate or not, a
+   gap after every row of C, and a NaN row now and then. */
+static void test_ukernel_edges(void **state) {
+  (void)state;
+  static const size_t kcs[] = {1, 2, 3, 7, 64, 257};
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams);
+  assert_true(nf >= 1);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    assert_non_null(f->name);
+    assert_non_null(f->ukernel);
+    assert_non_null(f->store);
+    assert_true(f->mr >= 1 && f->mr <= DLC_LOWP_MR_MAX);
+    assert_true(f->nr >= 1 && f->nr <= DLC_LOWP_NR_MAX);
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++) {
+            uk_case t = {f, m, n, kcs[ki], n + 1 + (m * 7 + n + ki) % 5, acc, -1, (m + n + ki) % 3};
+            if ((m + n + ki + (size_t)acc) % 4 == 1) t.nan_row = (int)((n + ki) % m);
+            run_uk_case(&t);
+          }
+  }
+  dlc_fpmode_leave(saved);
+}
+
+/* A row stride far larger than the tile (NCHW rows of a whole image). */
+static void test_ukernel_wide_ldc(void **state) {
+  (void)state;
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    uk_case t = {fams[fi], fams[fi]->mr, fams[fi]->nr, 64, 3137, 1, -1, 0};
+    run_uk_case(&t);
+    t.m = fams[fi]->mr > 1 ? fams[fi]->mr - 1 : 1;
+    t.n = fams[fi]->nr / 2 + 1;
+    t.accumulate = 0;
+    t.nan_row = 0;
+    run_uk_case(&t);
+  }
+  dlc_fpmode_leave(saved);
+}
+
+/* One k step over the special halves: a single product of two halves is exact in fp32, so every
+   C(i, j) must equal A(i) * B(j) exactly, which checks the widening of zeros of both signs,
+   subnormals, the extreme normals and infinities (inf * 0 is NaN). */
+static void test_ukernel_special_halves(void **state) {
+  (void)state;
+  static const uint16_t specials[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0200, 0x0400, 0x8400,
+                                      0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x3C00, 0x3555, 0xC7FF, 0x1234,
+                                      0x0155, 0x83FF, 0x5BFF, 0x2001, 0x7BFE, 0x0003, 0x3C01, 0xB800};
+  const size_t ns = sizeof specials / sizeof specials[0];
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    const size_t mr = f->mr, nr = f->nr;
+    uint16_t *a = xalloc(mr * 2), *b = xalloc(nr * 2);
+    float *c = xalloc(mr * nr * sizeof(float));
+    for (size_t off = 0; off < ns; off++) {
+      for (size_t i = 0; i < mr; i++) a[i] = specials[(off + i) % ns];
+      for (size_t j = 0; j < nr; j++) b[j] = specials[(off * 5 + j * 7) % ns];
+      f->ukernel(mr, nr, 1, a, b, c, nr, 0);
+      for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+          double want = half_value(a[i]) * half_value(b[j]);
+          float got = c[i * nr + j];
+          /* == only: the sign of a zero product is lost to the +0 the accumulator starts from */
+          if (isnan(want) ? !isnan(got) : !((double)got == want))
+            fail_msg("%s: 0x%04x * 0x%04x = %a, want %a", f->name, a[i], b[j], (double)got, want);
+        }
+    }
+    free(a);
+    free(b);
+    free(c);
+  }
+  dlc_fpmode_leave(saved);
+}
+
+/* ---------------------------------------------------------------- store */
+
+enum { CLAMP_NONE, CLAMP_RELU, CLAMP_RELU6, N_CLAMP };
+static const float clamp_lo[N_CLAMP] = {-INFINITY, 0.0f, 0.0f}, clamp_hi[N_CLAMP] = {INFINITY, INFINITY, 6.0f};
+
+/* Accumulators that exercise every path of the conversion: ordinary values, overflow past 65504
+   (and the last values that stay finite), half subnormals with ties, infinities, NaN, signed
+   zeros and ties between normal halves. Scaled so that the store's bias cannot hide them when
+   the bias is zero. */
+static float special_acc(uint32_t r) {
+  switch (r % 16) {
+    case 0: return NAN;
+    case 1: return (r & 16) ? INFINITY : -INFINITY;
+    case 2: return (r & 16 ? 1 : -1) * (65504.0f + (float)(r >> 8 & 31)); /* 65504 .. 65535: inf from 65520 */
+    case 3: return (r & 16 ? 1 : -1) * (70000.0f + (float)(r >> 8));
+    case 4: return ldexpf((float)(r >> 8 & 0x7FF), -25 - (int)(r >> 20 & 3)); /* half subnormal, ties */
+    case 5: return -ldexpf((float)(r >> 8 & 0x3FF), -24) * 0.75f;
+    case 6: return ldexpf(1.0f + ldexpf((float)(2 * (r >> 8 & 0x3FF) + 1), -11), (int)(r >> 20 & 15) - 7); /* tie */
+    case 7: return (r & 16) ? -0.0f : 0.0f;
+    case 8: return ldexpf(1.0f, -14) * (1.0f - ldexpf(1.0f, -12)); /* rounds up to the smallest normal */
+    case 9: return ldexpf((float)(r >> 8 & 0xFFFF), -40); /* far below half precision: +-0 or tiny */
+    default: return frand() * 8.0f;
+  }
+}
+
+typedef struct st_case {
+  const dlc_f16_gemm_family *f;
+  size_t n, c0;
+  int per_column, clamp, zero_bias, random_bits;
+} st_case;
+
+static void run_st_case(const st_case *t) {
+  const size_t n = t->n, nb = t->c0 + n + 1;
+  float *acc = xalloc(n * sizeof(float)), *bias = xalloc(nb * sizeof(float));
+  uint16_t *ybuf = xalloc((n + 2 * GUARD + 1) * 2), *y = ybuf + GUARD + (n & 1); /* not 16-byte aligned */
+  for (size_t j = 0; j < n; j++) {
+    uint32_t r = next_u32();
+    if (t->random_bits) { /* any float but denormals (flushed by the library's mode) */
+      uint32_t bits = next_u32();
+      if ((bits & 0x7F800000u) == 0) bits &= 0x80000000u;
+      memcpy(&acc[j], &bits, 4);
+    } else {
+      acc[j] = (r >> 28) < 6 ? special_acc(r) : frand() * 10.0f;
+    }
+  }
+  for (size_t c = 0; c < nb; c++) bias[c] = t->zero_bias ? (c & 1 ? -0.0f : 0.0f) : frand();
+  for (size_t i = 0; i < n + 2 * GUARD + 1; i++) ybuf[i] = HALF_SENTINEL;
+  const float lo = clamp_lo[t->clamp], hi = clamp_hi[t->clamp];
+
+  t->f->store(n, acc, bias, t->c0, t->per_column, lo, hi, y);
+
+  for (size_t i = 0; i < n + 2 * GUARD + 1; i++) {
+    if (ybuf + i >= y && ybuf + i < y + n) continue;
+    if (ybuf[i] != HALF_SENTINEL)
+      fail_msg("%s n=%zu: half at %td from y overwritten", t->f->name, n, (ptrdiff_t)(ybuf + i - y));
+  }
+  for (size_t j = 0; j < n; j++) {
+    float bv = bias[t->per_column ? t->c0 + j : t->c0];
+    double v = (double)(float)((double)acc[j] + (double)bv); /* the fp32 sum, exactly rounded */
+    if (!isnan(v)) {
+      if (v < lo) v = lo;
+      if (v > hi) v = hi;
+    }
+    uint16_t want = half_of(v), got = y[j];
+    if (half_is_nan(want) ? !half_is_nan(got) : got != want)
+      fail_msg("%s n=%zu col=%d clamp=%d: y[%zu] = 0x%04x for %a + %a, want 0x%04x", t->f->name, n, t->per_column,
+               t->clamp, j, got, (double)acc[j], (double)bv, want);
+  }
+  free(acc);
+  free(bias);
+  free(ybuf);
+}
+
+/* Every length to 40 (vector bodies and every tail), a few long runs, both bias layouts, every
+   clamp, with a zero bias (the special accumulators reach the conversion as they are) and a
+   random one, and random float bit patterns. */
+static void test_store(void **state) {
+  (void)state;
+  static const size_t longs[] = {63, 64, 65, 100, 257};
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    for (size_t ni = 0; ni < 40 + sizeof longs / sizeof longs[0]; ni++) {
+      size_t n = ni < 40 ? ni + 1 : longs[ni - 40];
+      for (int pc = 0; pc <= 1; pc++)
+        for (int cl = 0; cl < N_CLAMP; cl++)
+          for (int zb = 0; zb <= 1; zb++)
+            for (int rb = 0; rb <= 1; rb++)
+              for (int rep = 0; rep < 3; rep++) {
+                st_case t = {fams[fi], n, (n * 3 + (size_t)rep) % 7, pc, cl, zb, rb};
+                run_st_case(&t);
+              }
+    }
+  }
+  dlc_fpmode_leave(saved);
+}
+
+/* NaN through every clamp and both bias layouts, at every position of a vector and a tail. */
+static void test_store_nan(void **state) {
+  (void)state;
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  float acc[19], bias[40];
+  uint16_t y[19];
+  for (size_t c = 0; c < 40; c++) bias[c] = frand();
+  for (size_t fi = 0; fi < nf; fi++)
+    for (size_t at = 0; at < 19; at++)
+      for (int pc = 0; pc <= 1; pc++)
+        for (int cl = 0; cl < N_CLAMP; cl++) {
+          for (size_t j = 0; j < 19; j++) acc[j] = j == at ? NAN : frand() * 4.0f;
+          fams[fi]->store(19, acc, bias, 3, pc, clamp_lo[cl], clamp_hi[cl], y);
+          for (size_t j = 0; j < 19; j++)
+            if (half_is_nan(y[j]) != (j == at))
+              fail_msg("%s col=%d clamp=%d NaN at %zu: y[%zu] = 0x%04x", fams[fi]->name, pc, cl, at, j, y[j]);
+        }
+  dlc_fpmode_leave(saved);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reference_codec),
+      cmocka_unit_test(test_ukernel_edges),
+      cmocka_unit_test(test_ukernel_wide_ldc),
+      cmocka_unit_test(test_ukernel_special_halves),
+      cmocka_unit_test(test_store),
+      cmocka_unit_test(test_store_nan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
