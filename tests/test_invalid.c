@@ -529,55 +529,100 @@ static void test_cuda_unavailable(void **state) {
   gbuf_free(&yb);
 }
 
-/* F16 / U8 / S8: OK or UNSUPPORTED for now; a failure must leave no trace. */
+/* F16 / U8 / S8 (values are checked in test_lowp.c): AUTO and IM2COL_GEMM plan and execute on
+ * every available ISA; an explicit algorithm without a low-precision path answers UNSUPPORTED and
+ * leaves no trace. Flip an entry of LOWP_PATH to 1 once that algorithm gains F16/int8 support. */
 static void test_other_dtypes(void **state) {
   (void)state;
+  static const int LOWP_PATH[N_ALGOS] = {
+      [DLCONV_ALGO_AUTO] = 1, [DLCONV_ALGO_DIRECT] = 0, [DLCONV_ALGO_IM2COL_GEMM] = 1,
+      [DLCONV_ALGO_SPATIAL_PACK] = 0, [DLCONV_ALGO_GSPC] = 0, [DLCONV_ALGO_SPARSE_CSR] = 0,
+  };
+  long f0 = g_t.fails;
   const float wsc[8] = {0.01f, 0.02f, 0.03f, 0.01f, 0.02f, 0.05f, 0.01f, 0.01f};
   const dlconv_quant q = {.x_scale = 0.05f, .x_zero_point = 3, .w_scales = wsc, .n_w_scales = 6, .y_scale = 0.1f, .y_zero_point = -2};
   const dlconv_quant qu = {.x_scale = 0.05f, .x_zero_point = 128, .w_scales = wsc, .n_w_scales = 1, .y_scale = 0.1f, .y_zero_point = 100};
   const dlconv_dtype dts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
   unsigned char buf_w[2048], buf_b[256];
+  uint16_t w16[1024], b16[64];
   for (size_t i = 0; i < sizeof buf_w; i++) buf_w[i] = (unsigned char)(i * 37u);
   memset(buf_b, 0, sizeof buf_b);
+  /* finite F16 weights and bias: +-[0.125, 0.25) */
+  for (size_t i = 0; i < ARRAY_LEN(w16); i++) w16[i] = (uint16_t)(0x3000u | ((i * 37u) & 0x83ffu));
+  for (size_t i = 0; i < ARRAY_LEN(b16); i++) b16[i] = (uint16_t)(0x3000u | ((i * 91u) & 0x83ffu));
+  dlconv_isa isas[8];
+  int ni = 0;
+  isas[ni++] = DLCONV_ISA_AUTO;
+  ni += cpu_isas(isas + 1);
   for (size_t t = 0; t < ARRAY_LEN(dts); t++) {
     dlconv_conv2d_desc d = g_base;
     d.dtype = dts[t];
     const dlconv_quant *qp = dts[t] == DLCONV_F16 ? NULL : dts[t] == DLCONV_U8 ? &qu : &q;
     const size_t es = dts[t] == DLCONV_F16 ? 2 : 1;
-    for (int a = 0; a < N_ALGOS; a++) {
-      dlconv_options o;
-      dlconv_options_init(&o);
-      o.algo = (dlconv_algo)a;
-      dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
-      dlconv_status st = dlconv_plan_conv2d(&plan, &d, buf_w, buf_b, qp, &o);
-      const char *tn = dts[t] == DLCONV_F16 ? "F16" : dts[t] == DLCONV_U8 ? "U8" : "S8";
-      if (st != DLCONV_OK && st != DLCONV_ERR_UNSUPPORTED)
-        fail_msg("%s algo %s: plan -> %s (%s)", tn, algo_name(a), dlconv_status_string(st), dlconv_last_error());
-      gbuf xb, yb;
-      gbuf_alloc(&xb, g_cd.x_len * es, 0);
-      memset(xb.p, 0x3c, xb.bytes);
-      gbuf_alloc(&yb, g_cd.y_len * es, 0);
-      if (st != DLCONV_OK) {
-        assert_null(plan);
-        assert_true(dlconv_last_error()[0] != 0);
-        st = dlconv_conv2d(&d, xb.p, buf_w, buf_b, yb.p, qp, &o);
-        if (st == DLCONV_OK) fail_msg("%s algo %s: plan unsupported but one-shot OK", tn, algo_name(a));
-        if (!gbuf_untouched(&yb)) fail_msg("%s algo %s: failed one-shot wrote y", tn, algo_name(a));
-        printf("%s algo %-6s: %s\n", tn, algo_name(a), dlconv_status_string(st));
-      } else {
-        dlconv_plan_info info;
-        assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
-        assert_int_equal(info.dtype, dts[t]);
-        st = dlconv_execute(plan, xb.p, yb.p, NULL);
-        assert_int_equal(st, DLCONV_OK);
-        assert_true(gbuf_guards_ok(&yb));
-        printf("%s algo %-6s: OK (%s/%s) [values not checked here]\n", tn, algo_name(a), algo_name(info.algo), isa_name(info.isa));
-        dlconv_plan_destroy(plan);
+    const void *wp = dts[t] == DLCONV_F16 ? (const void *)w16 : (const void *)buf_w;
+    const void *bp = dts[t] == DLCONV_F16 ? (const void *)b16 : (const void *)buf_b;
+    const char *tn = dts[t] == DLCONV_F16 ? "F16" : dts[t] == DLCONV_U8 ? "U8" : "S8";
+    for (int a = 0; a < N_ALGOS; a++)
+      for (int i = 0; i < ni; i++) {
+        dlconv_options o;
+        dlconv_options_init(&o);
+        o.algo = (dlconv_algo)a;
+        o.isa = isas[i];
+        dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
+        reset_last_error();
+        dlconv_status st = dlconv_plan_conv2d(&plan, &d, wp, bp, qp, &o);
+        gbuf xb, yb;
+        gbuf_alloc(&xb, g_cd.x_len * es, 0);
+        memset(xb.p, 0x3c, xb.bytes);
+        gbuf_alloc(&yb, g_cd.y_len * es, 0);
+        if (!LOWP_PATH[a]) {
+          /* no low-precision path: UNSUPPORTED, *plan NULL, a message, y untouched by the one-shot call */
+          if (st != DLCONV_ERR_UNSUPPORTED) {
+            tally_fail(&g_t, "%s algo %s isa %s: plan -> %s, expected UNSUPPORTED (%s)", tn, algo_name(a),
+                       isa_name(isas[i]), dlconv_status_string(st), dlconv_last_error());
+            if (st == DLCONV_OK) dlconv_plan_destroy(plan);
+          } else {
+            if (plan) tally_fail(&g_t, "%s algo %s isa %s: *plan not NULL", tn, algo_name(a), isa_name(isas[i]));
+            if (!dlconv_last_error()[0]) tally_fail(&g_t, "%s algo %s: empty last_error", tn, algo_name(a));
+            st = dlconv_conv2d(&d, xb.p, wp, bp, yb.p, qp, &o);
+            if (st != DLCONV_ERR_UNSUPPORTED)
+              tally_fail(&g_t, "%s algo %s isa %s: plan UNSUPPORTED but one-shot %s", tn, algo_name(a),
+                         isa_name(isas[i]), dlconv_status_string(st));
+            if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s algo %s: failed one-shot wrote y", tn, algo_name(a));
+          }
+          if (i == 0) printf("%s algo %-6s: %s\n", tn, algo_name(a), dlconv_status_string(st));
+        } else if (st != DLCONV_OK) {
+          tally_fail(&g_t, "%s algo %s isa %s: plan -> %s (%s)", tn, algo_name(a), isa_name(isas[i]),
+                     dlconv_status_string(st), dlconv_last_error());
+        } else {
+          dlconv_plan_info info;
+          assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
+          if (info.dtype != dts[t] || info.algo == DLCONV_ALGO_AUTO || (a != DLCONV_ALGO_AUTO && (int)info.algo != a) ||
+              info.isa == DLCONV_ISA_AUTO || (isas[i] != DLCONV_ISA_AUTO && info.isa != isas[i]))
+            tally_fail(&g_t, "%s algo %s isa %s: plan_query says dtype %d algo %s isa %s", tn, algo_name(a),
+                       isa_name(isas[i]), (int)info.dtype, algo_name(info.algo), isa_name(info.isa));
+          /* two executes into differently pre-filled y: the same bits, so every point is written */
+          unsigned char *y1 = malloc(yb.bytes);
+          memset(yb.p, 0x00, yb.bytes);
+          st = dlconv_execute(plan, xb.p, yb.p, NULL);
+          memcpy(y1, yb.p, yb.bytes);
+          memset(yb.p, 0xff, yb.bytes);
+          dlconv_status st2 = dlconv_execute(plan, xb.p, yb.p, NULL);
+          if (st != DLCONV_OK || st2 != DLCONV_OK)
+            tally_fail(&g_t, "%s algo %s isa %s: execute -> %s / %s", tn, algo_name(a), isa_name(isas[i]),
+                       dlconv_status_string(st), dlconv_status_string(st2));
+          else if (memcmp(y1, yb.p, yb.bytes))
+            tally_fail(&g_t, "%s algo %s isa %s: y depends on its previous contents", tn, algo_name(a), isa_name(isas[i]));
+          if (!gbuf_guards_ok(&yb)) tally_fail(&g_t, "%s algo %s isa %s: wrote outside y", tn, algo_name(a), isa_name(isas[i]));
+          free(y1);
+          if (i == 0) printf("%s algo %-6s: OK (%s/%s/%s)\n", tn, algo_name(a), algo_name(info.algo), isa_name(info.isa), info.kernel);
+          dlconv_plan_destroy(plan);
+        }
+        gbuf_free(&xb);
+        gbuf_free(&yb);
       }
-      gbuf_free(&xb);
-      gbuf_free(&yb);
-    }
   }
+  assert_int_equal(g_t.fails - f0, 0);
 }
 
 /* dlconv_conv2d_output_shape agrees with the formula on valid descriptors. */

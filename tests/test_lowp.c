@@ -1,0 +1,1577 @@
+/* API-level tests of the low-precision paths: F16 and int8 (U8 / S8 x and y, S8 w, S32 bias)
+ * convolution and dense layers, against oracles written here (independent of src/):
+ *
+ *  - F16: binary16 <-> double conversions of our own; the reference sum is computed in double from
+ *    the exact fp16 inputs. Tolerance: fp32 accumulation (3e-7 x (K+1) x sum |terms|) plus the final
+ *    rounding to fp16 (|ref| x 2^-11 + 2^-25).
+ *  - int8: acc in int64, then exactly the contract's requantisation in IEEE double, this order:
+ *      mult = (double)x_scale * (double)w_scale[oc] / (double)y_scale
+ *      v    = (double)(acc + bias[oc]) * mult
+ *      v    = min(max(v, (double)out_min / y_scale), (double)out_max / y_scale)
+ *      y    = saturate(nearbyint(v) + y_zero_point)
+ *    Results must be bit-exact.
+ *
+ * Only the public header is used. Every run checks guard bytes around y (and that y's whole
+ * extent is written), that x, w, bias and the scales are not modified, and dlconv_plan_query. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dlconv.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static long g_fails;        /* failures reported in the current test */
+static long g_runs, g_unsupported;
+static int g_verbose;
+
+#define FAIL(...)                                     \
+  do {                                                \
+    g_fails++;                                        \
+    if (g_fails <= 60) {                              \
+      printf("FAIL: ");                               \
+      printf(__VA_ARGS__);                            \
+      printf("\n");                                   \
+    }                                                 \
+  } while (0)
+
+static const char *algo_name(int a) {
+  static const char *const n[] = {"auto", "direct", "im2col", "spack", "gspc", "csr"};
+  return a >= 0 && a < 6 ? n[a] : "?";
+}
+static const char *isa_name(int i) {
+  static const char *const n[] = {"auto", "generic", "avx2", "avx512", "neon", "cuda"};
+  return i >= 0 && i < 6 ? n[i] : "?";
+}
+static const char *dtype_name(dlconv_dtype t) {
+  return t == DLCONV_F16 ? "F16" : t == DLCONV_U8 ? "U8" : t == DLCONV_S8 ? "S8" : t == DLCONV_F32 ? "F32" : "?";
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Seeded RNG (splitmix64)                                                                     */
+
+typedef struct rng_t { uint64_t s; } rng_t;
+static uint64_t rng_next(rng_t *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static rng_t rng_seed(uint64_t seed) {
+  rng_t r = {seed * 0x2545F4914F6CDD1Dull + 0x1234567};
+  rng_next(&r);
+  return r;
+}
+static int rng_int(rng_t *r, int lo, int hi) { return lo + (int)(rng_next(r) % (uint64_t)((int64_t)hi - lo + 1)); }
+static double rng_unit(rng_t *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+static double rng_range(rng_t *r, double lo, double hi) { return lo + rng_unit(r) * (hi - lo); }
+static int rng_chance(rng_t *r, double p) { return rng_unit(r) < p; }
+static int rng_pick(rng_t *r, const int *v, int n) { return v[rng_int(r, 0, n - 1)]; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* IEEE binary16, written independently of the library: exact decode, round-to-nearest-even encode */
+
+static double h2d(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  double v;
+  if (e == 0) v = ldexp((double)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexp((double)(m | 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+static uint16_t d2h(double v) {
+  const uint16_t s = signbit(v) ? 0x8000 : 0;
+  if (isnan(v)) return 0x7e00;
+  if (isinf(v)) return (uint16_t)(s | 0x7c00);
+  const double a = fabs(v);
+  if (a < 0x1p-14) return (uint16_t)(s | (uint16_t)nearbyint(a * 0x1p24)); /* 1024 -> min normal */
+  int e;
+  (void)frexp(a, &e); /* a in [2^(e-1), 2^e) */
+  int E = e - 1;
+  double sig = nearbyint(ldexp(a, 10 - E)); /* [1024, 2048] */
+  if (sig == 2048.0) { sig = 1024.0; E++; }
+  if (E > 15) return (uint16_t)(s | 0x7c00);
+  return (uint16_t)(s | ((E + 15) << 10) | ((int)sig - 1024));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Guarded buffers                                                                              */
+
+#define GUARD 64
+typedef struct gbuf {
+  unsigned char *raw;
+  size_t pre, bytes, total;
+  void *p;
+} gbuf;
+static unsigned char canary(size_t i) { return (unsigned char)(0xA7u ^ (i * 0x3Bu) ^ (i >> 7)); }
+static void gb_alloc(gbuf *g, size_t bytes, size_t shift) {
+  g->pre = GUARD + shift;
+  g->bytes = bytes;
+  g->total = (g->pre + bytes + GUARD + 63) / 64 * 64;
+  g->raw = aligned_alloc(64, g->total);
+  if (!g->raw) { fprintf(stderr, "out of memory\n"); exit(2); }
+  for (size_t i = 0; i < g->total; i++) g->raw[i] = canary(i);
+  g->p = g->raw + g->pre;
+}
+static void gb_free(gbuf *g) { free(g->raw); memset(g, 0, sizeof *g); }
+static int gb_guards_ok(const gbuf *g) {
+  for (size_t i = 0; i < g->pre; i++)
+    if (g->raw[i] != canary(i)) return 0;
+  for (size_t i = g->pre + g->bytes; i < g->total; i++)
+    if (g->raw[i] != canary(i)) return 0;
+  return 1;
+}
+static int gb_untouched(const gbuf *g) {
+  for (size_t i = 0; i < g->total; i++)
+    if (g->raw[i] != canary(i)) return 0;
+  return 1;
+}
+static void gb_fill(gbuf *g, uint64_t seed) {
+  rng_t r = rng_seed(seed);
+  unsigned char *p = g->p;
+  for (size_t i = 0; i < g->bytes; i++) p[i] = (unsigned char)rng_next(&r);
+}
+/* back to the pristine canary (payload included), so gb_untouched can be asked again */
+static void gb_reset(gbuf *g) {
+  for (size_t i = 0; i < g->total; i++) g->raw[i] = canary(i);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One layer: data, quantisation and reference                                                  */
+
+typedef struct layer {
+  int dense;                   /* 1: dlconv_plan_dense / dlconv_dense (d: n = batch, 1x1) */
+  dlconv_conv2d_desc d;
+  int64_t ho, wo;
+  size_t xn, wn, yn, K;
+  size_t es;                   /* element size of x and y: 2 (F16) or 1 */
+  gbuf xb, wb, bb;
+  int has_bias;
+  unsigned char *x0, *w0, *b0; /* pristine copies */
+  /* int8 */
+  dlconv_quant q;
+  float *wsc, *wsc0;
+  int32_t *bias32;             /* == bb.p when has_bias */
+  /* references */
+  double *ref, *mag;           /* F16 */
+  int64_t *acc;                /* int8 acc without bias */
+  int32_t *ref8;               /* int8 expected y */
+  long ties, sat_lo, sat_hi, clamped;
+  char name[400];
+} layer;
+
+static int is_q8(dlconv_dtype t) { return t == DLCONV_U8 || t == DLCONV_S8; }
+static int32_t tmin(dlconv_dtype t) { return t == DLCONV_U8 ? 0 : -128; }
+static int32_t tmax(dlconv_dtype t) { return t == DLCONV_U8 ? 255 : 127; }
+
+static int64_t out_dim(int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t dil, int64_t st) {
+  int64_t span = in + p0 + p1 - dil * (k - 1) - 1;
+  return span < 0 ? 0 : span / st + 1;
+}
+
+static size_t x_index(const dlconv_conv2d_desc *d, int64_t n, int64_t c, int64_t h, int64_t w) {
+  if (d->layout == DLCONV_NHWC) return (size_t)(((n * d->h_in + h) * d->w_in + w) * d->c_in + c);
+  return (size_t)(((n * d->c_in + c) * d->h_in + h) * d->w_in + w);
+}
+static size_t y_index(const layer *L, int64_t n, int64_t c, int64_t h, int64_t w) {
+  if (L->d.layout == DLCONV_NHWC) return (size_t)(((n * L->ho + h) * L->wo + w) * L->d.c_out + c);
+  return (size_t)(((n * L->d.c_out + c) * L->ho + h) * L->wo + w);
+}
+static void y_coords(const layer *L, size_t i, int64_t *n, int64_t *c, int64_t *h, int64_t *w) {
+  const int64_t co = L->d.c_out;
+  if (L->d.layout == DLCONV_NHWC) {
+    *c = (int64_t)i % co; i /= (size_t)co; *w = (int64_t)i % L->wo; i /= (size_t)L->wo;
+    *h = (int64_t)i % L->ho; *n = (int64_t)i / L->ho;
+  } else {
+    *w = (int64_t)i % L->wo; i /= (size_t)L->wo; *h = (int64_t)i % L->ho; i /= (size_t)L->ho;
+    *c = (int64_t)i % co; *n = (int64_t)i / co;
+  }
+}
+
+static const char *bound_str(float v, char *b, size_t n) {
+  if (isinf(v)) snprintf(b, n, "%sinf", v < 0 ? "-" : "");
+  else snprintf(b, n, "%.9g", v);
+  return b;
+}
+
+static void layer_name(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d;
+  char lo[32], hi[32], qs[200] = "";
+  if (is_q8(d->dtype))
+    snprintf(qs, sizeof qs, " q{x_scale=%.9g x_zp=%d %s w_scale[0]=%.9g y_scale=%.9g y_zp=%d}", L->q.x_scale,
+             L->q.x_zero_point, L->q.n_w_scales == 1 ? "per-tensor" : "per-channel", L->wsc[0], L->q.y_scale,
+             L->q.y_zero_point);
+  if (L->dense)
+    snprintf(L->name, sizeof L->name, "dense %s batch=%d in=%d out=%d clamp=[%s,%s] bias=%s%s", dtype_name(d->dtype),
+             d->n, d->c_in, d->c_out, bound_str(d->out_min, lo, 32), bound_str(d->out_max, hi, 32),
+             L->has_bias ? "yes" : "NULL", qs);
+  else
+    snprintf(L->name, sizeof L->name,
+             "conv %s %s n=%d c_in=%d %dx%d c_out=%d k=%dx%d s=%d,%d d=%d,%d pad(t,b,l,r)=%d,%d,%d,%d g=%d "
+             "clamp=[%s,%s] bias=%s%s",
+             dtype_name(d->dtype), d->layout == DLCONV_NHWC ? "NHWC" : "NCHW", d->n, d->c_in, d->h_in, d->w_in,
+             d->c_out, d->k_h, d->k_w, d->stride_h, d->stride_w, d->dilation_h, d->dilation_w, d->pad_top,
+             d->pad_bottom, d->pad_left, d->pad_right, d->groups, bound_str(d->out_min, lo, 32),
+             bound_str(d->out_max, hi, 32), L->has_bias ? "yes" : "NULL", qs);
+}
+
+/* Allocate buffers for d (valid). Shifts put x, w, y off 64-byte alignment (natural alignment only). */
+static void layer_alloc(layer *L, const dlconv_conv2d_desc *d, int dense, int has_bias, rng_t *r) {
+  memset(L, 0, sizeof *L);
+  L->dense = dense;
+  L->d = *d;
+  L->has_bias = has_bias;
+  L->ho = out_dim(d->h_in, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
+  L->wo = out_dim(d->w_in, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
+  L->K = (size_t)(d->c_in / d->groups) * (size_t)d->k_h * (size_t)d->k_w;
+  L->xn = (size_t)d->n * (size_t)d->c_in * (size_t)d->h_in * (size_t)d->w_in;
+  L->wn = (size_t)d->c_out * L->K;
+  L->yn = (size_t)d->n * (size_t)d->c_out * (size_t)L->ho * (size_t)L->wo;
+  L->es = d->dtype == DLCONV_F16 ? 2 : 1;
+  const size_t sh = L->es == 2 ? 2 * (size_t)rng_int(r, 0, 3) : (size_t)rng_int(r, 0, 7);
+  gb_alloc(&L->xb, L->xn * L->es, sh);
+  gb_alloc(&L->wb, L->wn * L->es, L->es == 2 ? 2 * (size_t)rng_int(r, 0, 3) : (size_t)rng_int(r, 0, 7));
+  if (has_bias) gb_alloc(&L->bb, (size_t)d->c_out * (is_q8(d->dtype) ? 4 : 2), is_q8(d->dtype) ? 4 * (size_t)rng_int(r, 0, 1) : 2);
+  L->ref = malloc(sizeof(double) * (L->yn + 1));
+  L->mag = malloc(sizeof(double) * (L->yn + 1));
+  L->acc = malloc(sizeof(int64_t) * (L->yn + 1));
+  L->ref8 = malloc(sizeof(int32_t) * (L->yn + 1));
+  L->wsc = malloc(sizeof(float) * (size_t)(d->c_out + 1));
+  L->wsc0 = malloc(sizeof(float) * (size_t)(d->c_out + 1));
+  if (is_q8(d->dtype) && has_bias) L->bias32 = L->bb.p;
+}
+
+static void layer_snapshot(layer *L) {
+  free(L->x0); free(L->w0); free(L->b0);
+  L->x0 = malloc(L->xb.bytes + 1);
+  L->w0 = malloc(L->wb.bytes + 1);
+  memcpy(L->x0, L->xb.p, L->xb.bytes);
+  memcpy(L->w0, L->wb.p, L->wb.bytes);
+  if (L->has_bias) {
+    L->b0 = malloc(L->bb.bytes + 1);
+    memcpy(L->b0, L->bb.p, L->bb.bytes);
+  }
+  if (is_q8(L->d.dtype)) memcpy(L->wsc0, L->wsc, sizeof(float) * (size_t)L->q.n_w_scales);
+  layer_name(L);
+}
+
+static int layer_inputs_intact(const layer *L) {
+  if (memcmp(L->x0, L->xb.p, L->xb.bytes) || memcmp(L->w0, L->wb.p, L->wb.bytes)) return 0;
+  if (L->has_bias && memcmp(L->b0, L->bb.p, L->bb.bytes)) return 0;
+  if (is_q8(L->d.dtype) && memcmp(L->wsc0, L->wsc, sizeof(float) * (size_t)L->q.n_w_scales)) return 0;
+  return 1;
+}
+
+static void layer_free(layer *L) {
+  gb_free(&L->xb);
+  gb_free(&L->wb);
+  if (L->has_bias) gb_free(&L->bb);
+  free(L->x0); free(L->w0); free(L->b0);
+  free(L->ref); free(L->mag); free(L->acc); free(L->ref8);
+  free(L->wsc); free(L->wsc0);
+  memset(L, 0, sizeof *L);
+}
+
+/* --- reference: the direct definition of the convolution ------------------------------------ */
+
+static void ref_conv_f16(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d;
+  const uint16_t *x = L->xb.p, *w = L->wb.p, *b = L->has_bias ? L->bb.p : NULL;
+  double *xd = malloc(sizeof(double) * (L->xn + 1)), *wd = malloc(sizeof(double) * (L->wn + 1));
+  for (size_t i = 0; i < L->xn; i++) xd[i] = h2d(x[i]);
+  for (size_t i = 0; i < L->wn; i++) wd[i] = h2d(w[i]);
+  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
+  L->clamped = 0;
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t oc = 0; oc < d->c_out; oc++)
+      for (int64_t oh = 0; oh < L->ho; oh++)
+        for (int64_t ow = 0; ow < L->wo; ow++) {
+          const int64_t g = oc / cout_g;
+          double s = 0, m = 0;
+          for (int64_t ic = 0; ic < cin_g; ic++)
+            for (int64_t ky = 0; ky < d->k_h; ky++) {
+              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
+              if (ih < 0 || ih >= d->h_in) continue;
+              for (int64_t kx = 0; kx < d->k_w; kx++) {
+                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
+                if (iw < 0 || iw >= d->w_in) continue;
+                const double p = xd[x_index(d, n, g * cin_g + ic, ih, iw)] * wd[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
+                s += p;
+                m += fabs(p);
+              }
+            }
+          if (b) {
+            const double bv = h2d(b[oc]);
+            s += bv;
+            m += fabs(bv);
+          }
+          if (!isnan(s)) {
+            if (s < (double)d->out_min) { s = (double)d->out_min; L->clamped++; }
+            if (s > (double)d->out_max) { s = (double)d->out_max; L->clamped++; }
+          }
+          const size_t yi = y_index(L, n, oc, oh, ow);
+          L->ref[yi] = s;
+          L->mag[yi] = m;
+        }
+  free(xd);
+  free(wd);
+}
+
+/* int8 step 1: acc = sum (x - x_zero_point) * w in int64 (padding taps add nothing). */
+static void ref_acc_q8(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d;
+  const int32_t xzp = L->q.x_zero_point;
+  int32_t *xi = malloc(sizeof(int32_t) * (L->xn + 1));
+  const int8_t *w = L->wb.p;
+  for (size_t i = 0; i < L->xn; i++)
+    xi[i] = (d->dtype == DLCONV_U8 ? (int32_t)((const uint8_t *)L->xb.p)[i] : (int32_t)((const int8_t *)L->xb.p)[i]) - xzp;
+  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
+  for (int64_t n = 0; n < d->n; n++)
+    for (int64_t oc = 0; oc < d->c_out; oc++)
+      for (int64_t oh = 0; oh < L->ho; oh++)
+        for (int64_t ow = 0; ow < L->wo; ow++) {
+          const int64_t g = oc / cout_g;
+          int64_t acc = 0;
+          for (int64_t ic = 0; ic < cin_g; ic++)
+            for (int64_t ky = 0; ky < d->k_h; ky++) {
+              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
+              if (ih < 0 || ih >= d->h_in) continue;
+              for (int64_t kx = 0; kx < d->k_w; kx++) {
+                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
+                if (iw < 0 || iw >= d->w_in) continue;
+                acc += (int64_t)xi[x_index(d, n, g * cin_g + ic, ih, iw)] *
+                       (int64_t)w[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
+              }
+            }
+          L->acc[y_index(L, n, oc, oh, ow)] = acc;
+        }
+  free(xi);
+}
+
+/* int8 step 2: the contract's requantisation, exactly. */
+static int32_t requant(int64_t acc_plus_bias, float x_scale, float w_scale, float y_scale, float out_min,
+                       float out_max, int32_t y_zp, dlconv_dtype t, int *tie, int *clamped) {
+  const double mult = (double)x_scale * (double)w_scale / (double)y_scale;
+  double v = (double)acc_plus_bias * mult;
+  const double lo = (double)out_min / (double)y_scale, hi = (double)out_max / (double)y_scale;
+  if (clamped) *clamped = v < lo || v > hi;
+  v = v < lo ? lo : v; /* max(v, lo) */
+  v = v > hi ? hi : v; /* min(v, hi) */
+  if (tie) *tie = fabs(v - trunc(v)) == 0.5;
+  const double rr = nearbyint(v) + (double)y_zp;
+  if (rr < (double)tmin(t)) return tmin(t);
+  if (rr > (double)tmax(t)) return tmax(t);
+  return (int32_t)rr;
+}
+
+static void ref_requant_q8(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d;
+  L->ties = L->sat_lo = L->sat_hi = L->clamped = 0;
+  for (size_t i = 0; i < L->yn; i++) {
+    int64_t n, c, h, w;
+    y_coords(L, i, &n, &c, &h, &w);
+    const int64_t b = L->has_bias ? (int64_t)L->bias32[c] : 0;
+    int tie, cl;
+    const int32_t y = requant(L->acc[i] + b, L->q.x_scale, L->wsc[L->q.n_w_scales == 1 ? 0 : c], L->q.y_scale,
+                              d->out_min, d->out_max, L->q.y_zero_point, d->dtype, &tie, &cl);
+    L->ref8[i] = y;
+    L->ties += tie;
+    L->clamped += cl;
+    const double v = (double)(L->acc[i] + b) * ((double)L->q.x_scale * (double)L->wsc[L->q.n_w_scales == 1 ? 0 : c] / (double)L->q.y_scale);
+    if (y == tmin(d->dtype) && nearbyint(v) + L->q.y_zero_point < tmin(d->dtype)) L->sat_lo++;
+    if (y == tmax(d->dtype) && nearbyint(v) + L->q.y_zero_point > tmax(d->dtype)) L->sat_hi++;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data generation                                                                              */
+
+typedef struct gen_opts {
+  int clamp_mode;     /* 0 none, 1 ReLU, 2 ReLU6-like, 3 two-sided, 4 degenerate lo == hi, -1: random */
+  int has_bias;       /* -1 random */
+  int per_channel;    /* int8: -1 random */
+  int pow2;           /* int8: 1 power-of-two scales (exact ties), 0 random 0.02..0.2, -1 random */
+  int xzp, yzp;       /* int8: INT32_MIN = random from the list */
+  double spread;      /* int8: output std in units of y (0 = random) */
+  int f16_exp;        /* F16: x magnitude 2^f16_exp (INT32_MIN = random) */
+} gen_opts;
+
+static const gen_opts GEN_RANDOM = {-1, -1, -1, -1, INT32_MIN, INT32_MIN, 0, INT32_MIN};
+
+static void fill_f16(layer *L, rng_t *r, const gen_opts *o) {
+  dlconv_conv2d_desc *d = &L->d;
+  const int exps[] = {0, 0, 0, -9, 3};
+  const int e = o->f16_exp != INT32_MIN ? o->f16_exp : rng_pick(r, exps, 5);
+  uint16_t *x = L->xb.p, *w = L->wb.p;
+  for (size_t i = 0; i < L->xn; i++) x[i] = rng_chance(r, 0.05) ? 0 : d2h(ldexp(rng_range(r, -1, 1), e));
+  for (size_t i = 0; i < L->wn; i++) w[i] = rng_chance(r, 0.05) ? (rng_chance(r, 0.5) ? 0x8000 : 0) : d2h(rng_range(r, -1, 1));
+  if (L->has_bias) {
+    uint16_t *b = L->bb.p;
+    for (int32_t i = 0; i < d->c_out; i++) b[i] = d2h(ldexp(rng_range(r, -1, 1), e) * sqrt((double)L->K) * 0.3);
+  }
+  int mode = o->clamp_mode >= 0 ? o->clamp_mode : rng_int(r, 0, 4);
+  if (mode == 4 && rng_chance(r, 0.7)) mode = rng_int(r, 0, 3); /* rarer */
+  const double m = ldexp(1.0, e) * sqrt((double)L->K) * 0.4;
+  switch (mode) {
+    case 0: d->out_min = -INFINITY; d->out_max = INFINITY; break;
+    case 1: d->out_min = 0.0f; d->out_max = INFINITY; break;
+    case 2: d->out_min = 0.0f; d->out_max = e == 0 && L->K > 20 ? 6.0f : (float)(m * rng_range(r, 0.3, 1.0)); break;
+    case 3: d->out_min = (float)(-m * rng_range(r, 0.2, 1.0)); d->out_max = (float)(m * rng_range(r, 0.2, 1.0)); break;
+    default: d->out_min = d->out_max = (float)(m * rng_range(r, -0.5, 0.5)); break;
+  }
+  ref_conv_f16(L);
+}
+
+static double rms_acc(const layer *L) {
+  double s = 0;
+  for (size_t i = 0; i < L->yn; i++) s += (double)L->acc[i] * (double)L->acc[i];
+  return sqrt(s / (double)(L->yn ? L->yn : 1)) + 1.0;
+}
+
+static void fill_q8(layer *L, rng_t *r, const gen_opts *o) {
+  dlconv_conv2d_desc *d = &L->d;
+  const dlconv_dtype t = d->dtype;
+  /* zero points */
+  const int zu[] = {0, 128, 3, 255, 77, -1}, zs[] = {0, -7, 3, -128, 127, 100, -1};
+  int xzp = o->xzp, yzp = o->yzp;
+  if (xzp == INT32_MIN) xzp = t == DLCONV_U8 ? rng_pick(r, zu, 6) : rng_pick(r, zs, 7);
+  if (xzp == -1 && t == DLCONV_U8) xzp = rng_int(r, 0, 255);
+  if (yzp == INT32_MIN) yzp = t == DLCONV_U8 ? rng_pick(r, zu, 6) : rng_pick(r, zs, 7);
+  if (yzp == -1 && t == DLCONV_U8) yzp = rng_int(r, 0, 255);
+  /* x: full range, sometimes clustered around the zero point, some extremes */
+  const int clustered = rng_chance(r, 0.25);
+  for (size_t i = 0; i < L->xn; i++) {
+    int v = clustered ? xzp + rng_int(r, -20, 20) : rng_int(r, tmin(t), tmax(t));
+    if (rng_chance(r, 0.03)) v = rng_chance(r, 0.5) ? tmin(t) : tmax(t);
+    v = v < tmin(t) ? tmin(t) : v > tmax(t) ? tmax(t) : v;
+    if (t == DLCONV_U8) ((uint8_t *)L->xb.p)[i] = (uint8_t)v;
+    else ((int8_t *)L->xb.p)[i] = (int8_t)v;
+  }
+  int8_t *w = L->wb.p;
+  for (size_t i = 0; i < L->wn; i++) {
+    int v = rng_int(r, -128, 127);
+    if (rng_chance(r, 0.03)) v = rng_chance(r, 0.5) ? -128 : 127;
+    if (rng_chance(r, 0.03)) v = 0;
+    w[i] = (int8_t)v;
+  }
+  L->q.x_zero_point = xzp;
+  L->q.y_zero_point = yzp;
+  ref_acc_q8(L);
+  const double rms = rms_acc(L);
+  /* bias */
+  if (L->has_bias) {
+    const double bs[] = {0.3, 1.0, 3.0};
+    const double s = bs[rng_int(r, 0, 2)];
+    for (int32_t c = 0; c < d->c_out; c++) {
+      double b = nearbyint(rng_range(r, -1, 1) * rms * s);
+      b = b > 2147483647.0 ? 2147483647.0 : b < -2147483648.0 ? -2147483648.0 : b;
+      L->bias32[c] = (int32_t)b;
+    }
+  }
+  /* scales */
+  const int per_channel = o->per_channel >= 0 ? o->per_channel : rng_chance(r, 0.5);
+  const int pow2 = o->pow2 >= 0 ? o->pow2 : rng_chance(r, 0.35);
+  const double spreads[] = {15, 50, 120, 400};
+  const double spread = o->spread > 0 ? o->spread : spreads[rng_int(r, 0, 3)];
+  L->q.n_w_scales = per_channel ? d->c_out : 1;
+  L->q.w_scales = L->wsc;
+  double wmean = 0;
+  if (pow2) {
+    L->q.x_scale = (float)ldexp(1.0, -rng_int(r, 2, 7));
+    for (int32_t c = 0; c < L->q.n_w_scales; c++) {
+      L->wsc[c] = (float)ldexp(1.0, -rng_int(r, 2, 7));
+      wmean += L->wsc[c];
+    }
+    wmean /= L->q.n_w_scales;
+    /* y_scale a power of two too, so that mult = 2^-s: acc values with the right residue are exact ties */
+    int ey = (int)floor(log2((double)L->q.x_scale * wmean * rms / spread) + 0.5);
+    L->q.y_scale = (float)ldexp(1.0, ey);
+  } else {
+    L->q.x_scale = (float)rng_range(r, 0.02, 0.2);
+    for (int32_t c = 0; c < L->q.n_w_scales; c++) {
+      L->wsc[c] = (float)rng_range(r, 0.02, 0.2);
+      wmean += L->wsc[c];
+    }
+    wmean /= L->q.n_w_scales;
+    L->q.y_scale = (float)((double)L->q.x_scale * wmean * rms / spread);
+  }
+  /* clamp, in real units */
+  int mode = o->clamp_mode >= 0 ? o->clamp_mode : rng_int(r, 0, 4);
+  if (mode == 4 && rng_chance(r, 0.7)) mode = rng_int(r, 0, 3);
+  const double ys = L->q.y_scale;
+  switch (mode) {
+    case 0: d->out_min = -INFINITY; d->out_max = INFINITY; break;
+    case 1: d->out_min = 0.0f; d->out_max = INFINITY; break;
+    case 2: /* ReLU6-like: 0 .. a cap inside the output range (or literally 6 where that is) */
+      d->out_min = 0.0f;
+      d->out_max = (6.0 / ys > 5 && 6.0 / ys < 120) ? 6.0f : (float)(ys * rng_range(r, 5, 100));
+      break;
+    case 3: d->out_min = (float)(-ys * rng_range(r, 3, 80)); d->out_max = (float)(ys * rng_range(r, 3, 80)); break;
+    default: d->out_min = d->out_max = (float)(ys * rng_range(r, -30, 30)); break;
+  }
+  ref_requant_q8(L);
+}
+
+static void layer_make(layer *L, const dlconv_conv2d_desc *d, int dense, rng_t *r, const gen_opts *o) {
+  const int has_bias = o->has_bias >= 0 ? o->has_bias : rng_chance(r, 0.75);
+  layer_alloc(L, d, dense, has_bias, r);
+  if (d->dtype == DLCONV_F16) fill_f16(L, r, o);
+  else fill_q8(L, r, o);
+  layer_snapshot(L);
+}
+
+/* A random valid descriptor. */
+static void gen_desc(rng_t *r, dlconv_conv2d_desc *d, dlconv_dtype t, int big) {
+  const int cing[] = {1, 2, 3, 5, 7, 13, 33}, coutg[] = {1, 3, 4, 5, 8, 9, 17, 23}, ks[] = {1, 1, 2, 3, 3, 5};
+  for (;;) {
+    const int kind = rng_int(r, 0, 6); /* 0-3 groups 1, 4 groups 2, 5 groups 3, 6 depthwise */
+    int groups, cin, cout;
+    if (kind <= 3) { groups = 1; cin = rng_pick(r, cing, 7); cout = rng_pick(r, coutg, 8); }
+    else if (kind <= 5) { groups = kind - 2; cin = groups * rng_pick(r, cing, 5); cout = groups * rng_pick(r, coutg, 6); }
+    else { groups = rng_int(r, 1, 11); cin = groups; cout = groups * rng_int(r, 1, 2); }
+    const int h = big ? 23 : rng_int(r, 1, 9), w = big ? 19 : rng_int(r, 1, 9);
+    dlconv_conv2d_desc_init(d, rng_int(r, 1, 2), cin, h, w, cout, rng_pick(r, ks, 6), rng_pick(r, ks, 6));
+    d->groups = groups;
+    d->stride_h = rng_chance(r, 0.3) ? 2 : 1;
+    d->stride_w = rng_chance(r, 0.3) ? 2 : 1;
+    if (rng_chance(r, 0.1)) d->stride_w = 3;
+    d->dilation_h = rng_chance(r, 0.25) ? 2 : 1;
+    d->dilation_w = rng_chance(r, 0.25) ? 2 : 1;
+    d->pad_top = rng_int(r, 0, 2);
+    d->pad_bottom = rng_int(r, 0, 2);
+    d->pad_left = rng_int(r, 0, 2);
+    d->pad_right = rng_int(r, 0, 2);
+    d->dtype = t;
+    d->layout = rng_chance(r, 0.5) ? DLCONV_NHWC : DLCONV_NCHW;
+    int64_t ho = out_dim(h, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
+    int64_t wo = out_dim(w, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
+    if (ho >= 1 && wo >= 1) return;
+  }
+}
+
+/* Fixed shapes every dtype runs (deterministic coverage of the brief's list). */
+typedef struct fixed_shape {
+  int n, cin, h, w, cout, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, g;
+  dlconv_layout layout;
+} fixed_shape;
+static const fixed_shape FIXED[] = {
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},      /* everything 1 */
+    {1, 3, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NHWC},      /* 1x1 image, 3x3 kernel: centre tap only */
+    {2, 5, 23, 19, 7, 3, 3, 2, 2, 2, 2, 2, 1, 0, 3, 1, DLCONV_NCHW},    /* stride 2, dilation 2, asymmetric pad */
+    {2, 5, 23, 19, 7, 3, 3, 2, 2, 2, 2, 2, 1, 0, 3, 1, DLCONV_NHWC},
+    {2, 9, 7, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, DLCONV_NHWC},      /* groups 3 */
+    {1, 6, 9, 8, 10, 5, 3, 2, 1, 1, 1, 0, 2, 1, 1, 2, DLCONV_NCHW},     /* groups 2, 5x3 */
+    {2, 7, 23, 19, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7, DLCONV_NHWC},    /* depthwise */
+    {2, 7, 23, 19, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, DLCONV_NCHW},
+    {1, 5, 11, 10, 10, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, 5, DLCONV_NCHW},   /* depthwise x2, 5x5 dilated */
+    {2, 67, 7, 5, 35, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NHWC},    /* 1x1, many channels */
+    {1, 33, 11, 13, 17, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 1, DLCONV_NCHW},  /* K = 297 */
+    {2, 3, 23, 19, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, DLCONV_NHWC},   /* stem-like */
+};
+
+static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {
+  dlconv_conv2d_desc_init(d, f->n, f->cin, f->h, f->w, f->cout, f->kh, f->kw);
+  d->stride_h = f->sh; d->stride_w = f->sw;
+  d->dilation_h = f->dh; d->dilation_w = f->dw;
+  d->pad_top = f->pt; d->pad_bottom = f->pb; d->pad_left = f->pl; d->pad_right = f->pr;
+  d->groups = f->g;
+  d->dtype = t;
+  d->layout = f->layout;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Checking one output                                                                          */
+
+/* Number of wrong points; the first few are printed with ctx. */
+static size_t check_output(const layer *L, const void *y, const char *ctx) {
+  size_t bad = 0;
+  for (size_t i = 0; i < L->yn; i++) {
+    int ok;
+    double got, want, tol = 0;
+    if (L->d.dtype == DLCONV_F16) {
+      const uint16_t h = ((const uint16_t *)y)[i];
+      got = h2d(h);
+      want = L->ref[i];
+      if (isnan(want)) ok = isnan(got);
+      else if (isnan(got)) ok = 0;
+      else {
+        const double acc_err = 3e-7 * (double)(L->K + 1) * L->mag[i];
+        tol = acc_err + (fabs(want) + acc_err) * 0x1p-11 + 0x1p-25;
+        if (fabs(want) + tol >= 65520.0) ok = isinf(got) ? (got > 0) == (want > 0) : fabs(got - want) <= tol;
+        else ok = !isinf(got) && fabs(got - want) <= tol;
+      }
+    } else {
+      got = L->d.dtype == DLCONV_U8 ? (double)((const uint8_t *)y)[i] : (double)((const int8_t *)y)[i];
+      want = (double)L->ref8[i];
+      ok = got == want;
+    }
+    if (!ok) {
+      if (bad < 4) {
+        int64_t n, c, h, w;
+        y_coords(L, i, &n, &c, &h, &w);
+        if (L->d.dtype == DLCONV_F16)
+          FAIL("%s: %s: y[%zu] (n=%lld c=%lld h=%lld w=%lld) = %.9g (0x%04x), want %.9g +- %.3g", L->name, ctx, i,
+               (long long)n, (long long)c, (long long)h, (long long)w, got, ((const uint16_t *)y)[i], want, tol);
+        else
+          FAIL("%s: %s: y[%zu] (n=%lld c=%lld h=%lld w=%lld) = %d, want %d (acc=%lld, v=%.17g)", L->name, ctx, i,
+               (long long)n, (long long)c, (long long)h, (long long)w, (int)got, (int)want, (long long)L->acc[i],
+               (double)(L->acc[i] + (L->has_bias ? L->bias32[c] : 0)) *
+                   ((double)L->q.x_scale * (double)L->wsc[L->q.n_w_scales == 1 ? 0 : c] / (double)L->q.y_scale));
+      }
+      bad++;
+    }
+  }
+  if (bad > 4) FAIL("%s: %s: %zu of %zu outputs wrong in all", L->name, ctx, bad, L->yn);
+  return bad;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plan / execute / check                                                                       */
+
+static const dlconv_quant *layer_q(const layer *L) { return is_q8(L->d.dtype) ? &L->q : NULL; }
+static const void *layer_bias(const layer *L) { return L->has_bias ? L->bb.p : NULL; }
+
+static dlconv_status layer_plan(const layer *L, dlconv_plan **plan, const dlconv_options *o) {
+  const dlconv_conv2d_desc *d = &L->d;
+  if (L->dense)
+    return dlconv_plan_dense(plan, d->n, d->c_in, d->c_out, d->dtype, L->wb.p, layer_bias(L), d->out_min, d->out_max,
+                             layer_q(L), o);
+  return dlconv_plan_conv2d(plan, d, L->wb.p, layer_bias(L), layer_q(L), o);
+}
+
+static dlconv_status layer_oneshot(const layer *L, void *y, const dlconv_options *o) {
+  const dlconv_conv2d_desc *d = &L->d;
+  if (L->dense)
+    return dlconv_dense(d->n, d->c_in, d->c_out, d->dtype, L->xb.p, L->wb.p, layer_bias(L), y, d->out_min, d->out_max,
+                        layer_q(L), o);
+  return dlconv_conv2d(d, L->xb.p, L->wb.p, layer_bias(L), y, layer_q(L), o);
+}
+
+typedef enum { R_OK = 0, R_UNSUPPORTED = 1, R_FAIL = 2 } run_res;
+
+/* Plan with (algo, isa, threads), execute twice (library and caller workspace, y pre-filled with
+ * different garbage), optionally the one-shot call too; check everything. allow_unsupported: an
+ * UNSUPPORTED plan is acceptable (then it must leave no trace). */
+static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int threads, int allow_unsupported,
+                         int oneshot) {
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "algo=%s isa=%s threads=%d", algo_name(algo), isa_name(isa), threads);
+  const long f0 = g_fails;
+  g_runs++;
+  dlconv_options o;
+  dlconv_options_init(&o);
+  o.algo = algo;
+  o.isa = isa;
+  o.num_threads = threads;
+  gbuf yb;
+  gb_alloc(&yb, L->yn * L->es, L->es == 2 ? 2 * (size_t)(g_runs % 4) : (size_t)(g_runs % 8));
+  dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
+  dlconv_status st = layer_plan(L, &plan, &o);
+  if (st != DLCONV_OK) {
+    const char *e = dlconv_last_error();
+    if (st == DLCONV_ERR_UNSUPPORTED && allow_unsupported) {
+      g_unsupported++;
+      if (plan) FAIL("%s: %s: UNSUPPORTED plan left *plan non-NULL", L->name, ctx);
+      if (!e || !e[0]) FAIL("%s: %s: UNSUPPORTED with an empty dlconv_last_error()", L->name, ctx);
+      if (g_verbose) printf("  unsupported: %s: %s\n", ctx, e ? e : "");
+      dlconv_status s2 = layer_oneshot(L, yb.p, &o);
+      if (s2 != DLCONV_ERR_UNSUPPORTED)
+        FAIL("%s: %s: plan UNSUPPORTED but the one-shot call answered %s", L->name, ctx, dlconv_status_string(s2));
+      if (!gb_untouched(&yb)) FAIL("%s: %s: an UNSUPPORTED one-shot call wrote y", L->name, ctx);
+      gb_free(&yb);
+      return g_fails == f0 ? R_UNSUPPORTED : R_FAIL;
+    }
+    FAIL("%s: %s: plan -> %s (%s)", L->name, ctx, dlconv_status_string(st), e ? e : "(null)");
+    gb_free(&yb);
+    return R_FAIL;
+  }
+  /* plan_query */
+  dlconv_plan_info info;
+  memset(&info, 0x5a, sizeof info);
+  st = dlconv_plan_query(plan, &info);
+  if (st != DLCONV_OK) FAIL("%s: %s: plan_query -> %s", L->name, ctx, dlconv_status_string(st));
+  else {
+    if (info.dtype != L->d.dtype) FAIL("%s: %s: info.dtype = %d", L->name, ctx, (int)info.dtype);
+    if (info.algo == DLCONV_ALGO_AUTO || (algo != DLCONV_ALGO_AUTO && info.algo != algo))
+      FAIL("%s: %s: info.algo = %s", L->name, ctx, algo_name(info.algo));
+    if (info.isa == DLCONV_ISA_AUTO || info.isa == DLCONV_ISA_CUDA || (isa != DLCONV_ISA_AUTO && info.isa != isa) ||
+        dlconv_isa_available(info.isa) != 1)
+      FAIL("%s: %s: info.isa = %s", L->name, ctx, isa_name(info.isa));
+    const int64_t macs = (int64_t)L->yn * (int64_t)L->K;
+    if (info.macs != macs) FAIL("%s: %s: info.macs = %lld, want %lld", L->name, ctx, (long long)info.macs, (long long)macs);
+    if (info.workspace_bytes != dlconv_plan_workspace_size(plan))
+      FAIL("%s: %s: info.workspace_bytes %zu != dlconv_plan_workspace_size %zu", L->name, ctx, info.workspace_bytes,
+           dlconv_plan_workspace_size(plan));
+    if (memchr(info.kernel, 0, sizeof info.kernel) == NULL) FAIL("%s: %s: info.kernel not terminated", L->name, ctx);
+    else snprintf(ctx + strlen(ctx), sizeof ctx - strlen(ctx), " -> %s/%s/%s", algo_name(info.algo),
+                  isa_name(info.isa), info.kernel);
+  }
+  /* execute 1: library workspace */
+  gb_fill(&yb, (uint64_t)g_runs * 2 + 1);
+  st = dlconv_execute(plan, L->xb.p, yb.p, NULL);
+  if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
+  else {
+    if (!gb_guards_ok(&yb)) FAIL("%s: %s: execute wrote outside y", L->name, ctx);
+    check_output(L, yb.p, ctx);
+  }
+  /* execute 2: caller workspace, different garbage in y */
+  const size_t wsz = dlconv_plan_workspace_size(plan);
+  void *ws = wsz ? aligned_alloc(64, (wsz + 63) / 64 * 64) : NULL;
+  if (ws) memset(ws, 0xCD, (wsz + 63) / 64 * 64);
+  gb_fill(&yb, (uint64_t)g_runs * 2 + 2);
+  st = dlconv_execute(plan, L->xb.p, yb.p, ws);
+  if (st != DLCONV_OK) FAIL("%s: %s: execute(ws) -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
+  else {
+    if (!gb_guards_ok(&yb)) FAIL("%s: %s: execute(ws) wrote outside y", L->name, ctx);
+    char c2[200];
+    snprintf(c2, sizeof c2, "%s caller-ws", ctx);
+    check_output(L, yb.p, c2);
+  }
+  free(ws);
+  dlconv_plan_destroy(plan);
+  if (oneshot) {
+    gb_reset(&yb);
+    gb_fill(&yb, (uint64_t)g_runs * 2 + 3);
+    st = layer_oneshot(L, yb.p, &o);
+    if (st != DLCONV_OK) FAIL("%s: %s: one-shot -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
+    else {
+      if (!gb_guards_ok(&yb)) FAIL("%s: %s: one-shot wrote outside y", L->name, ctx);
+      char c2[200];
+      snprintf(c2, sizeof c2, "%s one-shot", ctx);
+      check_output(L, yb.p, c2);
+    }
+  }
+  if (!layer_inputs_intact(L)) FAIL("%s: %s: x, w, bias or w_scales modified", L->name, ctx);
+  gb_free(&yb);
+  return g_fails == f0 ? R_OK : R_FAIL;
+}
+
+/* CPU ISAs to force, AUTO first. */
+static int isa_list(dlconv_isa *out) {
+  const dlconv_isa all[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512, DLCONV_ISA_NEON};
+  int n = 0;
+  out[n++] = DLCONV_ISA_AUTO;
+  for (size_t i = 0; i < ARRAY_LEN(all); i++)
+    if (dlconv_isa_available(all[i]) == 1) out[n++] = all[i];
+  return n;
+}
+
+/* The implemented paths: AUTO and IM2COL_GEMM x every ISA x 1, 2 threads, and DIRECT for NCHW
+   layers with one input channel per group (depthwise, any depth multiplier). */
+static void run_all_configs(const layer *L) {
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_DIRECT};
+  const int direct_ok = !L->dense && L->d.c_in == L->d.groups && L->d.layout == DLCONV_NCHW;
+  int first = 1;
+  for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++)
+    for (int i = 0; i < ni; i++)
+      for (int t = 1; t <= 2; t++) {
+        run_layer(L, algos[a], isas[i], t, 0, first || (t == 2 && a == 0));
+        first = 0;
+      }
+}
+
+typedef struct stats {
+  long cases, points, ties, sat_lo, sat_hi, clamped, per_channel, pow2, nhwc, nobias;
+} stats;
+static void stats_add(stats *s, const layer *L) {
+  s->cases++;
+  s->points += (long)L->yn;
+  s->ties += L->ties;
+  s->sat_lo += L->sat_lo;
+  s->sat_hi += L->sat_hi;
+  s->clamped += L->clamped;
+  s->per_channel += is_q8(L->d.dtype) && L->q.n_w_scales > 1;
+  s->nhwc += L->d.layout == DLCONV_NHWC;
+  s->nobias += !L->has_bias;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tests                                                                                        */
+
+static int setup_test(void **state) {
+  (void)state;
+  g_fails = 0;
+  return 0;
+}
+
+/* The oracle's own binary16 conversions. */
+static void test_oracle_f16(void **state) {
+  (void)state;
+  for (uint32_t h = 0; h < 65536; h++) {
+    const double v = h2d((uint16_t)h);
+    if (isnan(v)) continue;
+    if (d2h(v) != h) fail_msg("d2h(h2d(0x%04x)) = 0x%04x", h, d2h(v));
+  }
+  assert_int_equal(d2h(1.0), 0x3c00);
+  assert_int_equal(d2h(65504.0), 0x7bff);
+  assert_int_equal(d2h(65519.99), 0x7bff);
+  assert_int_equal(d2h(65520.0), 0x7c00);
+  assert_int_equal(d2h(0x1p-24), 0x0001);
+  assert_int_equal(d2h(0x1p-25), 0x0000);                 /* tie -> even (0) */
+  assert_int_equal(d2h(0x1.8p-24), 0x0002);               /* 1.5 ulp -> 2 */
+  assert_int_equal(d2h(0.1), 0x2e66);
+  assert_int_equal(d2h(-2.0), 0xc000);
+  assert_int_equal(d2h(1.0 + 0x1p-11), 0x3c00);           /* tie -> even */
+  assert_int_equal(d2h(1.0 + 3 * 0x1p-11), 0x3c02);
+  assert_true(h2d(0x7c00) == INFINITY && isnan(h2d(0x7e00)) && h2d(0x0400) == 0x1p-14);
+  /* requant sanity: half to even, saturation */
+  assert_int_equal(requant(5, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 0, DLCONV_S8, NULL, NULL), 2);
+  assert_int_equal(requant(7, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 0, DLCONV_S8, NULL, NULL), 4);
+  assert_int_equal(requant(-5, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 0, DLCONV_S8, NULL, NULL), -2);
+  assert_int_equal(requant(-5, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 3, DLCONV_U8, NULL, NULL), 1);
+  assert_int_equal(requant(-50, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 3, DLCONV_U8, NULL, NULL), 0);
+  assert_int_equal(requant(1000, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 3, DLCONV_S8, NULL, NULL), 127);
+  assert_int_equal(requant(-1000, 0.5f, 1.0f, 1.0f, 0.0f, INFINITY, 128, DLCONV_U8, NULL, NULL), 128);
+}
+
+static void conv_suite(dlconv_dtype t, uint64_t seed, int n_random) {
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  stats s = {0};
+  rng_t r = rng_seed(seed);
+  for (size_t f = 0; f < ARRAY_LEN(FIXED); f++) {
+    dlconv_conv2d_desc d;
+    fixed_desc(&FIXED[f], t, &d);
+    gen_opts o = GEN_RANDOM;
+    o.clamp_mode = (int)(f % 4);
+    o.has_bias = f % 3 != 2;
+    o.per_channel = (int)(f % 2);
+    o.pow2 = f % 3 == 1;
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    if (g_verbose) printf("  %s\n", L.name);
+    run_all_configs(&L);
+    stats_add(&s, &L);
+    layer_free(&L);
+  }
+  for (int i = 0; i < n_random; i++) {
+    dlconv_conv2d_desc d;
+    gen_desc(&r, &d, t, i % 6 == 5);
+    layer L;
+    layer_make(&L, &d, 0, &r, &GEN_RANDOM);
+    if (g_verbose) printf("  %s\n", L.name);
+    run_all_configs(&L);
+    stats_add(&s, &L);
+    layer_free(&L);
+  }
+  printf("%s conv: %ld layers, %ld runs, %ld output points, %ld NHWC, %ld without bias, %ld clamped points",
+         dtype_name(t), s.cases, g_runs - r0, s.points, s.nhwc, s.nobias, s.clamped);
+  if (is_q8(t))
+    printf(", %ld per-channel, %ld exact .5 ties, %ld saturated low, %ld saturated high", s.per_channel, s.ties,
+           s.sat_lo, s.sat_hi);
+  printf(" (%.2f s)\n", now_s() - t0);
+  if (is_q8(t)) {
+    assert_true(s.ties > 0);
+    assert_true(s.sat_lo > 0 && s.sat_hi > 0);
+  }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+static void test_conv_f16(void **state) { (void)state; conv_suite(DLCONV_F16, 101, 300); }
+static void test_conv_u8(void **state) { (void)state; conv_suite(DLCONV_U8, 202, 300); }
+static void test_conv_s8(void **state) { (void)state; conv_suite(DLCONV_S8, 303, 300); }
+
+/* Dense: batch x in -> out, w out x in row-major. */
+static void test_dense(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  static const int shapes[][3] = {{1, 1, 1}, {2, 7, 5}, {3, 33, 17}, {5, 300, 9}, {1, 129, 64}, {4, 1000, 3},
+                                  {7, 16, 33}, {2, 255, 1}, {9, 64, 24}, {1, 4099, 2}};
+  const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
+  rng_t r = rng_seed(404);
+  stats s = {0};
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, shapes[i][0], shapes[i][1], 1, 1, shapes[i][2], 1, 1);
+      d.dtype = ts[ti];
+      gen_opts o = GEN_RANDOM;
+      o.clamp_mode = (int)(i % 4);
+      o.has_bias = i % 3 != 1;
+      layer L;
+      layer_make(&L, &d, 1, &r, &o);
+      if (g_verbose) printf("  %s\n", L.name);
+      run_all_configs(&L);
+      stats_add(&s, &L);
+      layer_free(&L);
+    }
+  /* random shapes */
+  for (int i = 0; i < 36; i++) {
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 9), rng_int(&r, 1, i % 4 == 3 ? 2000 : 200), 1, 1, rng_int(&r, 1, 40), 1, 1);
+    d.dtype = ts[i % 3];
+    layer L;
+    layer_make(&L, &d, 1, &r, &GEN_RANDOM);
+    if (g_verbose) printf("  %s\n", L.name);
+    run_all_configs(&L);
+    stats_add(&s, &L);
+    layer_free(&L);
+  }
+  printf("dense: %ld layers, %ld runs, %ld points, %ld ties, %ld/%ld saturated low/high (%.2f s)\n", s.cases,
+         g_runs - r0, s.points, s.ties, s.sat_lo, s.sat_hi, now_s() - t0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* Exact .5 ties of every parity and sign: dense in=1 (acc = (x - zp) * w), mult = 1/2 and 1/4. */
+static void test_q8_ties(void **state) {
+  (void)state;
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  const float xsc[] = {0.5f, 0.25f, 1.0f};
+  long ties = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t k = 0; k < ARRAY_LEN(xsc); k++) {
+      const dlconv_dtype t = ts[ti];
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, 256, 1, 1, 1, 6, 1, 1);
+      d.dtype = t;
+      rng_t r = rng_seed(500 + k);
+      layer L;
+      layer_alloc(&L, &d, 1, 1, &r);
+      for (int i = 0; i < 256; i++) ((uint8_t *)L.xb.p)[i] = (uint8_t)i; /* every x value */
+      const int8_t wv[6] = {1, -1, 3, 1, -1, 1};
+      const int32_t bv[6] = {0, 0, 1, -1, 7, 1000};
+      memcpy(L.wb.p, wv, 6);
+      memcpy(L.bias32, bv, sizeof bv);
+      L.q.x_zero_point = t == DLCONV_U8 ? 128 : 0;
+      L.q.y_zero_point = t == DLCONV_U8 ? 128 : 0;
+      L.q.x_scale = xsc[k];
+      L.wsc[0] = 1.0f; L.wsc[1] = 1.0f; L.wsc[2] = 0.5f; L.wsc[3] = 1.0f; L.wsc[4] = 2.0f; L.wsc[5] = 0.125f;
+      L.q.w_scales = L.wsc;
+      L.q.n_w_scales = 6;
+      L.q.y_scale = 1.0f;
+      L.d.out_min = -INFINITY;
+      L.d.out_max = INFINITY;
+      ref_acc_q8(&L);
+      ref_requant_q8(&L);
+      layer_snapshot(&L);
+      ties += L.ties;
+      run_all_configs(&L);
+      layer_free(&L);
+    }
+  printf("ties: %ld exact .5 ties checked\n", ties);
+  assert_true(ties > 500);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* Requantisation order: points where the contract's double arithmetic rounds differently from
+ * common shortcuts (mult in float, v in float, a different association), and clamp bounds whose
+ * float and double quotients round differently. Dense in=1, w=1, x = every value, one channel
+ * per found (w_scale, bias). */
+static void test_q8_requant_order(void **state) {
+  (void)state;
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  long found_total = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++) {
+    const dlconv_dtype t = ts[ti];
+    rng_t r = rng_seed(600 + ti);
+    const int32_t xzp = t == DLCONV_U8 ? 131 : -3, yzp = t == DLCONV_U8 ? 125 : 1;
+    const float xs = (float)rng_range(&r, 0.01, 0.3), ys = (float)rng_range(&r, 0.01, 0.3);
+    enum { CH = 24 };
+    float wsc[CH];
+    int32_t bias[CH];
+    int found = 0;
+    for (long tries = 0; tries < 400000 && found < CH; tries++) {
+      const double b = nearbyint(rng_range(&r, -1, 1) * ldexp(1.0, rng_int(&r, 8, 30)));
+      const double target = rng_range(&r, 20, 110); /* |v| around the middle of the range */
+      const float ws = (float)(target / fabs(b + 1) * (double)ys / (double)xs);
+      if (!(ws > 0) || !isfinite(ws)) continue;
+      const double mult = (double)xs * (double)ws / (double)ys;
+      const float multf = xs * ws / ys;
+      int hit = 0;
+      for (int x = tmin(t); x <= tmax(t) && !hit; x++) {
+        const int64_t a = (int64_t)(x - xzp) + (int64_t)b;
+        const double v = (double)a * mult;
+        const double alts[4] = {(double)a * (double)multf, (double)((float)a * (float)mult),
+                                (double)a * (double)xs * (double)ws / (double)ys,
+                                (double)a * ((double)xs * ((double)ws / (double)ys))};
+        for (int k = 0; k < 4; k++)
+          if (nearbyint(alts[k]) != nearbyint(v)) hit = 1;
+      }
+      if (hit) {
+        wsc[found] = ws;
+        bias[found] = (int32_t)b;
+        found++;
+      }
+    }
+    found_total += found;
+    if (found == 0) continue;
+    /* clamp bounds whose float quotient rounds differently from the double one */
+    float omin = -INFINITY, omax = INFINITY;
+    for (long tries = 0; tries < 2000000; tries++) {
+      const float c = (float)(rng_range(&r, 20, 100) * (double)ys);
+      const double qd = (double)c / (double)ys, qf = (double)(c / ys);
+      if (nearbyint(qd) != nearbyint(qf)) {
+        if (omax == INFINITY) omax = c;
+        else if (omin == -INFINITY) { omin = -c; break; }
+      }
+    }
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, tmax(t) - tmin(t) + 1, 1, 1, 1, found, 1, 1);
+    d.dtype = t;
+    for (int pass = 0; pass < 2; pass++) {
+      layer L;
+      layer_alloc(&L, &d, 1, 1, &r);
+      for (int i = 0; i <= tmax(t) - tmin(t); i++) ((uint8_t *)L.xb.p)[i] = (uint8_t)(i + tmin(t));
+      memset(L.wb.p, 1, (size_t)found);
+      memcpy(L.bias32, bias, sizeof(int32_t) * (size_t)found);
+      memcpy(L.wsc, wsc, sizeof(float) * (size_t)found);
+      L.q = (dlconv_quant){.x_scale = xs, .x_zero_point = xzp, .w_scales = L.wsc, .n_w_scales = found,
+                           .y_scale = ys, .y_zero_point = yzp};
+      if (pass == 1) { L.d.out_min = omin; L.d.out_max = omax; }
+      else { L.d.out_min = -INFINITY; L.d.out_max = INFINITY; }
+      ref_acc_q8(&L);
+      ref_requant_q8(&L);
+      layer_snapshot(&L);
+      run_all_configs(&L);
+      layer_free(&L);
+    }
+    printf("requant order %s: %d sensitive channels, clamp [%.9g, %.9g]\n", dtype_name(t), found, omin, omax);
+  }
+  assert_true(found_total > 0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* F16: a NaN input stays NaN through the clamp; zeros with bias only. */
+static void test_f16_nan(void **state) {
+  (void)state;
+  rng_t r = rng_seed(700);
+  for (int mode = 0; mode < 3; mode++) {
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 1, 3, 6, 5, 5, 3, 3);
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+    d.layout = mode == 1 ? DLCONV_NHWC : DLCONV_NCHW;
+    d.dtype = DLCONV_F16;
+    gen_opts o = GEN_RANDOM;
+    o.clamp_mode = mode; /* none, ReLU, ReLU6-like */
+    o.has_bias = 1;
+    o.f16_exp = 0;
+    layer L;
+    layer_alloc(&L, &d, 0, 1, &r);
+    fill_f16(&L, &r, &o);
+    ((uint16_t *)L.xb.p)[x_index(&d, 0, 1, 2, 3)] = 0x7e00;
+    ref_conv_f16(&L);
+    layer_snapshot(&L);
+    long nans = 0;
+    for (size_t i = 0; i < L.yn; i++) nans += isnan(L.ref[i]);
+    assert_true(nans == 9 * 5);
+    run_all_configs(&L);
+    layer_free(&L);
+  }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* Explicit algorithms without a low-precision path: UNSUPPORTED (leaving no trace), or, if one
+ * ever plans, exact. Also CSR weights in F16 / S8. */
+static void test_other_algos(void **state) {
+  (void)state;
+  const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
+  const dlconv_algo algos[] = {DLCONV_ALGO_DIRECT, DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC, DLCONV_ALGO_SPARSE_CSR};
+  const size_t fixed_pick[] = {2, 4, 6, 9};
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  rng_t r = rng_seed(800);
+  long ok = 0, unsup = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t f = 0; f < ARRAY_LEN(fixed_pick); f++) {
+      dlconv_conv2d_desc d;
+      fixed_desc(&FIXED[fixed_pick[f]], ts[ti], &d);
+      layer L;
+      layer_make(&L, &d, 0, &r, &GEN_RANDOM);
+      for (size_t a = 0; a < ARRAY_LEN(algos); a++)
+        for (int i = 0; i < ni; i++) {
+          run_res res = run_layer(&L, algos[a], isas[i], 1, 1, 0);
+          ok += res == R_OK;
+          unsup += res == R_UNSUPPORTED;
+        }
+      /* CSR weights of the conv dtype */
+      {
+        const int32_t rows = d.c_out, cols = (int32_t)L.K;
+        int32_t *rp = malloc(sizeof(int32_t) * (size_t)(rows + 1)), *ci = malloc(sizeof(int32_t) * (L.wn + 1));
+        unsigned char *vals = malloc(L.wn * L.es + 2);
+        int32_t k = 0;
+        rp[0] = 0;
+        for (int32_t row = 0; row < rows; row++) {
+          for (int32_t c = 0; c < cols; c++) {
+            const size_t wi = (size_t)row * (size_t)cols + (size_t)c;
+            const int nz = L.es == 2 ? (((const uint16_t *)L.wb.p)[wi] & 0x7fff) != 0 : ((const int8_t *)L.wb.p)[wi] != 0;
+            if (!nz) continue;
+            memcpy(vals + (size_t)k * L.es, (const unsigned char *)L.wb.p + wi * L.es, L.es);
+            ci[k++] = c;
+          }
+          rp[row + 1] = k;
+        }
+        const dlconv_csr csr = {.rows = rows, .cols = cols, .nnz = k, .values = vals, .col_indices = ci, .row_ptr = rp};
+        for (int i = 0; i < ni; i++) {
+          dlconv_options o;
+          dlconv_options_init(&o);
+          o.isa = isas[i];
+          o.num_threads = 1;
+          dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
+          dlconv_status st = dlconv_plan_conv2d_csr(&plan, &d, &csr, layer_bias(&L), layer_q(&L), &o);
+          char ctx[96];
+          snprintf(ctx, sizeof ctx, "plan_conv2d_csr isa=%s", isa_name(isas[i]));
+          g_runs++;
+          if (st == DLCONV_ERR_UNSUPPORTED) {
+            unsup++;
+            if (plan) FAIL("%s: %s: UNSUPPORTED left *plan non-NULL", L.name, ctx);
+            if (!dlconv_last_error()[0]) FAIL("%s: %s: empty last_error", L.name, ctx);
+          } else if (st != DLCONV_OK) {
+            FAIL("%s: %s: -> %s (%s)", L.name, ctx, dlconv_status_string(st), dlconv_last_error());
+          } else {
+            ok++;
+            gbuf yb;
+            gb_alloc(&yb, L.yn * L.es, 0);
+            gb_fill(&yb, 77);
+            st = dlconv_execute(plan, L.xb.p, yb.p, NULL);
+            if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s", L.name, ctx, dlconv_status_string(st));
+            else {
+              if (!gb_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
+              check_output(&L, yb.p, ctx);
+            }
+            gb_free(&yb);
+            dlconv_plan_destroy(plan);
+          }
+        }
+        free(rp); free(ci); free(vals);
+      }
+      layer_free(&L);
+    }
+  printf("explicit direct/spack/gspc/csr on F16/U8/S8: %ld planned (checked exact), %ld UNSUPPORTED\n", ok, unsup);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* The plan copies w, bias and q (w_scales included): scribbling over them after planning changes nothing. */
+static void test_plan_copies(void **state) {
+  (void)state;
+  const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  rng_t r = rng_seed(1200);
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (int dense = 0; dense < 2; dense++) {
+      dlconv_conv2d_desc d;
+      if (dense) {
+        dlconv_conv2d_desc_init(&d, 3, 37, 1, 1, 19, 1, 1);
+        d.dtype = ts[ti];
+      } else {
+        fixed_desc(&FIXED[5], ts[ti], &d);
+      }
+      gen_opts o = GEN_RANDOM;
+      o.has_bias = 1;
+      o.per_channel = 1;
+      o.clamp_mode = 3;
+      layer L;
+      layer_make(&L, &d, dense, &r, &o);
+      for (int i = 0; i < ni; i++) {
+        dlconv_options op;
+        dlconv_options_init(&op);
+        op.isa = isas[i];
+        op.num_threads = 1;
+        dlconv_plan *plan = NULL;
+        dlconv_status st = layer_plan(&L, &plan, &op);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "plan copies, isa=%s", isa_name(isas[i]));
+        g_runs++;
+        if (st != DLCONV_OK) {
+          FAIL("%s: %s: plan -> %s (%s)", L.name, ctx, dlconv_status_string(st), dlconv_last_error());
+          continue;
+        }
+        const dlconv_quant q0 = L.q;
+        memset(L.wb.p, 0x5b, L.wb.bytes);
+        memset(L.bb.p, 0x7d, L.bb.bytes);
+        for (int32_t c = 0; c < d.c_out; c++) L.wsc[c] = 1e30f;
+        L.q.x_scale = 1e-30f; L.q.y_scale = 3.0f; L.q.x_zero_point = 1; L.q.y_zero_point = 2; L.q.n_w_scales = 1;
+        gbuf yb;
+        gb_alloc(&yb, L.yn * L.es, L.es == 2 ? 2 : 1);
+        gb_fill(&yb, 5);
+        st = dlconv_execute(plan, L.xb.p, yb.p, NULL);
+        memcpy(L.wb.p, L.w0, L.wb.bytes);
+        memcpy(L.bb.p, L.b0, L.bb.bytes);
+        L.q = q0;
+        if (is_q8(d.dtype)) memcpy(L.wsc, L.wsc0, sizeof(float) * (size_t)L.q.n_w_scales);
+        if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s", L.name, ctx, dlconv_status_string(st));
+        else {
+          if (!gb_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
+          check_output(&L, yb.p, ctx);
+        }
+        gb_free(&yb);
+        dlconv_plan_destroy(plan);
+      }
+      layer_free(&L);
+    }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* F16 results beyond the binary16 range become +-inf (unless clamped); the rest stay finite. */
+static void test_f16_overflow(void **state) {
+  (void)state;
+  rng_t r = rng_seed(1300);
+  const float clamps[][2] = {{-INFINITY, INFINITY}, {0.0f, 6.0f}, {-70000.0f, 70000.0f}, {-60000.0f, INFINITY}};
+  long infs = 0;
+  for (size_t c = 0; c < ARRAY_LEN(clamps); c++) {
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 16, 8, 1, 1, 5, 1, 1);
+    d.dtype = DLCONV_F16;
+    layer L;
+    layer_alloc(&L, &d, 1, 1, &r);
+    uint16_t *x = L.xb.p, *w = L.wb.p, *b = L.bb.p;
+    for (size_t i = 0; i < L.xn; i++) x[i] = d2h(rng_range(&r, 100, 250) * (rng_chance(&r, 0.2) ? -1 : 1));
+    for (size_t i = 0; i < L.wn; i++) w[i] = d2h(rng_range(&r, 10, 100) * (i / 8 % 2 ? -1 : 1));
+    for (int32_t i = 0; i < d.c_out; i++) b[i] = d2h(rng_range(&r, -1000, 1000));
+    L.d.out_min = clamps[c][0];
+    L.d.out_max = clamps[c][1];
+    ref_conv_f16(&L);
+    layer_snapshot(&L);
+    for (size_t i = 0; i < L.yn; i++) infs += fabs(L.ref[i]) > 70000;
+    run_all_configs(&L);
+    layer_free(&L);
+  }
+  printf("f16 overflow: %ld reference points beyond the fp16 range\n", infs);
+  assert_true(infs > 0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* --- invalid quantisation ------------------------------------------------------------------- */
+
+static char g_reset_msg[512];
+static void reset_last_error(void) {
+  (void)dlconv_plan_query(NULL, NULL);
+  const char *e = dlconv_last_error();
+  snprintf(g_reset_msg, sizeof g_reset_msg, "%s", e ? e : "");
+}
+
+/* Both entry points (plan, one-shot) answer `want`, leave *plan NULL and y untouched, and say why. */
+static void expect_status(const char *what, const layer *L, const dlconv_quant *q, float omin, float omax,
+                          dlconv_status want) {
+  const dlconv_conv2d_desc *d0 = &L->d;
+  dlconv_conv2d_desc d = *d0;
+  d.out_min = omin;
+  d.out_max = omax;
+  gbuf yb;
+  gb_alloc(&yb, L->yn * L->es + 1, 0);
+  for (int entry = 0; entry < 2; entry++) {
+    reset_last_error();
+    dlconv_status st;
+    dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
+    if (entry == 0)
+      st = L->dense ? dlconv_plan_dense(&plan, d.n, d.c_in, d.c_out, d.dtype, L->wb.p, layer_bias(L), omin, omax, q, NULL)
+                    : dlconv_plan_conv2d(&plan, &d, L->wb.p, layer_bias(L), q, NULL);
+    else {
+      plan = NULL;
+      st = L->dense ? dlconv_dense(d.n, d.c_in, d.c_out, d.dtype, L->xb.p, L->wb.p, layer_bias(L), yb.p, omin, omax, q, NULL)
+                    : dlconv_conv2d(&d, L->xb.p, L->wb.p, layer_bias(L), yb.p, q, NULL);
+    }
+    const char *e = dlconv_last_error();
+    const char *en = entry ? "one-shot" : "plan";
+    if (g_verbose) printf("  %-44s %-8s %s -> %s \"%s\"\n", what, en, L->dense ? "dense" : "conv", dlconv_status_string(st), e ? e : "");
+    if (st != want) {
+      FAIL("%s (%s %s, %s): %s, want %s (%s)", what, dtype_name(d.dtype), L->dense ? "dense" : "conv", en,
+           dlconv_status_string(st), dlconv_status_string(want), e ? e : "");
+      if (st == DLCONV_OK && entry == 0) dlconv_plan_destroy(plan);
+    } else {
+      if (plan) FAIL("%s (%s): *plan not NULL", what, en);
+      if (!e || !e[0] || !strcmp(e, g_reset_msg)) FAIL("%s (%s): dlconv_last_error() empty or stale: \"%s\"", what, en, e ? e : "");
+    }
+    if (!gb_untouched(&yb)) {
+      FAIL("%s (%s): y written", what, en);
+      gb_reset(&yb);
+    }
+  }
+  gb_free(&yb);
+}
+
+static void test_bad_quant(void **state) {
+  (void)state;
+  const float bad_scales[] = {0.0f, -0.0f, -0.1f, NAN, INFINITY, -INFINITY};
+  const char *bad_names[] = {"0", "-0", "-0.1", "NaN", "inf", "-inf"};
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  rng_t r = rng_seed(900);
+  long cases = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (int dense = 0; dense < 2; dense++) {
+      const dlconv_dtype t = ts[ti];
+      dlconv_conv2d_desc d;
+      if (dense) {
+        dlconv_conv2d_desc_init(&d, 2, 9, 1, 1, 5, 1, 1);
+      } else {
+        fixed_desc(&FIXED[4], t, &d); /* groups 3, c_out 6 */
+      }
+      d.dtype = t;
+      gen_opts o = GEN_RANDOM;
+      o.per_channel = 1;
+      o.clamp_mode = 0;
+      layer L;
+      layer_make(&L, &d, dense, &r, &o);
+      const int32_t co = d.c_out;
+      /* the valid baseline plans */
+      assert_int_equal(run_layer(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, 1, 0, 1), R_OK);
+      char what[96];
+      dlconv_quant q;
+      float ws[64];
+      expect_status("q NULL", &L, NULL, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      for (size_t b = 0; b < ARRAY_LEN(bad_scales); b++) {
+        q = L.q; q.x_scale = bad_scales[b];
+        snprintf(what, sizeof what, "x_scale = %s", bad_names[b]);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+        q = L.q; q.y_scale = bad_scales[b];
+        snprintf(what, sizeof what, "y_scale = %s", bad_names[b]);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+        for (int which = 0; which < 3; which++) {
+          q = L.q;
+          memcpy(ws, L.wsc, sizeof(float) * (size_t)co);
+          const int idx = which == 0 ? 0 : which == 1 ? co - 1 : co / 2;
+          ws[idx] = bad_scales[b];
+          q.w_scales = ws;
+          snprintf(what, sizeof what, "w_scales[%d] = %s (per-channel)", idx, bad_names[b]);
+          expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+        }
+        q = L.q; ws[0] = bad_scales[b]; q.w_scales = ws; q.n_w_scales = 1;
+        snprintf(what, sizeof what, "w_scales[0] = %s (per-tensor)", bad_names[b]);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      }
+      q = L.q; q.w_scales = NULL;
+      expect_status("w_scales NULL", &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      const int32_t bad_n[] = {0, -1, co + 1, co - 1, 2 == co ? 3 : 2, INT32_MIN, INT32_MAX};
+      for (size_t b = 0; b < ARRAY_LEN(bad_n); b++) {
+        if (bad_n[b] == 1 || bad_n[b] == co) continue;
+        q = L.q;
+        q.n_w_scales = bad_n[b];
+        snprintf(what, sizeof what, "n_w_scales = %d (c_out %d)", bad_n[b], co);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      }
+      const int32_t bad_zp_u8[] = {256, -1, 1000, INT32_MIN}, bad_zp_s8[] = {128, -129, 255, INT32_MAX};
+      const int32_t *bz = t == DLCONV_U8 ? bad_zp_u8 : bad_zp_s8;
+      for (int b = 0; b < 4; b++) {
+        q = L.q; q.x_zero_point = bz[b];
+        snprintf(what, sizeof what, "x_zero_point = %d", bz[b]);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+        q = L.q; q.y_zero_point = bz[b];
+        snprintf(what, sizeof what, "y_zero_point = %d", bz[b]);
+        expect_status(what, &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      }
+      /* clamp: min > max, NaN */
+      expect_status("out_min > out_max", &L, &L.q, 1.0f, -1.0f, DLCONV_ERR_INVALID_ARG), cases++;
+      expect_status("out_min NaN", &L, &L.q, NAN, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      /* the extremes of the valid ranges are accepted */
+      {
+        q = L.q;
+        q.x_zero_point = tmin(t); q.y_zero_point = tmax(t);
+        dlconv_plan *plan = NULL;
+        dlconv_status st = L.dense ? dlconv_plan_dense(&plan, d.n, d.c_in, d.c_out, t, L.wb.p, layer_bias(&L), -INFINITY, INFINITY, &q, NULL)
+                                   : dlconv_plan_conv2d(&plan, &L.d, L.wb.p, layer_bias(&L), &q, NULL);
+        if (st != DLCONV_OK) FAIL("zero points %d / %d (the range ends) rejected: %s", tmin(t), tmax(t), dlconv_last_error());
+        dlconv_plan_destroy(plan);
+      }
+      layer_free(&L);
+    }
+  /* F16 (and the F32 sanity case) with q: INVALID_ARG; F16 without q plans */
+  {
+    dlconv_conv2d_desc d;
+    fixed_desc(&FIXED[4], DLCONV_F16, &d);
+    gen_opts o = GEN_RANDOM;
+    o.clamp_mode = 0;
+    const float ws1 = 0.5f;
+    const dlconv_quant q = {.x_scale = 0.1f, .x_zero_point = 0, .w_scales = &ws1, .n_w_scales = 1, .y_scale = 0.1f, .y_zero_point = 0};
+    for (int dense = 0; dense < 2; dense++) {
+      if (dense) dlconv_conv2d_desc_init(&d, 2, 9, 1, 1, 5, 1, 1), d.dtype = DLCONV_F16;
+      layer L;
+      layer_make(&L, &d, dense, &r, &o);
+      expect_status("F16 with q", &L, &q, -INFINITY, INFINITY, DLCONV_ERR_INVALID_ARG), cases++;
+      expect_status("F16 out_min > out_max", &L, NULL, 2.0f, 1.0f, DLCONV_ERR_INVALID_ARG), cases++;
+      layer_free(&L);
+    }
+  }
+  printf("bad quantisation: %ld cases x {plan, one-shot}\n", cases);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* --- reductions too long for s32 ------------------------------------------------------------ */
+
+/* K * 255 * 128 >= 2^31 (K >= 65794) must be UNSUPPORTED; K = 65793 with the extreme values must be exact. */
+static void test_q8_long_reduction(void **state) {
+  (void)state;
+  rng_t r = rng_seed(1000);
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++) {
+    const dlconv_dtype t = ts[ti];
+    /* too long: dense in 70000 and 65794; conv 7311 x 3 x 3 = 65799; grouped conv with per-group K 65799 */
+    struct { int dense, n, cin, h, w, cout, k, g; } big[] = {
+        {1, 1, 70000, 1, 1, 2, 1, 1}, {1, 2, 65794, 1, 1, 3, 1, 1}, {0, 1, 7311, 3, 3, 2, 3, 1}, {0, 1, 2 * 7311, 3, 3, 2, 3, 2}};
+    for (size_t b = 0; b < ARRAY_LEN(big); b++) {
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, big[b].n, big[b].cin, big[b].h, big[b].w, big[b].cout, big[b].k, big[b].k);
+      d.groups = big[b].g;
+      d.dtype = t;
+      gen_opts o = GEN_RANDOM;
+      o.clamp_mode = 0;
+      o.spread = 50;
+      layer L;
+      layer_make(&L, &d, big[b].dense, &r, &o);
+      const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM};
+      for (size_t a = 0; a < ARRAY_LEN(algos); a++)
+        for (int i = 0; i < ni; i++) {
+          dlconv_options op;
+          dlconv_options_init(&op);
+          op.algo = algos[a];
+          op.isa = isas[i];
+          gbuf yb;
+          gb_alloc(&yb, L.yn, 0);
+          dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
+          dlconv_status st = layer_plan(&L, &plan, &op);
+          if (st != DLCONV_ERR_UNSUPPORTED) {
+            FAIL("%s (K=%zu) algo=%s isa=%s: plan -> %s, want UNSUPPORTED (%s)", L.name, L.K, algo_name(algos[a]),
+                 isa_name(isas[i]), dlconv_status_string(st), dlconv_last_error());
+            if (st == DLCONV_OK) {
+              /* then at least the result must be right */
+              if (dlconv_execute(plan, L.xb.p, yb.p, NULL) == DLCONV_OK) check_output(&L, yb.p, "K too long, planned anyway");
+              dlconv_plan_destroy(plan);
+            }
+          } else {
+            if (plan) FAIL("%s: *plan not NULL", L.name);
+            if (!dlconv_last_error()[0]) FAIL("%s: empty last_error", L.name);
+          }
+          gb_reset(&yb);
+          st = layer_oneshot(&L, yb.p, &op);
+          if (st != DLCONV_ERR_UNSUPPORTED) {
+            FAIL("%s (K=%zu) algo=%s isa=%s: one-shot -> %s, want UNSUPPORTED", L.name, L.K, algo_name(algos[a]),
+                 isa_name(isas[i]), dlconv_status_string(st));
+            if (st == DLCONV_OK) check_output(&L, yb.p, "K too long, one-shot anyway");
+          } else if (!gb_untouched(&yb)) {
+            FAIL("%s: UNSUPPORTED one-shot wrote y", L.name);
+          }
+          gb_free(&yb);
+        }
+      layer_free(&L);
+    }
+    /* the longest allowed reduction, with every term at its extreme: |acc| = 65793*255*128 = 2^31 - 128 */
+    {
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, 3, 65793, 1, 1, 4, 1, 1);
+      d.dtype = t;
+      layer L;
+      layer_alloc(&L, &d, 1, 1, &r);
+      const int32_t xzp = t == DLCONV_U8 ? 0 : 127;
+      for (size_t i = 0; i < L.xn; i++) {
+        const int row = (int)(i / 65793);
+        int v = row == 0 ? tmax(t) : row == 1 ? tmin(t) : rng_int(&r, tmin(t), tmax(t));
+        if (t == DLCONV_U8) ((uint8_t *)L.xb.p)[i] = (uint8_t)v; else ((int8_t *)L.xb.p)[i] = (int8_t)v;
+      }
+      int8_t *w = L.wb.p;
+      for (size_t i = 0; i < L.wn; i++) {
+        const int row = (int)(i / 65793);
+        w[i] = (int8_t)(row == 0 ? -128 : row == 1 ? -128 : row == 2 ? 127 : rng_int(&r, -128, 127));
+      }
+      /* biases keep acc + bias within s32 here: -128 brings -(2^31 - 128) to exactly INT32_MIN */
+      const int32_t bv[4] = {-128, 127, -5, 0};
+      memcpy(L.bias32, bv, sizeof bv);
+      L.wsc[0] = 1.0f;
+      L.q = (dlconv_quant){.x_scale = 1.0f, .x_zero_point = xzp, .w_scales = L.wsc, .n_w_scales = 1,
+                           .y_scale = (float)ldexp(1.0, 25), .y_zero_point = t == DLCONV_U8 ? 128 : 0};
+      L.d.out_min = -INFINITY;
+      L.d.out_max = INFINITY;
+      ref_acc_q8(&L);
+      ref_requant_q8(&L);
+      layer_snapshot(&L);
+      int64_t mx = 0;
+      for (size_t i = 0; i < L.yn; i++) mx = llabs(L.acc[i]) > mx ? llabs(L.acc[i]) : mx;
+      assert_true(mx == 2147483520LL);
+      run_all_configs(&L);
+      layer_free(&L);
+    }
+  }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* S32 biases near the ends of their range: acc + bias leaves s32 and must not wrap. */
+static void test_q8_bias_extremes(void **state) {
+  (void)state;
+  rng_t r = rng_seed(1100);
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++) {
+    const dlconv_dtype t = ts[ti];
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 8, 40, 1, 1, 4, 1, 1);
+    d.dtype = t;
+    layer L;
+    layer_alloc(&L, &d, 1, 1, &r);
+    for (size_t i = 0; i < L.xn; i++) {
+      const int v = rng_int(&r, tmin(t), tmax(t));
+      if (t == DLCONV_U8) ((uint8_t *)L.xb.p)[i] = (uint8_t)v; else ((int8_t *)L.xb.p)[i] = (int8_t)v;
+    }
+    int8_t *w = L.wb.p;
+    for (size_t i = 0; i < L.wn; i++) {
+      const int row = (int)(i / 40);
+      w[i] = (int8_t)(row % 2 == 0 ? rng_int(&r, 60, 127) : rng_int(&r, -128, -60));
+    }
+    const int32_t bv[4] = {INT32_MAX - 1000, INT32_MIN + 1000, INT32_MAX, INT32_MIN};
+    memcpy(L.bias32, bv, sizeof bv);
+    /* mult ~ 100 / 2^31: outputs around +-100, so a wrapped sum shows */
+    L.q = (dlconv_quant){.x_scale = 0.001f, .x_zero_point = t == DLCONV_U8 ? 0 : -128, .w_scales = L.wsc,
+                         .n_w_scales = 1, .y_scale = (float)(0.001 * 0.001 * 2147483648.0 / 100.0), .y_zero_point = 0};
+    L.wsc[0] = 0.001f;
+    if (t == DLCONV_U8) L.q.y_zero_point = 128;
+    L.d.out_min = -INFINITY;
+    L.d.out_max = INFINITY;
+    ref_acc_q8(&L);
+    ref_requant_q8(&L);
+    layer_snapshot(&L);
+    long outside = 0;
+    for (size_t i = 0; i < L.yn; i++) {
+      const int64_t s = L.acc[i] + (int64_t)L.bias32[i % 4];
+      outside += s > INT32_MAX || s < INT32_MIN;
+    }
+    printf("bias extremes %s: %ld of %zu outputs have acc + bias outside s32\n", dtype_name(t), outside, L.yn);
+    assert_true(outside > 0);
+    run_all_configs(&L);
+    layer_free(&L);
+  }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  setvbuf(stdout, NULL, _IOLBF, 0); /* FAIL lines and cmocka's stderr stay in order */
+  g_verbose = getenv("TEST_VERBOSE") != NULL;
+  const double t0 = now_s();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_oracle_f16, setup_test),
+      cmocka_unit_test_setup(test_conv_f16, setup_test),
+      cmocka_unit_test_setup(test_conv_u8, setup_test),
+      cmocka_unit_test_setup(test_conv_s8, setup_test),
+      cmocka_unit_test_setup(test_dense, setup_test),
+      cmocka_unit_test_setup(test_q8_ties, setup_test),
+      cmocka_unit_test_setup(test_q8_requant_order, setup_test),
+      cmocka_unit_test_setup(test_f16_nan, setup_test),
+      cmocka_unit_test_setup(test_f16_overflow, setup_test),
+      cmocka_unit_test_setup(test_plan_copies, setup_test),
+      cmocka_unit_test_setup(test_other_algos, setup_test),
+      cmocka_unit_test_setup(test_bad_quant, setup_test),
+      cmocka_unit_test_setup(test_q8_long_reduction, setup_test),
+      cmocka_unit_test_setup(test_q8_bias_extremes, setup_test),
+  };
+  int rc = cmocka_run_group_tests_name("lowp", tests, NULL, NULL);
+  printf("test_lowp: %ld runs (%ld UNSUPPORTED where allowed), %.2f s\n", g_runs, g_unsupported, now_s() - t0);
+  return rc;
+}
