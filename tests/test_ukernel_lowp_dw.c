@@ -1,0 +1,315 @@
+/* test_ukernel_lowp_dw.c - the depthwise F16 / int8 row kernels of every ISA this machine runs
+ * (src/direct/lowp_dw_ukernel.h), against references written here: int8 exactly against int64
+ * sums, F16 against a double reference within one fp32 multiply-add's rounding. Every length
+ * 0..70 (vector bodies, tails, the scalar short rows), strides 1, 2, 3 and 7; x sits once with
+ * its last element against an inaccessible page and once with its first element just after one,
+ * so a read outside x[0..(n-1)*stride] faults; guards around acc catch stray writes. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_GUARD_PAGES 1
+#endif
+
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define MAXN 70
+#define GUARD 19
+#define SENTINEL ((int32_t)0x5A5A5A5A)
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+static int64_t irand(int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
+  return lo + (int64_t)(span ? r % span : r);
+}
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+static const dlc_lowp_dw_family *family_of(dlconv_isa isa) {
+  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
+  return kt ? kt->lowp_dw : NULL;
+}
+
+/* A family must exist where this build has written one, so losing it from a table fails. */
+static void check_expected_families(void) {
+  assert_non_null(family_of(DLCONV_ISA_GENERIC));
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
+#endif
+}
+
+/* ================================================================ x placement */
+
+/* The largest x: MAXN elements at the largest stride, 2 bytes each. */
+#define MAX_STRIDE 7
+#define X_BYTES (((MAXN - 1) * MAX_STRIDE + 1) * 2)
+
+/* A readable region of X_BYTES or more with no readable byte right before or right after it:
+   guard pages where the system has mmap, else an exactly sized malloc per placement (for
+   valgrind / ASan). */
+typedef struct xregion {
+  unsigned char *lo, *hi; /* readable [lo, hi) */
+  void *map;
+  size_t map_len;
+} xregion;
+
+static void xregion_open(xregion *r) {
+  memset(r, 0, sizeof *r);
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t data = (X_BYTES + pg - 1) / pg * pg;
+  r->map_len = data + 2 * pg;
+  r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(r->map != MAP_FAILED);
+  unsigned char *m = r->map;
+  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
+  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
+  r->lo = m + pg, r->hi = m + pg + data;
+#endif
+}
+
+static void xregion_close(xregion *r) {
+#ifdef HAVE_GUARD_PAGES
+  munmap(r->map, r->map_len);
+#endif
+  (void)r;
+}
+
+/* Where a row of `bytes` bytes goes: against the end (at_end) or the start of the region. */
+static unsigned char *x_place(xregion *r, size_t bytes, int at_end, void **owned) {
+  *owned = NULL;
+  if (!r->map) {
+    *owned = malloc(bytes ? bytes : 1);
+    assert_non_null(*owned);
+    return *owned;
+  }
+  return at_end ? r->hi - bytes : r->lo;
+}
+
+static size_t x_elems(size_t n, size_t stride) { return n ? (n - 1) * stride + 1 : 0; }
+
+static const size_t strides[] = {1, 2, 3, MAX_STRIDE};
+#define N_STRIDES (sizeof strides / sizeof strides[0])
+
+/* ================================================================ int8 */
+
+/* x at its type's ends, and random. */
+static uint8_t q8_x_value(int is_signed, int kind) {
+  switch (kind) {
+    case 0: return (uint8_t)next_u32();
+    case 1: return is_signed ? 0x80 : 0x00; /* minimum */
+    case 2: return is_signed ? 0x7f : 0xff; /* maximum */
+    default: {
+      static const uint8_t ends[] = {0x00, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff};
+      return ends[next_u32() % sizeof ends];
+    }
+  }
+}
+
+static void run_q8(const dlc_lowp_dw_family *f, xregion *xr, size_t n, size_t stride, int is_signed, int32_t zp,
+                   int32_t w, int xkind, int at_end) {
+  const size_t ne = x_elems(n, stride);
+  void *owned;
+  uint8_t *x = x_place(xr, ne, at_end, &owned);
+  for (size_t i = 0; i < ne; i++) x[i] = i % stride ? (uint8_t)next_u32() : q8_x_value(is_signed, xkind);
+
+  int32_t buf[GUARD + MAXN + 3 + GUARD], acc0[MAXN];
+  const size_t total = sizeof buf / sizeof buf[0];
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  int32_t *acc = buf + GUARD + n % 3; /* unaligned rows too */
+  for (size_t j = 0; j < n; j++) acc[j] = acc0[j] = (int32_t)irand(-(1 << 28), 1 << 28);
+
+  f->q8_row(n, x, stride, w, zp, is_signed, acc);
+
+  for (size_t i = 0; i < total; i++) {
+    const ptrdiff_t j = (int32_t *)buf + i - acc;
+    if ((j < 0 || j >= (ptrdiff_t)n) && buf[i] != SENTINEL)
+      fail_msg("%s n=%zu stride=%zu: wrote acc[%td]", f->q8_name, n, stride, j);
+  }
+  for (size_t j = 0; j < n; j++) {
+    const uint8_t b = x[j * stride];
+    const int64_t xv = is_signed ? (int64_t)(int8_t)b : (int64_t)b;
+    const int64_t want = (int64_t)acc0[j] + (xv - zp) * (int64_t)w;
+    if ((int64_t)acc[j] != want)
+      fail_msg("%s n=%zu stride=%zu %s zp=%d w=%d%s: acc[%zu] = %d, want %lld (x %lld, acc %d)", f->q8_name, n,
+               stride, is_signed ? "s8" : "u8", zp, w, at_end ? " x at end" : "", j, acc[j], (long long)want,
+               (long long)xv, acc0[j]);
+  }
+  free(owned);
+}
+
+static void test_q8_rows(void **state) {
+  (void)state;
+  check_expected_families();
+  /* type-range zero points (what validation lets through), plus far ones: x - zp at the ends of
+     s16 and past them (an s16 shortcut must fall back there) */
+  static const int32_t zps[] = {0, 128, 37, -51, 255, -128, 127, -32512, -32513, 32640, 32641, 40000, -40000};
+  xregion xr;
+  xregion_open(&xr);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    assert_non_null(f->q8_name);
+    assert_non_null(f->q8_row);
+    tested++;
+    for (int sg = 0; sg <= 1; sg++)
+      for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
+        for (int wk = 0; wk < 5; wk++)
+          for (size_t si = 0; si < N_STRIDES; si++)
+            for (size_t n = 0; n <= MAXN; n++) {
+              const int32_t w = wk == 0 ? -128 : wk == 1 ? 127 : wk == 2 ? 0 : (int32_t)irand(-128, 127);
+              const int xkind = (int)((n + zi + (size_t)wk) % 4);
+              run_q8(f, &xr, n, strides[si], sg, zps[zi], w, xkind, (int)(n & 1));
+              run_q8(f, &xr, n, strides[si], sg, zps[zi], w, xkind, !(n & 1));
+            }
+  }
+  xregion_close(&xr);
+  assert_true(tested >= 1);
+}
+
+/* Largest products at every length: x at the far end from zp, w = -128. */
+static void test_q8_extremes(void **state) {
+  (void)state;
+  xregion xr;
+  xregion_open(&xr);
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    for (size_t si = 0; si < N_STRIDES; si++)
+      for (size_t n = 0; n <= MAXN; n++) {
+        run_q8(f, &xr, n, strides[si], 0, 255, -128, 1, 1); /* (0 - 255) * -128 */
+        run_q8(f, &xr, n, strides[si], 0, 0, -128, 2, 0);   /* 255 * -128 */
+        run_q8(f, &xr, n, strides[si], 1, 127, -128, 1, 1); /* (-128 - 127) * -128 */
+        run_q8(f, &xr, n, strides[si], 1, -128, 127, 2, 0); /* (127 + 128) * 127 */
+      }
+  }
+  xregion_close(&xr);
+}
+
+/* ================================================================ F16 */
+
+/* binary16 -> double, written from the format's definition (not quant.h's converter). */
+static double half_value(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double v = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+/* Finite halves: random patterns, subnormals, the largest exponents, zeros. */
+static uint16_t half_random(void) {
+  const uint32_t r = next_u32();
+  const uint16_t sign = (uint16_t)((r & 1) << 15), mant = (uint16_t)((r >> 1) & 1023);
+  switch ((r >> 11) % 6) {
+    case 0: return sign | mant;                    /* subnormal (or zero) */
+    case 1: return sign | (uint16_t)(30 << 10) | mant; /* up to 65504 */
+    case 2: return sign | (uint16_t)((r >> 14) % 3 ? 0 : 0x7bff);
+    default: return sign | (uint16_t)(((r >> 14) % 30 + 1) << 10) | mant; /* any normal */
+  }
+}
+
+static float w_random(int kind) {
+  switch (kind) {
+    case 0: return (float)ldexp((double)(int32_t)next_u32() / 2147483648.0, (int)irand(-8, 8));
+    case 1: return -1.0f;
+    case 2: return 0.0f;
+    default: return (float)ldexp((double)(int32_t)next_u32() / 2147483648.0, (int)irand(-20, 20));
+  }
+}
+
+static void run_f16(const dlc_lowp_dw_family *f, xregion *xr, size_t n, size_t stride, float w, int at_end) {
+  const size_t ne = x_elems(n, stride);
+  void *owned;
+  uint16_t *x = (uint16_t *)x_place(xr, ne * 2, at_end, &owned);
+  for (size_t i = 0; i < ne; i++) x[i] = i % stride ? (uint16_t)0x7e00 /* NaN: never read */ : half_random();
+
+  float buf[GUARD + MAXN + 3 + GUARD], acc0[MAXN];
+  const size_t total = sizeof buf / sizeof buf[0];
+  const int32_t sentinel = SENTINEL;
+  for (size_t i = 0; i < total; i++) memcpy(&buf[i], &sentinel, 4);
+  float *acc = buf + GUARD + n % 3;
+  for (size_t j = 0; j < n; j++) {
+    const uint32_t r = next_u32();
+    acc[j] = acc0[j] = r % 7 == 0 ? 0.0f : (float)ldexp((double)(int32_t)next_u32() / 2147483648.0, (int)(r % 41) - 20);
+  }
+
+  f->f16_row(n, x, stride, w, acc);
+
+  for (size_t i = 0; i < total; i++) {
+    const ptrdiff_t j = buf + i - acc;
+    if ((j < 0 || j >= (ptrdiff_t)n) && memcmp(&buf[i], &sentinel, 4) != 0)
+      fail_msg("%s n=%zu stride=%zu: wrote acc[%td]", f->f16_name, n, stride, j);
+  }
+  for (size_t j = 0; j < n; j++) {
+    const double xv = half_value(x[j * stride]), p = xv * (double)w, want = (double)acc0[j] + p;
+    /* one fp32 multiply-add: the product's and the sum's roundings, 2^-24 each */
+    const double tol = ldexp(fabs((double)acc0[j]) + fabs(p), -23) + ldexp(1.0, -149);
+    if (!(fabs((double)acc[j] - want) <= tol))
+      fail_msg("%s n=%zu stride=%zu w=%a%s: acc[%zu] = %a, want %a (x %a [0x%04x], acc %a)", f->f16_name, n,
+               stride, (double)w, at_end ? " x at end" : "", j, (double)acc[j], want, xv, x[j * stride],
+               (double)acc0[j]);
+  }
+  free(owned);
+}
+
+static void test_f16_rows(void **state) {
+  (void)state;
+  check_expected_families();
+  xregion xr;
+  xregion_open(&xr);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f) continue;
+    assert_non_null(f->f16_name);
+    assert_non_null(f->f16_row);
+    tested++;
+    for (int rep = 0; rep < 8; rep++)
+      for (size_t si = 0; si < N_STRIDES; si++)
+        for (size_t n = 0; n <= MAXN; n++) {
+          const float w = w_random(rep % 4);
+          run_f16(f, &xr, n, strides[si], w, 1);
+          run_f16(f, &xr, n, strides[si], w, 0);
+        }
+  }
+  xregion_close(&xr);
+  assert_true(tested >= 1);
+}
+
+/* The reference's converter against quant.h's on every finite half (the kernels' generic
+   specification uses the latter). */
+static void test_half_reference(void **state) {
+  (void)state;
+  for (uint32_t h = 0; h < 0x10000; h++) {
+    if (((h >> 10) & 31) == 31) continue;
+    assert_true(half_value((uint16_t)h) == (double)dlc_f16_to_f32((uint16_t)h));
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_half_reference),
+      cmocka_unit_test(test_q8_rows),
+      cmocka_unit_test(test_q8_extremes),
+      cmocka_unit_test(test_f16_rows),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
