@@ -12,13 +12,15 @@
 
 static void dlc_q8_gemm_4x8c2__generic(size_t m, size_t n, size_t kc, const int16_t *restrict a,
                                        const int16_t *restrict b, int32_t *restrict c, size_t ldc, int accumulate) {
-  int32_t acc[MR][NR] = {{0}};
+  /* Sums wrap modulo 2^32 like the vector kernels' (unsigned: defined in C): the contract keeps
+     the m x n results in range, but the padding lanes of the tile may hold anything. */
+  uint32_t acc[MR][NR] = {{0}};
   for (size_t k2 = 0; k2 < kc / 2; k2++) {
     const int16_t *ak = a + k2 * 2 * MR, *bk = b + k2 * 2 * NR;
-    FOR_I FOR_J acc[i][j] += (int32_t)ak[2 * i] * bk[2 * j] + (int32_t)ak[2 * i + 1] * bk[2 * j + 1];
+    FOR_I FOR_J acc[i][j] += (uint32_t)((int32_t)ak[2 * i] * bk[2 * j]) + (uint32_t)((int32_t)ak[2 * i + 1] * bk[2 * j + 1]);
   }
   FOR_I FOR_J {
-    if (i < m && j < n) c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+    if (i < m && j < n) c[i * ldc + j] = (int32_t)(accumulate ? (uint32_t)c[i * ldc + j] + acc[i][j] : acc[i][j]);
   }
 }
 
