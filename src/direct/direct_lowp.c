@@ -9,6 +9,7 @@
  * binary16 rounding, or the exact requantisation of quant.h). Padding is never materialised.
  *
  * Threads: the n * c_out planes are split into contiguous ranges, one per task. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,8 +22,16 @@ typedef struct dwl_data {
   int q8;
   float *wf;        /* F16: c_out x taps weights widened to fp32 */
   int32_t *wq;      /* int8: c_out x taps weights */
-  size_t row_bytes; /* one accumulator row, multiple of 64 */
+  size_t row_bytes; /* accumulators of a task, multiple of 64 */
   size_t ntasks;
+  /* Flat mode (stride_h == stride_w): the plane is copied with its padding into the workspace
+     (Hp x Wp, padding = zero point), and each tap is then ONE row-kernel call over the whole
+     plane: output (oy, ox) is virtual pixel v = oy * Wp + ox, which reads padded[v * stride +
+     tap offset]. The Wp - w_out virtual columns per row are computed and dropped. Per-row calls
+     cost more than that on the 7 x 7 to 28 x 28 planes of mobile networks. */
+  int flat;
+  size_t wp, hp, nvirt;     /* padded plane; virtual pixels computed per tap */
+  size_t pad_bytes;         /* the padded plane, multiple of 64 */
 } dwl_data;
 
 static void dwl_destroy(dlconv_plan *p) {
@@ -65,11 +74,20 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
     else
       d->wf[i] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
   }
-  d->row_bytes = dlc_round_up((size_t)s->w_out * 4, DLC_ALIGN);
+  d->flat = s->stride_h == s->stride_w;
+  if (d->flat) {
+    d->wp = (size_t)(s->w_in + s->pad_l + s->pad_r);
+    d->hp = (size_t)(s->h_in + s->pad_t + s->pad_b);
+    d->nvirt = (size_t)(s->h_out - 1) * d->wp + (size_t)s->w_out;
+    d->row_bytes = dlc_round_up(d->nvirt * 4, DLC_ALIGN);
+    d->pad_bytes = dlc_round_up(d->hp * d->wp * (q8 ? 1 : 2), DLC_ALIGN);
+  } else {
+    d->row_bytes = dlc_round_up((size_t)s->w_out * 4, DLC_ALIGN);
+  }
   d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
   p->algo_data = d;
   p->packed_weight_bytes = n * 4;
-  p->workspace_bytes = d->ntasks * d->row_bytes;
+  p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes);
   snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? f->q8_name : f->f16_name);
   return DLCONV_OK;
 }
@@ -90,14 +108,46 @@ static void dwl_task(void *arg, size_t t) {
   const size_t es = d->q8 ? 1 : 2, wo = (size_t)s->w_out, ho = (size_t)s->h_out, taps = (size_t)(s->k_h * s->k_w);
   const size_t plane_in = (size_t)(s->h_in * s->w_in), sw = (size_t)s->stride_w;
   const int is_signed = p->dtype == DLCONV_S8;
-  void *acc = c->ws + t * d->row_bytes;
+  void *acc = c->ws + t * (d->row_bytes + d->pad_bytes);
+  char *padded = (char *)acc + d->row_bytes;
   size_t begin, end;
   dlc_split_range((size_t)(s->n * s->c_out), d->ntasks, t, &begin, &end);
+  size_t padded_ic = SIZE_MAX; /* the (image, input channel) now in padded */
   for (size_t pl = begin; pl < end; pl++) {
     const size_t img = pl / (size_t)s->c_out, oc = pl % (size_t)s->c_out;
     const size_t ic = oc / (size_t)s->cout_g; /* depth multiplier: cout_g outputs per input */
     const char *xp = (const char *)c->x + (img * (size_t)s->c_in + ic) * plane_in * es;
     char *yp = (char *)c->y + pl * ho * wo * es;
+    if (d->flat) {
+      if (padded_ic != img * (size_t)s->c_in + ic) {
+        padded_ic = img * (size_t)s->c_in + ic;
+        if (d->q8)
+          memset(padded, (int)(uint8_t)p->q8.x_zero_point, d->hp * d->wp); /* x - zp = 0 there */
+        else
+          memset(padded, 0, d->hp * d->wp * 2);
+        for (int64_t iy = 0; iy < s->h_in; iy++)
+          memcpy(padded + (((size_t)(iy + s->pad_t)) * d->wp + (size_t)s->pad_l) * es,
+                 xp + (size_t)iy * (size_t)s->w_in * es, (size_t)s->w_in * es);
+      }
+      memset(acc, 0, d->nvirt * 4);
+      for (int64_t ky = 0; ky < s->k_h; ky++)
+        for (int64_t kx = 0; kx < s->k_w; kx++) {
+          const size_t wi = oc * taps + (size_t)ky * (size_t)s->k_w + (size_t)kx;
+          const char *xs = padded + ((size_t)(ky * s->dil_h) * d->wp + (size_t)(kx * s->dil_w)) * es;
+          if (d->q8)
+            f->q8_row(d->nvirt, xs, sw, d->wq[wi], p->q8.x_zero_point, is_signed, acc);
+          else
+            f->f16_row(d->nvirt, (const uint16_t *)xs, sw, d->wf[wi], acc);
+        }
+      for (size_t oy = 0; oy < ho; oy++) {
+        if (d->q8)
+          p->kernels->q8_gemm->store(wo, (const int32_t *)acc + oy * d->wp, &p->q8, oc, 0, yp + oy * wo);
+        else
+          p->kernels->f16_gemm->store(wo, (const float *)acc + oy * d->wp, p->bias, oc, 0, s->out_min, s->out_max,
+                                      (uint16_t *)yp + oy * wo);
+      }
+      continue;
+    }
     for (size_t oy = 0; oy < ho; oy++) {
       memset(acc, 0, wo * 4);
       for (int64_t ky = 0; ky < s->k_h; ky++) {
