@@ -185,7 +185,14 @@ typedef struct lowp_ctx {
         size_t r0 = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);                                 \
         size_t r1 = ix0 >= s->w_in ? 0 : (size_t)((s->w_in - 1 - ix0) / sw + 1);                   \
         r1 = DLC_MIN(r1, run);                                                                     \
-        if (r0 < r1) {                                                                             \
+        if (r0 < r1 && !q8 && sw == 1) {                                                           \
+          /* F16 at stride 1: runs of contiguous halves, a panel's columns at a time */           \
+          for (size_t rr = r0; rr < r1;) {                                                         \
+            const size_t lane = l + rr, li = lane % w, cnt = DLC_MIN(r1 - rr, w - li);             \
+            memcpy(drow + lane / w * panel + li, row + ix0 + (int64_t)rr, cnt * 2);                \
+            rr += cnt;                                                                             \
+          }                                                                                        \
+        } else if (r0 < r1) {                                                                      \
           /* lane -> (panel, column) once per run, then stepped: a division per element cost more \
              than the products it feeds */                                                         \
           size_t li = (l + r0) % w;                                                                \
@@ -317,7 +324,23 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
   const size_t cin = (size_t)s->cin_g, panel = kc * w;
   const int q8 = d->q8;
   const int32_t zp = c->p->q8.x_zero_point;
-  memset(dst, 0, dlc_div_up(nq, w) * panel * 2);
+  const size_t panels = dlc_div_up(nq, w);
+  if (s->pad_t | s->pad_b | s->pad_l | s->pad_r) {
+    memset(dst, 0, panels * panel * 2);
+  } else {
+    /* no padding: every tap of a real lane and row is written below; zero only the lanes past
+       nq of the last panel and the rows past K (an odd K's pair partner) */
+    if (nq % w)
+      for (size_t kk = 0; kk < kc; kk++) {
+        int16_t *r = dst + (panels - 1) * panel + (q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w);
+        for (size_t li = nq % w; li < w; li++) r[li * (q8 ? 2 : 1)] = 0;
+      }
+    for (size_t kk = d->K > k0 ? d->K - k0 : 0; kk < kc; kk++)
+      for (size_t pi = 0; pi < panels; pi++) {
+        int16_t *r = dst + pi * panel + (q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w);
+        for (size_t li = 0; li < w; li++) r[li * (q8 ? 2 : 1)] = 0;
+      }
+  }
   (void)P;
   if (!d->nhwc) {
     if (!q8) PACK_NCHW(uint16_t, CVT_F16)
