@@ -16,6 +16,7 @@
 
 #include "core/fpenv.h"
 #include "core/kernels.h"
+#include "core/util.h"
 #include "dlconv.h"
 
 #define GUARD 37
@@ -374,9 +375,49 @@ static void test_store_nan(void **state) {
   dlc_fpmode_leave(saved);
 }
 
+/* widen_a + ukernel_a32 (where a family has them): the same bits as ukernel for every tile edge,
+   kc around the kernel's A chunk, accumulate on and off; widen_a exact and within its bound. */
+static void test_ukernel_a32(void **state) {
+  (void)state;
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  const size_t nf = families(fams);
+  static const size_t kcs[] = {1, 2, 7, 64, 256};
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    assert_true(!f->widen_a == !f->ukernel_a32);
+    if (!f->ukernel_a32) continue;
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+      const size_t kc = kcs[ki], ldc = f->nr + 3;
+      uint16_t *a = malloc(kc * f->mr * 2), *b = malloc(kc * f->nr * 2);
+      float *af = aligned_alloc(32, dlc_round_up((kc * f->mr + 8 + 8) * 4, 32));
+      float *c1 = malloc(f->mr * ldc * 4), *c2 = malloc(f->mr * ldc * 4);
+      assert_true(a && b && af && c1 && c2);
+      for (size_t t = 0; t < kc * f->mr; t++) a[t] = dlc_f32_to_f16(frand() * 4.0f);
+      for (size_t t = 0; t < kc * f->nr; t++) b[t] = dlc_f32_to_f16(frand());
+      for (size_t t = 0; t < kc * f->mr + 16; t++) af[t] = -1234.5f;
+      f->widen_a(kc, a, af);
+      for (size_t t = 0; t < kc * f->mr; t++)
+        if (af[t] != dlc_f16_to_f32(a[t])) fail_msg("%s widen_a kc=%zu: af[%zu] = %g", f->name, kc, t, (double)af[t]);
+      for (size_t t = kc * f->mr + 8; t < kc * f->mr + 16; t++)
+        if (af[t] != -1234.5f) fail_msg("%s widen_a kc=%zu wrote af[%zu], past its slack", f->name, kc, t);
+      for (size_t m = 1; m <= f->mr; m++)
+        for (size_t n = 1; n <= f->nr; n++)
+          for (int acc = 0; acc < 2; acc++) {
+            for (size_t t = 0; t < f->mr * ldc; t++) c1[t] = c2[t] = (float)t * 0.25f;
+            f->ukernel(m, n, kc, a, b, c1, ldc, acc);
+            f->ukernel_a32(m, n, kc, af, b, c2, ldc, acc);
+            if (memcmp(c1, c2, f->mr * ldc * 4))
+              fail_msg("%s ukernel_a32 m=%zu n=%zu kc=%zu acc=%d differs from ukernel", f->name, m, n, kc, acc);
+          }
+      free(a); free(b); free(af); free(c1); free(c2);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_codec),
+      cmocka_unit_test(test_ukernel_a32),
       cmocka_unit_test(test_ukernel_edges),
       cmocka_unit_test(test_ukernel_wide_ldc),
       cmocka_unit_test(test_ukernel_special_halves),

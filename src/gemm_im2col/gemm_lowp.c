@@ -40,6 +40,7 @@ typedef struct lowp_data {
   size_t outer, mblocks, nblocks, njobs, ntasks;
   size_t xpack_elems;    /* per slice: the packed activation block */
   size_t ws_slice;       /* bytes per task, multiple of 64 */
+  size_t a32_bytes;      /* F16 with ukernel_a32: the widened A micro-panel at the end of a slice */
   const dlc_f16_gemm_family *f16;
   const dlc_q8_gemm_family *q8f;
 } lowp_data;
@@ -121,7 +122,9 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
   d->njobs = d->outer * d->mblocks * d->nblocks;
   d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
   d->xpack_elems = d->kc * (d->nhwc ? d->mc : d->nc);
-  d->ws_slice = dlc_round_up(d->xpack_elems * 2, DLC_ALIGN) + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN);
+  /* F16 families with ukernel_a32: room for one widened A micro-panel */
+  d->a32_bytes = !q8 && f16->ukernel_a32 ? dlc_round_up((d->kc * d->mr + 8) * 4, DLC_ALIGN) : 0;
+  d->ws_slice = dlc_round_up(d->xpack_elems * 2, DLC_ALIGN) + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN) + d->a32_bytes;
 
   size_t per_group = d->wpanels * d->Kp * d->ww;
   d->wpack = dlc_calloc((size_t)s->groups * per_group * 2);
@@ -365,6 +368,7 @@ static void run_job(const lowp_ctx *c, size_t o, size_t mb, size_t nb, char *sli
   const size_t ldc = d->nc;
   const int16_t *wgroup = d->wpack + g * d->wpanels * d->Kp * d->ww;
 
+  float *a32 = d->a32_bytes ? (float *)(slice + d->ws_slice - d->a32_bytes) : NULL;
   for (size_t pc = 0; pc < d->Kp; pc += d->kc) {
     const size_t kc = DLC_MIN(d->kc, d->Kp - pc);
     /* activations: the N block's pixels as B panels (NCHW) or the M block's as A panels (NHWC) */
@@ -375,11 +379,14 @@ static void run_job(const lowp_ctx *c, size_t o, size_t mb, size_t nb, char *sli
     for (size_t ir = 0; ir < mlen; ir += d->mr) {
       const size_t m = DLC_MIN(d->mr, mlen - ir);
       const int16_t *a = d->nhwc ? xpack + ir / d->mr * kc * d->mr : wgroup + (m0 + ir) / d->mr * d->Kp * d->mr + pc * d->mr;
+      if (a32) d->f16->widen_a(kc, (const uint16_t *)a, a32); /* once for all the B panels below */
       for (size_t jr = 0; jr < nlen; jr += d->nr) {
         const size_t n = DLC_MIN(d->nr, nlen - jr);
         const int16_t *b = d->nhwc ? wgroup + (n0 + jr) / d->nr * d->Kp * d->nr + pc * d->nr : xpack + jr / d->nr * kc * d->nr;
         if (d->q8)
           d->q8f->ukernel(m, n, kc, a, b, (int32_t *)acc + ir * ldc + jr, ldc, pc > 0);
+        else if (a32)
+          d->f16->ukernel_a32(m, n, kc, a32, (const uint16_t *)b, (float *)acc + ir * ldc + jr, ldc, pc > 0);
         else
           d->f16->ukernel(m, n, kc, (const uint16_t *)a, (const uint16_t *)b, (float *)acc + ir * ldc + jr, ldc, pc > 0);
       }

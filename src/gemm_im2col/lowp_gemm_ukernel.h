@@ -49,11 +49,21 @@ typedef void (*dlc_q8_store_fn)(size_t n, const int32_t *acc, const dlc_q8_param
  * a and b hold u8 (is_signed == 0) or s8 values; reads n bytes of each, writes 2n s16. */
 typedef void (*dlc_q8_pack_pairs_fn)(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst);
 
+/* Optional pair (both or neither): the A micro-panel widened once by the driver, for all the
+ * B panels of a sweep, instead of by every call of ukernel:
+ *   widen_a:     af[t] = f32(a[t]) for t < kc * mr; af is 32-byte aligned with 8 floats of slack
+ *   ukernel_a32: ukernel with A as kc x mr floats (k-major); the same results bit for bit */
+typedef void (*dlc_f16_widen_a_fn)(size_t kc, const uint16_t *a, float *af);
+typedef void (*dlc_f16_gemm_a32_fn)(size_t m, size_t n, size_t kc, const float *a, const uint16_t *b, float *c,
+                                    size_t ldc, int accumulate);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
   dlc_f16_gemm_ukernel_fn ukernel;
   dlc_f16_store_fn store;
+  dlc_f16_widen_a_fn widen_a;
+  dlc_f16_gemm_a32_fn ukernel_a32;
 } dlc_f16_gemm_family;
 
 typedef struct dlc_q8_gemm_family {

@@ -97,8 +97,11 @@ static inline __m256i first_lanes(size_t v) {
   return _mm256_loadu_si256((const __m256i *)(lane_mask + 8 - (v > 8 ? 8 : v)));
 }
 
+/* a32 != NULL: A is already widened (ukernel_a32, the driver widens a micro-panel once for all
+   the B panels it sweeps); else a holds halves. */
 static inline __attribute__((always_inline)) void tile_body(const size_t M, const size_t NV, size_t n,
                                                             size_t kc, const uint16_t *restrict a,
+                                                            const float *restrict a32,
                                                             const uint16_t *restrict b, float *restrict c,
                                                             size_t ldc, int accumulate) {
   float af[KC_CHUNK * MR + 8] __attribute__((aligned(32)));
@@ -110,7 +113,7 @@ static inline __attribute__((always_inline)) void tile_body(const size_t M, cons
     _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c + i * ldc + 8 * NV - 1), _MM_HINT_T0);
   }
-  if (M <= 2) {
+  if (M <= 2 && !a32) {
     /* Too few FMAs per k step to pay for widening all MR rows of A: their own broadcasts
        instead (measured 21 against 17 GFLOP/s for one row, as fast as the f32 kernel). */
     _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
@@ -121,8 +124,11 @@ static inline __attribute__((always_inline)) void tile_body(const size_t M, cons
   } else {
     for (size_t k0 = 0; k0 < kc; k0 += KC_CHUNK) {
       const size_t kn = kc - k0 < KC_CHUNK ? kc - k0 : KC_CHUNK;
-      widen_a(kn * MR, a + k0 * MR, af);
       const float *ap = af;
+      if (a32)
+        ap = a32 + k0 * MR;
+      else
+        widen_a(kn * MR, a + k0 * MR, af);
       size_t k = 0;
       /* two k steps are one 64-byte line of B: one prefetch per pair */
       _Pragma("GCC unroll 4") for (; k + 2 <= kn; k += 2) {
@@ -157,7 +163,11 @@ static inline __attribute__((always_inline)) void tile_body(const size_t M, cons
 #define DEFINE_TILE(M, NV)                                                                             \
   static void tile_##M##x##NV(size_t n, size_t kc, const uint16_t *restrict a, const uint16_t *restrict b, \
                               float *restrict c, size_t ldc, int accumulate) {                         \
-    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate);                                                 \
+    tile_body(M, NV, n, kc, a, NULL, b, c, ldc, accumulate);                                           \
+  }                                                                                                    \
+  static void tile32_##M##x##NV(size_t n, size_t kc, const float *restrict a, const uint16_t *restrict b, \
+                                float *restrict c, size_t ldc, int accumulate) {                       \
+    tile_body(M, NV, n, kc, NULL, a, b, c, ldc, accumulate);                                           \
   }
 #define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
 DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4) DEFINE_TILES(5) DEFINE_TILES(6)
@@ -171,6 +181,20 @@ static void dlc_f16_gemm_6x16__avx2(size_t m, size_t n, size_t kc, const uint16_
                                     float *c, size_t ldc, int accumulate) {
   tiles[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
 }
+
+typedef void (*tile32_fn)(size_t n, size_t kc, const float *restrict a, const uint16_t *restrict b,
+                          float *restrict c, size_t ldc, int accumulate);
+static const tile32_fn tiles32[2][MR] = {
+    {tile32_1x1, tile32_2x1, tile32_3x1, tile32_4x1, tile32_5x1, tile32_6x1},
+    {tile32_1x2, tile32_2x2, tile32_3x2, tile32_4x2, tile32_5x2, tile32_6x2},
+};
+
+static void dlc_f16_gemm_6x16_a32__avx2(size_t m, size_t n, size_t kc, const float *a, const uint16_t *b,
+                                        float *c, size_t ldc, int accumulate) {
+  tiles32[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
+}
+
+static void dlc_f16_widen_a__avx2(size_t kc, const uint16_t *a, float *af) { widen_a(kc * MR, a, af); }
 
 /* Bias, then the bound as the first operand of max/min: they return the second operand when
    either is NaN, so a NaN sum passes through (as dlc_clamp's comparisons let it). vcvtps2ph with
@@ -224,4 +248,6 @@ const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .nr = NR,
     .ukernel = dlc_f16_gemm_6x16__avx2,
     .store = dlc_f16_store__avx2,
+    .widen_a = dlc_f16_widen_a__avx2,
+    .ukernel_a32 = dlc_f16_gemm_6x16_a32__avx2,
 };
