@@ -154,10 +154,33 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
     w = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
     _mm_storel_epi64((__m128i *)(out + j), w);
   }
-  for (; j < n; j++) {
-    size_t ch = per_column ? c0 + j : c0;
-    out[j] = (uint8_t)dlc_q8_requant1((int64_t)acc[j] + q->bias[ch], q->mult[ch], q);
+  if (j == n) return;
+  /* The last 1..7 through the same vector steps on copies padded to 8 (short rows, e.g. 7 x 7
+     planes, are all tail: the scalar formula's nearbyint call per output cost more than all of
+     the vector work), then only their bytes are stored. */
+  const size_t r = n - j;
+  int32_t ta[8] = {0}, tb[8] = {0};
+  double tm[8] = {0};
+  uint8_t tout[8];
+  memcpy(ta, acc + j, r * sizeof(int32_t));
+  if (per_column) {
+    memcpy(tb, q->bias + c0 + j, r * sizeof(int32_t));
+    memcpy(tm, q->mult + c0 + j, r * sizeof(double));
   }
+  __m128i b0 = bias_r, b1 = bias_r;
+  __m256d m0 = mult_r, m1 = mult_r;
+  if (per_column) {
+    b0 = _mm_loadu_si128((const __m128i *)tb);
+    b1 = _mm_loadu_si128((const __m128i *)(tb + 4));
+    m0 = _mm256_loadu_pd(tm);
+    m1 = _mm256_loadu_pd(tm + 4);
+  }
+  __m128i r0 = requant4(_mm_loadu_si128((const __m128i *)ta), b0, m0, lo, hi, zp, ymin, ymax);
+  __m128i r1 = requant4(_mm_loadu_si128((const __m128i *)(ta + 4)), b1, m1, lo, hi, zp, ymin, ymax);
+  __m128i w = _mm_packs_epi32(r0, r1);
+  w = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+  _mm_storel_epi64((__m128i *)tout, w);
+  memcpy(out + j, tout, r);
 }
 
 /* 16 lanes a step: widen both rows to s16, remove the zero point, interleave. unpacklo/hi work
