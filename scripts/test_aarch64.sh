@@ -22,9 +22,10 @@ meson compile -C "$build"
 # Single-threaded tests only: in this VM, qemu-user hangs on any second thread (a bare
 # pthread_create + join never returns; libgomp's team likewise), so the sweeps (which run a
 # caller thread pool) and the concurrency tests stay native. What runs here covers AArch64
-# feature detection, ISA fallback to the generic kernels for every algorithm, and validation.
+# feature detection, ISA fallback to the generic kernels for every algorithm, validation, and
+# the F16/int8 paths (generic kernels on AArch64) against their exact oracle.
 list=$(meson test -C "$build" --list 2>/dev/null | sed -n 's/^libdlconv:[a-z]* \/ //p')
-light=$(echo "$list" | grep -E '^(api|invalid)$' | tr '\n' ' ')
+light=$(echo "$list" | grep -E '^(api|invalid|lowp|ukernel_q8_gemm|ukernel_f16_gemm|ukernel_lowp_dw)$' | tr '\n' ' ')
 # shellcheck disable=SC2086
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 4 $light
 echo "aarch64 stage: $(( $(date +%s) - start )) s"
