@@ -168,54 +168,46 @@ typedef struct lowp_ctx {
 #define CVT_F16(v) ((int16_t)(v))
 #define CVT_Q8(v) ((int16_t)((int32_t)(v) - zp))
 
-/* NCHW: the panels of the B block, lanes = pixels [q0, q0 + nq) of image img, rows = k in
+/* F16 NCHW: the panels of the B block, lanes = pixels [q0, q0 + nq) of image img, rows = k in
    [k0, k0 + kc) in (ic, ky, kx) order, panel width w. Walks output rows, so that a run of lanes
-   reads one input row (contiguous at stride 1); taps outside x stay zero. */
-#define PACK_NCHW(T, CVT)                                                                           \
-  for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk++) {                                          \
-    const size_t k = k0 + kk, ic = (size_t)g * (size_t)s->cin_g + k / khw, r = k % khw;            \
-    const int64_t ky = (int64_t)(r / (size_t)s->k_w), kx = (int64_t)(r % (size_t)s->k_w);          \
-    const T *xc = (const T *)c->x + (img * (size_t)s->c_in + ic) * (size_t)(s->h_in * s->w_in);   \
-    int16_t *drow = dst + (q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w);                            \
-    const size_t lstep = q8 ? 2 : 1;                                                               \
-    for (size_t l = 0, q = q0; l < nq;) {                                                          \
-      const int64_t oy = (int64_t)(q / wo), ox = (int64_t)(q % wo);                                \
-      const size_t run = DLC_MIN(nq - l, wo - (size_t)ox);                                         \
-      const int64_t iy = oy * s->stride_h - s->pad_t + ky * s->dil_h;                              \
-      if (iy >= 0 && iy < s->h_in) {                                                               \
-        const T *row = xc + (size_t)iy * (size_t)s->w_in;                                          \
-        const int64_t sw = s->stride_w, ix0 = ox * sw - s->pad_l + kx * s->dil_w;                  \
-        size_t r0 = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);                                 \
-        size_t r1 = ix0 >= s->w_in ? 0 : (size_t)((s->w_in - 1 - ix0) / sw + 1);                   \
-        r1 = DLC_MIN(r1, run);                                                                     \
-        if (r0 < r1 && !q8 && sw == 1) {                                                           \
-          /* F16 at stride 1: runs of contiguous halves, a panel's columns at a time */           \
-          for (size_t rr = r0; rr < r1;) {                                                         \
-            const size_t lane = l + rr, li = lane % w, cnt = DLC_MIN(r1 - rr, w - li);             \
-            memcpy(drow + lane / w * panel + li, row + ix0 + (int64_t)rr, cnt * 2);                \
-            rr += cnt;                                                                             \
-          }                                                                                        \
-        } else if (r0 < r1) {                                                                      \
-          /* lane -> (panel, column) once per run, then stepped: a division per element cost more \
-             than the products it feeds */                                                         \
-          size_t li = (l + r0) % w;                                                                \
-          int16_t *dp = drow + (l + r0) / w * panel + li * lstep;                                  \
-          const T *src = row + ix0 + (int64_t)r0 * sw;                                             \
-          for (size_t rr = r0; rr < r1; rr++, src += sw) {                                         \
-            *dp = CVT(*src);                                                                       \
-            if (++li == w) {                                                                       \
-              li = 0;                                                                              \
-              dp += panel - (w - 1) * lstep;                                                       \
-            } else {                                                                               \
-              dp += lstep;                                                                         \
-            }                                                                                      \
-          }                                                                                        \
-        }                                                                                          \
-      }                                                                                            \
-      l += run;                                                                                    \
-      q += run;                                                                                    \
-    }                                                                                              \
+   reads one input row; taps outside x stay zero (the caller zeroed them). */
+static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
+                          size_t w, uint16_t *dst) {
+  const dlc_conv_shape *s = &c->p->s;
+  const size_t khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out, panel = kc * w;
+  const int64_t sw = s->stride_w;
+  for (size_t kk = 0; kk < kc && k0 + kk < c->d->K; kk++) {
+    const size_t k = k0 + kk, ic = g * (size_t)s->cin_g + k / khw, r = k % khw;
+    const int64_t ky = (int64_t)(r / (size_t)s->k_w), kx = (int64_t)(r % (size_t)s->k_w);
+    const uint16_t *xc = (const uint16_t *)c->x + (img * (size_t)s->c_in + ic) * (size_t)(s->h_in * s->w_in);
+    uint16_t *drow = dst + kk * w;
+    for (size_t l = 0, q = q0; l < nq;) {
+      const int64_t oy = (int64_t)(q / wo), ox = (int64_t)(q % wo);
+      const size_t run = DLC_MIN(nq - l, wo - (size_t)ox);
+      const int64_t iy = oy * s->stride_h - s->pad_t + ky * s->dil_h;
+      if (iy >= 0 && iy < s->h_in) {
+        const uint16_t *row = xc + (size_t)iy * (size_t)s->w_in;
+        const int64_t ix0 = ox * sw - s->pad_l + kx * s->dil_w;
+        const size_t r0 = ix0 >= 0 ? 0 : (size_t)((-ix0 + sw - 1) / sw);
+        const size_t r1 = ix0 >= s->w_in ? 0 : DLC_MIN(run, (size_t)((s->w_in - 1 - ix0) / sw + 1));
+        /* a panel's columns at a time: contiguous halves at stride 1, stepped otherwise (a
+           division per element cost more than the products it feeds) */
+        for (size_t rr = r0; rr < r1;) {
+          const size_t lane = l + rr, li = lane % w, cnt = DLC_MIN(r1 - rr, w - li);
+          uint16_t *dp = drow + lane / w * panel + li;
+          const uint16_t *src = row + ix0 + (int64_t)rr * sw;
+          if (sw == 1)
+            memcpy(dp, src, cnt * 2);
+          else
+            for (size_t i = 0; i < cnt; i++) dp[i] = src[(int64_t)i * sw];
+          rr += cnt;
+        }
+      }
+      l += run;
+      q += run;
+    }
   }
+}
 
 /* NHWC: the panels of the A block, lanes = pixels [q0, q0 + nq) of all images (n * P + p), rows
    = k in (ky, kx, ic) order (weights are packed the same way), so a tap copies a contiguous run
@@ -346,7 +338,7 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
   }
   (void)P;
   if (!d->nhwc) {
-    if (!q8) PACK_NCHW(uint16_t, CVT_F16)
+    if (!q8) pack_nchw_f16(c, img, g, q0, nq, k0, kc, w, (uint16_t *)dst);
     else pack_nchw_q8(c, img, g, q0, nq, k0, kc, w, dst);
   } else {
     if (!q8) PACK_NHWC(uint16_t, CVT_F16)
