@@ -1,7 +1,8 @@
 /* test_ukernel_f16_gemm.c - the F16 gemm micro-kernel and store of every ISA this machine runs
  * (src/gemm_im2col/lowp_gemm_ukernel.h), against references written here: binary16 decoding and
  * round-to-nearest-even encoding done in double arithmetic (not quant.h), the tile product in
- * double at every (m, n) edge with guards around C, and the store bit for bit with guards after y.
+ * double at every (m, n) edge with guards around C (ukernel_ib too, B in place through an offset
+ * table, its operands against guard pages), and the store bit for bit with guards after y.
  * Everything runs in the library's floating-point mode (flush-to-zero, denormals-are-zero). */
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_GUARD_PAGES 1
+#endif
 
 #include "core/fpenv.h"
 #include "core/kernels.h"
@@ -255,6 +262,201 @@ static void test_ukernel_special_halves(void **state) {
   dlc_fpmode_leave(saved);
 }
 
+/* ---------------------------------------------------------------- ukernel_ib (B read in place) */
+
+/* Readable memory of exactly the asked size with an inaccessible page right before it or right
+   after it (guard pages where the system has mmap, else an exactly sized malloc for valgrind /
+   ASan), so a kernel reading one element outside A, boff or its B rows faults. */
+typedef struct gbuf {
+  void *map, *owned;
+  size_t map_len;
+  unsigned char *p; /* the payload */
+} gbuf;
+
+static void *gbuf_open(gbuf *g, size_t bytes, int at_end) {
+  memset(g, 0, sizeof *g);
+  if (!bytes) bytes = 1;
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t data = (bytes + pg - 1) / pg * pg;
+  g->map_len = data + 2 * pg;
+  g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(g->map != MAP_FAILED);
+  unsigned char *m = g->map;
+  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
+  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
+  g->p = at_end ? m + pg + data - bytes : m + pg;
+#else
+  (void)at_end;
+  g->owned = malloc(bytes);
+  assert_non_null(g->owned);
+  g->p = g->owned;
+#endif
+  return g->p;
+}
+
+static void gbuf_close(gbuf *g) {
+#ifdef HAVE_GUARD_PAGES
+  if (g->map) munmap(g->map, g->map_len);
+#endif
+  free(g->owned);
+}
+
+/* How the offset table looks: random starts of either sign; all negative (b just past the last
+   run); a few starts repeated (or all the same); all odd (vectors unaligned); one element apart,
+   descending (runs overlapping by all but one element, non-monotonic). */
+enum { OFF_RANDOM, OFF_NEGATIVE, OFF_REPEATED, OFF_ODD, OFF_SLIDE, N_OFF_KINDS };
+
+typedef struct ib_case {
+  const dlc_f16_gemm_family *f;
+  size_t m, kc, ldc;
+  int accumulate, off_kind, at_end;
+  int a_f32;   /* A any float in [-4, 4), not only widened halves (products then round in fp32) */
+  int nan_row; /* >= 0: A(nan_row, kc / 2) is NaN, so that whole row of C must be NaN, no other */
+} ib_case;
+
+/* Starts of the kc runs, from the start of the used span (the smallest is 0), and b's place. */
+static void ib_starts(int off_kind, size_t kc, size_t row, ptrdiff_t *p, ptrdiff_t *base) {
+  const ptrdiff_t span = (ptrdiff_t)(next_u32() % (3 * row + kc + 1));
+  const ptrdiff_t pool[3] = {(ptrdiff_t)(next_u32() % (span + 1)), (ptrdiff_t)(next_u32() % (span + 1)),
+                             (ptrdiff_t)(next_u32() % (span + 1))};
+  const size_t npool = 1 + next_u32() % 3;
+  ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
+  for (size_t k = 0; k < kc; k++) {
+    switch (off_kind) {
+      case OFF_REPEATED: p[k] = pool[next_u32() % npool]; break;
+      case OFF_ODD: p[k] = 2 * (ptrdiff_t)(next_u32() % (span / 2 + 1)) + 1; break;
+      case OFF_SLIDE: p[k] = (ptrdiff_t)(kc - 1 - k); break;
+      default: p[k] = (ptrdiff_t)(next_u32() % (span + 1)); break;
+    }
+    if (p[k] < lo) lo = p[k];
+    if (p[k] > hi) hi = p[k];
+  }
+  for (size_t k = 0; k < kc; k++) p[k] -= lo;
+  hi -= lo;
+  if (off_kind == OFF_NEGATIVE) *base = hi + 1;
+  else if (off_kind == OFF_ODD) *base = hi >= 1 ? 2 * (ptrdiff_t)(next_u32() % ((hi - 1) / 2 + 1)) + 1 : 1; /* p all even */
+  else *base = (ptrdiff_t)(next_u32() % (hi + 1));
+}
+
+/* One call: A, boff and the span of B each against a guard page; the halves of B outside every
+   run are NaN; C's tile (all mr rows, ldc columns) between guards, the m x nr corner random
+   (accumulate) or NaN (not), all else a sentinel that must stay. */
+static void run_ib_case(const ib_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, kc = t->kc, ldc = t->ldc;
+  ptrdiff_t *p = xalloc(kc * sizeof(ptrdiff_t)), base;
+  ib_starts(t->off_kind, kc, nr, p, &base);
+  if (t->off_kind == OFF_ODD)
+    for (size_t k = 0; k < kc; k++) assert_true(((p[k] - base) & 1) != 0);
+  ptrdiff_t hi = 0;
+  for (size_t k = 0; k < kc; k++) hi = p[k] > hi ? p[k] : hi;
+  const size_t span = (size_t)hi + nr;
+
+  gbuf ga, go, gb;
+  float *a = gbuf_open(&ga, kc * mr * sizeof(float), t->at_end);
+  ptrdiff_t *boff = gbuf_open(&go, kc * sizeof(ptrdiff_t), !t->at_end);
+  uint16_t *bspan = gbuf_open(&gb, span * sizeof(uint16_t), t->at_end), *b = bspan + base;
+  for (size_t k = 0; k < kc; k++)
+    for (size_t i = 0; i < mr; i++)
+      a[k * mr + i] = i >= m ? NAN : t->a_f32 ? 4.0f * frand() : (float)half_value(half_of(4.0f * frand()));
+  if (t->nan_row >= 0) a[(kc / 2) * mr + (size_t)t->nan_row] = NAN;
+  for (size_t e = 0; e < span; e++) bspan[e] = HALF_NAN;
+  for (size_t k = 0; k < kc; k++) {
+    boff[k] = p[k] - base;
+    for (size_t j = 0; j < nr; j++) bspan[p[k] + (ptrdiff_t)j] = half_of(frand());
+  }
+  float *a_copy = xalloc(kc * mr * sizeof(float));
+  uint16_t *b_copy = xalloc(span * sizeof(uint16_t));
+  ptrdiff_t *o_copy = xalloc(kc * sizeof(ptrdiff_t));
+  memcpy(a_copy, a, kc * mr * sizeof(float));
+  memcpy(b_copy, bspan, span * sizeof(uint16_t));
+  memcpy(o_copy, boff, kc * sizeof(ptrdiff_t));
+
+  const size_t total = GUARD + mr * ldc + GUARD;
+  float *buf = xalloc(total * sizeof(float)), *c0 = xalloc(m * nr * sizeof(float));
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  float *c = buf + GUARD;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < nr; j++) c[i * ldc + j] = c0[i * nr + j] = t->accumulate ? frand() : NAN;
+
+  t->f->ukernel_ib(m, kc, a, b, boff, c, ldc, t->accumulate);
+
+  if (memcmp(a, a_copy, kc * mr * sizeof(float)) || memcmp(bspan, b_copy, span * sizeof(uint16_t)) ||
+      memcmp(boff, o_copy, kc * sizeof(ptrdiff_t)))
+    fail_msg("%s ukernel_ib m=%zu kc=%zu: wrote to an operand", t->f->name, m, kc);
+  for (size_t i = 0; i < total; i++) {
+    size_t off = i - GUARD;
+    int inside = i >= GUARD && off / ldc < m && off % ldc < nr;
+    if (!inside && !(buf[i] == SENTINEL))
+      fail_msg("%s ukernel_ib m=%zu kc=%zu ldc=%zu: wrote outside the tile at offset %td", t->f->name, m, kc, ldc,
+               (ptrdiff_t)i - GUARD);
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < nr; j++) {
+      double ref = 0, mag = 0;
+      for (size_t k = 0; k < kc; k++) {
+        double pr = (double)a_copy[k * mr + i] * half_value(b_copy[p[k] + (ptrdiff_t)j]);
+        ref += pr;
+        mag += fabs(pr);
+      }
+      if (t->accumulate) ref += c0[i * nr + j], mag += fabs(c0[i * nr + j]);
+      float got = c[i * ldc + j];
+      if ((int)i == t->nan_row) {
+        if (!isnan(got))
+          fail_msg("%s ukernel_ib m=%zu kc=%zu: NaN of row %zu lost (C[%zu][%zu] = %g)", t->f->name, m, kc, i, i, j,
+                   (double)got);
+      } else if (!close_enough(got, ref, mag, kc)) {
+        fail_msg("%s ukernel_ib m=%zu kc=%zu acc=%d offsets=%d a_f32=%d: C[%zu][%zu] = %.9g, want %.9g", t->f->name,
+                 m, kc, t->accumulate, t->off_kind, t->a_f32, i, j, (double)got, ref);
+      }
+    }
+  }
+  gbuf_close(&ga), gbuf_close(&go), gbuf_close(&gb);
+  free(p), free(a_copy), free(b_copy), free(o_copy), free(buf), free(c0);
+}
+
+/* Every m, kc from 1 past the unroll to past 256, accumulate or not, every kind of offset table,
+   A from halves or any float, a NaN row now and then, A / boff / B against guard pages on either
+   side, ldc past nr (and a wide one, and exactly nr). */
+static void test_ukernel_ib(void **state) {
+  (void)state;
+  static const size_t kcs[] = {1, 2, 3, 5, 7, 256, 300};
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  const size_t nf = families(fams);
+  assert_true(nf >= 1);
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    if (!f->ukernel_ib) continue;
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int acc = 0; acc <= 1; acc++)
+          for (int ok = 0; ok < N_OFF_KINDS; ok++)
+            for (int af = 0; af <= 1; af++) {
+              const size_t v = m + ki + (size_t)ok + (size_t)af;
+              ib_case t = {f, m, kcs[ki], f->nr + 1 + (m * 3 + ki + (size_t)ok) % 7, acc, ok, (int)(v & 1), af, -1};
+              if ((v + (size_t)acc) % 5 == 0) t.nan_row = (int)((ki + (size_t)ok) % m);
+              run_ib_case(&t);
+            }
+    for (int acc = 0; acc <= 1; acc++) {
+      ib_case t = {f, f->mr, 64, 3137, acc, OFF_RANDOM, acc, 0, -1};
+      run_ib_case(&t);
+      t.m = 1, t.ldc = f->nr, t.off_kind = OFF_ODD;
+      run_ib_case(&t);
+    }
+  }
+  dlc_fpmode_leave(saved);
+  /* the generic family always has one; where this build has written AVX2's, it must be there */
+  const dlc_isa_kernels *kg = dlc_kernels_for(DLCONV_ISA_GENERIC);
+  assert_true(kg && kg->f16_gemm && kg->f16_gemm->ukernel_ib);
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) {
+    const dlc_isa_kernels *kx = dlc_kernels_for(DLCONV_ISA_AVX2);
+    assert_true(kx && kx->f16_gemm && kx->f16_gemm->ukernel_ib);
+  }
+#endif
+}
+
 /* ---------------------------------------------------------------- store */
 
 enum { CLAMP_NONE, CLAMP_RELU, CLAMP_RELU6, N_CLAMP };
@@ -420,6 +622,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_a32),
       cmocka_unit_test(test_ukernel_edges),
       cmocka_unit_test(test_ukernel_wide_ldc),
+      cmocka_unit_test(test_ukernel_ib),
       cmocka_unit_test(test_ukernel_special_halves),
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_nan),

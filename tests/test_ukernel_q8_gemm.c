@@ -1,7 +1,8 @@
 /* test_ukernel_q8_gemm.c - the int8 gemm micro-kernel and requantising store of every ISA this
  * machine runs (src/gemm_im2col/lowp_gemm_ukernel.h), against references written here: the tile
  * product in int64 at every (m, n) edge with guards around C, and the store bit for bit against
- * quant.h's formula evaluated independently (plus an integer check of the half-even ties). */
+ * quant.h's formula evaluated independently (plus an integer check of the half-even ties), and
+ * ukernel_ib (B in place through an offset table) in int64 with its operands against guard pages. */
 #include <fenv.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_GUARD_PAGES 1
+#endif
 
 #include "core/kernels.h"
 #include "dlconv.h"
@@ -168,6 +175,181 @@ static void test_ukernel_wide_ldc(void **state) {
     t.m = f->mr > 1 ? f->mr - 1 : 1, t.n = f->nr / 2 + 1, t.accumulate = 0, t.kind = V_RANDOM_EXTREMES;
     run_uk_case(&t);
   }
+}
+
+/* ================================================================ ukernel_ib (B read in place) */
+
+/* Readable memory of exactly the asked size with an inaccessible page right before it or right
+   after it (guard pages where the system has mmap, else an exactly sized malloc for valgrind /
+   ASan), so a kernel reading one element outside A, boff or its B rows faults. */
+typedef struct gbuf {
+  void *map, *owned;
+  size_t map_len;
+  unsigned char *p; /* the payload */
+} gbuf;
+
+static void *gbuf_open(gbuf *g, size_t bytes, int at_end) {
+  memset(g, 0, sizeof *g);
+  if (!bytes) bytes = 1;
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t data = (bytes + pg - 1) / pg * pg;
+  g->map_len = data + 2 * pg;
+  g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(g->map != MAP_FAILED);
+  unsigned char *m = g->map;
+  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
+  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
+  g->p = at_end ? m + pg + data - bytes : m + pg;
+#else
+  (void)at_end;
+  g->owned = malloc(bytes);
+  assert_non_null(g->owned);
+  g->p = g->owned;
+#endif
+  return g->p;
+}
+
+static void gbuf_close(gbuf *g) {
+#ifdef HAVE_GUARD_PAGES
+  if (g->map) munmap(g->map, g->map_len);
+#endif
+  free(g->owned);
+}
+
+/* How the offset table looks: random starts of either sign; all negative (b just past the last
+   run); a few starts repeated (or all the same); all odd (pairs and vectors unaligned); one
+   element apart, descending (runs overlapping by all but one element, non-monotonic). */
+enum { OFF_RANDOM, OFF_NEGATIVE, OFF_REPEATED, OFF_ODD, OFF_SLIDE, N_OFF_KINDS };
+
+typedef struct ib_case {
+  const dlc_q8_gemm_family *f;
+  size_t m, kc, ldc;
+  int accumulate, kind, off_kind, at_end;
+} ib_case;
+
+/* Start (in elements, from the start of the used span) of the run of k pair kp: 0 .. span. */
+static void ib_starts(int off_kind, size_t npairs, size_t row, ptrdiff_t *p, ptrdiff_t *base) {
+  const ptrdiff_t span = (ptrdiff_t)irand(0, (int64_t)(3 * row + npairs));
+  ptrdiff_t pool[3] = {(ptrdiff_t)irand(0, span), (ptrdiff_t)irand(0, span), (ptrdiff_t)irand(0, span)};
+  const size_t npool = (size_t)irand(1, 3);
+  ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
+  for (size_t k = 0; k < npairs; k++) {
+    switch (off_kind) {
+      case OFF_REPEATED: p[k] = pool[next_u32() % npool]; break;
+      case OFF_ODD: p[k] = 2 * (ptrdiff_t)irand(0, span / 2) + 1; break;
+      case OFF_SLIDE: p[k] = (ptrdiff_t)(npairs - 1 - k); break;
+      default: p[k] = (ptrdiff_t)irand(0, span); break;
+    }
+    if (p[k] < lo) lo = p[k];
+    if (p[k] > hi) hi = p[k];
+  }
+  for (size_t k = 0; k < npairs; k++) p[k] -= lo; /* the span starts at 0 */
+  hi -= lo;
+  if (off_kind == OFF_NEGATIVE) *base = hi + 1;
+  else if (off_kind == OFF_ODD) *base = hi >= 1 ? 2 * (ptrdiff_t)irand(0, (hi - 1) / 2) + 1 : 1; /* p all even */
+  else *base = (ptrdiff_t)irand(0, hi);
+}
+
+/* One call: A, boff and the span of B each against a guard page; B's elements outside every run
+   hold junk outside the operand range; C's tile (all mr rows, ldc columns) between guards, the
+   m x nr corner random (accumulate) or a sentinel (not), all else a sentinel that must stay. */
+static void run_ib_case(const ib_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, kc = t->kc, ldc = t->ldc, np = kc / 2, row = 2 * nr;
+  ptrdiff_t *p = xalloc(np * sizeof(ptrdiff_t)), base;
+  ib_starts(t->off_kind, np, row, p, &base);
+  if (t->off_kind == OFF_ODD) /* every run an odd number of elements from b */
+    for (size_t k = 0; k < np; k++) assert_true(((p[k] - base) & 1) != 0);
+  ptrdiff_t hi = 0;
+  for (size_t k = 0; k < np; k++) hi = p[k] > hi ? p[k] : hi;
+  const size_t span = (size_t)hi + row;
+
+  gbuf ga, go, gb;
+  int16_t *a = gbuf_open(&ga, kc * mr * sizeof(int16_t), t->at_end);
+  ptrdiff_t *boff = gbuf_open(&go, np * sizeof(ptrdiff_t), !t->at_end);
+  int16_t *bspan = gbuf_open(&gb, span * sizeof(int16_t), t->at_end), *b = bspan + base;
+  for (size_t k = 0; k < kc; k++)
+    for (size_t i = 0; i < mr; i++)
+      a[(k / 2) * 2 * mr + 2 * i + k % 2] = i < m ? a_value(t->kind) : (int16_t)irand(-32768, 32767);
+  for (size_t e = 0; e < span; e++) bspan[e] = (int16_t)(next_u32() & 1 ? irand(-32768, -20000) : irand(20000, 32767));
+  for (size_t k = 0; k < np; k++) {
+    boff[k] = p[k] - base;
+    for (size_t e = 0; e < row; e++) bspan[p[k] + (ptrdiff_t)e] = b_value(t->kind);
+  }
+  int16_t *a_copy = xalloc(kc * mr * sizeof(int16_t)), *b_copy = xalloc(span * sizeof(int16_t));
+  ptrdiff_t *o_copy = xalloc(np * sizeof(ptrdiff_t));
+  memcpy(a_copy, a, kc * mr * sizeof(int16_t));
+  memcpy(b_copy, bspan, span * sizeof(int16_t));
+  memcpy(o_copy, boff, np * sizeof(ptrdiff_t));
+
+  const size_t total = GUARD + mr * ldc + GUARD;
+  int32_t *buf = xalloc(total * sizeof(int32_t)), *c0 = xalloc(m * nr * sizeof(int32_t));
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  int32_t *c = buf + GUARD;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < nr; j++)
+      c[i * ldc + j] = c0[i * nr + j] = t->accumulate ? (int32_t)irand(-(1 << 28), 1 << 28) : SENTINEL;
+
+  t->f->ukernel_ib(m, kc, a, b, boff, c, ldc, t->accumulate);
+
+  if (memcmp(a, a_copy, kc * mr * sizeof(int16_t)) || memcmp(bspan, b_copy, span * sizeof(int16_t)) ||
+      memcmp(boff, o_copy, np * sizeof(ptrdiff_t)))
+    fail_msg("%s ukernel_ib m=%zu kc=%zu: wrote to an operand", t->f->name, m, kc);
+  for (size_t i = 0; i < total; i++) {
+    size_t off = i - GUARD;
+    int inside = i >= GUARD && off / ldc < m && off % ldc < nr;
+    if (!inside && buf[i] != SENTINEL)
+      fail_msg("%s ukernel_ib m=%zu kc=%zu ldc=%zu: wrote outside the tile at offset %td", t->f->name, m, kc, ldc,
+               (ptrdiff_t)i - GUARD);
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < nr; j++) {
+      int64_t ref = t->accumulate ? c0[i * nr + j] : 0;
+      for (size_t k = 0; k < kc; k++)
+        ref += (int64_t)a_copy[(k / 2) * 2 * mr + 2 * i + k % 2] * b_copy[p[k / 2] + (ptrdiff_t)(2 * j + k % 2)];
+      if (c[i * ldc + j] != ref)
+        fail_msg("%s ukernel_ib m=%zu kc=%zu acc=%d kind=%d offsets=%d: C[%zu][%zu] = %d, want %lld", t->f->name,
+                 m, kc, t->accumulate, t->kind, t->off_kind, i, j, c[i * ldc + j], (long long)ref);
+    }
+  }
+  gbuf_close(&ga), gbuf_close(&go), gbuf_close(&gb);
+  free(p), free(a_copy), free(b_copy), free(o_copy), free(buf), free(c0);
+}
+
+/* Every m, one pair to past the unroll and long, accumulate or not, every kind of offset table
+   and of operand values, A / boff / B against guard pages on either side, ldc past nr. */
+static void test_ukernel_ib(void **state) {
+  (void)state;
+  check_expected_families();
+  static const size_t kcs[] = {2, 4, 6, 8, 10, 30, 256, 258};
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+    if (!f || !f->ukernel_ib) continue;
+    tested++;
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int acc = 0; acc <= 1; acc++)
+          for (int ok = 0; ok < N_OFF_KINDS; ok++)
+            for (int kind = 0; kind < N_VALUE_KINDS; kind++) {
+              ib_case t = {f, m, kcs[ki], f->nr + 1 + (m * 3 + ki + (size_t)kind) % 7, acc, kind, ok,
+                           (int)((m + ki + (size_t)ok + (size_t)kind) & 1)};
+              run_ib_case(&t);
+            }
+    /* a row stride far beyond the tile, and one exactly nr */
+    for (int acc = 0; acc <= 1; acc++) {
+      ib_case t = {f, f->mr, 64, 3137, acc, V_RANDOM_EXTREMES, OFF_RANDOM, acc};
+      run_ib_case(&t);
+      t.m = 1, t.ldc = f->nr, t.off_kind = OFF_ODD;
+      run_ib_case(&t);
+    }
+  }
+  /* the generic family always has one; where this build has written AVX2's, it must be there */
+  assert_non_null(family_of(DLCONV_ISA_GENERIC)->ukernel_ib);
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2)->ukernel_ib);
+#endif
+  assert_true(tested >= 1);
 }
 
 /* ================================================================ requantising store */
@@ -396,6 +578,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
       cmocka_unit_test(test_ukernel_wide_ldc),
+      cmocka_unit_test(test_ukernel_ib),
       cmocka_unit_test(test_reference_ties),
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_ties_exact),

@@ -57,6 +57,18 @@ typedef void (*dlc_f16_widen_a_fn)(size_t kc, const uint16_t *a, float *af);
 typedef void (*dlc_f16_gemm_a32_fn)(size_t m, size_t n, size_t kc, const float *a, const uint16_t *b, float *c,
                                     size_t ldc, int accumulate);
 
+/* Optional, for the direct algorithm (src/direct/direct_lowp_conv.c): B read in place from the
+ * driver's copy of x through a table of offsets (in elements of b) instead of from a packed
+ * panel, always a full nr columns; C is the m x nr tile (1 <= m <= mr), A as for ukernel:
+ *   int8:  element (k, j) of B at b[boff[k / 2] + 2 * j + k % 2]      (kc even)
+ *   F16:   element (k, j) of B at b[boff[k] + j]; A given widened, kc x mr floats, k-major
+ * The offsets are the im2col gather: consecutive columns are consecutive output positions of a
+ * padded plane, each reduction row a (channel, tap) whose offset says where its run starts. */
+typedef void (*dlc_q8_gemm_ib_fn)(size_t m, size_t kc, const int16_t *a, const int16_t *b, const ptrdiff_t *boff,
+                                  int32_t *c, size_t ldc, int accumulate);
+typedef void (*dlc_f16_gemm_ib_fn)(size_t m, size_t kc, const float *a, const uint16_t *b, const ptrdiff_t *boff,
+                                   float *c, size_t ldc, int accumulate);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -64,6 +76,7 @@ typedef struct dlc_f16_gemm_family {
   dlc_f16_store_fn store;
   dlc_f16_widen_a_fn widen_a;
   dlc_f16_gemm_a32_fn ukernel_a32;
+  dlc_f16_gemm_ib_fn ukernel_ib; /* optional */
 } dlc_f16_gemm_family;
 
 typedef struct dlc_q8_gemm_family {
@@ -72,6 +85,7 @@ typedef struct dlc_q8_gemm_family {
   dlc_q8_gemm_ukernel_fn ukernel;
   dlc_q8_store_fn store;
   dlc_q8_pack_pairs_fn pack_pairs;
+  dlc_q8_gemm_ib_fn ukernel_ib; /* optional */
 } dlc_q8_gemm_family;
 
 #define DLC_LOWP_MR_MAX 16

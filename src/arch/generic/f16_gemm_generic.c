@@ -26,6 +26,19 @@ static void dlc_f16_gemm_4x8__generic(size_t m, size_t n, size_t kc, const uint1
   }
 }
 
+static void dlc_f16_gemm_ib_4x8__generic(size_t m, size_t kc, const float *restrict a, const uint16_t *restrict b,
+                                         const ptrdiff_t *restrict boff, float *restrict c, size_t ldc, int accumulate) {
+  float acc[MR][NR] = {{0}};
+  for (size_t k = 0; k < kc; k++) {
+    float bk[NR];
+    FOR_J bk[j] = dlc_f16_to_f32(b[boff[k] + (ptrdiff_t)j]);
+    FOR_I FOR_J acc[i][j] += a[k * MR + i] * bk[j];
+  }
+  FOR_I FOR_J {
+    if (i < m) c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+  }
+}
+
 static void dlc_f16_store__generic(size_t n, const float *acc, const float *bias, size_t c0, int per_column,
                                    float out_min, float out_max, uint16_t *y) {
   for (size_t j = 0; j < n; j++)
@@ -38,4 +51,5 @@ const dlc_f16_gemm_family dlc_f16_gemm__generic = {
     .nr = NR,
     .ukernel = dlc_f16_gemm_4x8__generic,
     .store = dlc_f16_store__generic,
+    .ukernel_ib = dlc_f16_gemm_ib_4x8__generic,
 };

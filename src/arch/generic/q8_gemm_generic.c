@@ -24,6 +24,19 @@ static void dlc_q8_gemm_4x8c2__generic(size_t m, size_t n, size_t kc, const int1
   }
 }
 
+static void dlc_q8_gemm_ib_4x8c2__generic(size_t m, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
+                                          const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc,
+                                          int accumulate) {
+  uint32_t acc[MR][NR] = {{0}};
+  for (size_t k2 = 0; k2 < kc / 2; k2++) {
+    const int16_t *ak = a + k2 * 2 * MR, *bk = b + boff[k2];
+    FOR_I FOR_J acc[i][j] += (uint32_t)((int32_t)ak[2 * i] * bk[2 * j]) + (uint32_t)((int32_t)ak[2 * i + 1] * bk[2 * j + 1]);
+  }
+  FOR_I FOR_J {
+    if (i < m) c[i * ldc + j] = (int32_t)(accumulate ? (uint32_t)c[i * ldc + j] + acc[i][j] : acc[i][j]);
+  }
+}
+
 static void dlc_q8_store__generic(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
                                   void *y) {
   for (size_t j = 0; j < n; j++) {
@@ -53,4 +66,5 @@ const dlc_q8_gemm_family dlc_q8_gemm__generic = {
     .ukernel = dlc_q8_gemm_4x8c2__generic,
     .store = dlc_q8_store__generic,
     .pack_pairs = dlc_q8_pack_pairs__generic,
+    .ukernel_ib = dlc_q8_gemm_ib_4x8c2__generic,
 };

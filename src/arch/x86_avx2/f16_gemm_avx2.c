@@ -218,6 +218,52 @@ static void dlc_f16_gemm_6x16_a32__avx2(size_t m, size_t n, size_t kc, const flo
   tiles32[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
 }
 
+/* ukernel_ib: A in fp32 (the driver widened it), each k row of B 16 halves where the offset
+   table says (the direct algorithm's copy of x), widened in registers; always 16 columns. */
+static inline __attribute__((always_inline)) void ib_body(const size_t M, size_t kc, const float *restrict a,
+                                                          const uint16_t *restrict b, const ptrdiff_t *restrict boff,
+                                                          float *restrict c, size_t ldc, int accumulate) {
+  __m256 acc0[MR], acc1[MR];
+  FOR_ROWS {
+    acc0[i] = _mm256_setzero_ps();
+    acc1[i] = _mm256_setzero_ps();
+  }
+  _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
+    const uint16_t *bk = b + boff[k];
+    const __m256 b0 = widen_reg(bk), b1 = widen_reg(bk + 8);
+    FOR_ROWS {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+    }
+    a += MR;
+  }
+  FOR_ROWS {
+    float *ci = c + i * ldc;
+    if (accumulate) {
+      acc0[i] = _mm256_add_ps(acc0[i], _mm256_loadu_ps(ci));
+      acc1[i] = _mm256_add_ps(acc1[i], _mm256_loadu_ps(ci + 8));
+    }
+    _mm256_storeu_ps(ci, acc0[i]);
+    _mm256_storeu_ps(ci + 8, acc1[i]);
+  }
+}
+
+typedef void (*ib_fn)(size_t kc, const float *restrict a, const uint16_t *restrict b, const ptrdiff_t *restrict boff,
+                      float *restrict c, size_t ldc, int accumulate);
+#define DEFINE_IB(M)                                                                                   \
+  static void ib_##M(size_t kc, const float *restrict a, const uint16_t *restrict b,                   \
+                     const ptrdiff_t *restrict boff, float *restrict c, size_t ldc, int accumulate) { \
+    ib_body(M, kc, a, b, boff, c, ldc, accumulate);                                                    \
+  }
+DEFINE_IB(1) DEFINE_IB(2) DEFINE_IB(3) DEFINE_IB(4) DEFINE_IB(5) DEFINE_IB(6)
+static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6};
+
+static void dlc_f16_gemm_ib_6x16__avx2(size_t m, size_t kc, const float *a, const uint16_t *b, const ptrdiff_t *boff,
+                                       float *c, size_t ldc, int accumulate) {
+  ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
+}
+
 static void dlc_f16_widen_a__avx2(size_t kc, const uint16_t *a, float *af) { widen_a(kc * MR, a, af); }
 
 /* Bias, then the bound as the first operand of max/min: they return the second operand when
@@ -274,4 +320,5 @@ const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .store = dlc_f16_store__avx2,
     .widen_a = dlc_f16_widen_a__avx2,
     .ukernel_a32 = dlc_f16_gemm_6x16_a32__avx2,
+    .ukernel_ib = dlc_f16_gemm_ib_6x16__avx2,
 };

@@ -111,6 +111,54 @@ static void dlc_q8_gemm_6x16c2__avx2(size_t m, size_t n, size_t kc, const int16_
   tiles[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
 }
 
+/* ukernel_ib: the same 6 x 16c2 register tile with each k pair's B row read where the offset
+   table says (one 64-byte run of the direct algorithm's copy of x) and always 16 columns. */
+static inline __attribute__((always_inline)) void ib_body(const size_t M, size_t kc, const int16_t *restrict a,
+                                                          const int16_t *restrict b, const ptrdiff_t *restrict boff,
+                                                          int32_t *restrict c, size_t ldc, int accumulate) {
+  __m256i acc0[MR], acc1[MR];
+  FOR_ROWS {
+    acc0[i] = _mm256_setzero_si256();
+    acc1[i] = _mm256_setzero_si256();
+  }
+  _Pragma("GCC unroll 4") for (size_t k2 = 0; k2 < kc / 2; k2++) {
+    const int16_t *bk = b + boff[k2];
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)bk), b1 = _mm256_loadu_si256((const __m256i *)(bk + 16));
+    FOR_ROWS {
+      int32_t pair;
+      memcpy(&pair, a + 2 * i, sizeof pair);
+      __m256i ai = _mm256_set1_epi32(pair);
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
+      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
+    }
+    a += 2 * MR;
+  }
+  FOR_ROWS {
+    int32_t *ci = c + i * ldc;
+    if (accumulate) {
+      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_loadu_si256((const __m256i *)ci));
+      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_loadu_si256((const __m256i *)(ci + 8)));
+    }
+    _mm256_storeu_si256((__m256i *)ci, acc0[i]);
+    _mm256_storeu_si256((__m256i *)(ci + 8), acc1[i]);
+  }
+}
+
+typedef void (*ib_fn)(size_t kc, const int16_t *restrict a, const int16_t *restrict b, const ptrdiff_t *restrict boff,
+                      int32_t *restrict c, size_t ldc, int accumulate);
+#define DEFINE_IB(M)                                                                                     \
+  static void ib_##M(size_t kc, const int16_t *restrict a, const int16_t *restrict b,                    \
+                     const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) { \
+    ib_body(M, kc, a, b, boff, c, ldc, accumulate);                                                      \
+  }
+DEFINE_IB(1) DEFINE_IB(2) DEFINE_IB(3) DEFINE_IB(4) DEFINE_IB(5) DEFINE_IB(6)
+static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6};
+
+static void dlc_q8_gemm_ib_6x16c2__avx2(size_t m, size_t kc, const int16_t *a, const int16_t *b,
+                                        const ptrdiff_t *boff, int32_t *c, size_t ldc, int accumulate) {
+  ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
+}
+
 /* Four outputs of quant.h's formula, one double operation per step in its order. acc + bias is
    exact as a sum of doubles (|sum| < 2^33). max(lo, v) and min(hi, v) return v unless the bound
    wins strictly, as the scalar ternaries do. t is integral and in range when converted. */
@@ -211,4 +259,5 @@ const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
     .ukernel = dlc_q8_gemm_6x16c2__avx2,
     .store = dlc_q8_store__avx2,
     .pack_pairs = dlc_q8_pack_pairs__avx2,
+    .ukernel_ib = dlc_q8_gemm_ib_6x16c2__avx2,
 };
