@@ -203,32 +203,40 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
     _mm_storel_epi64((__m128i *)(out + j), w);
   }
   if (j == n) return;
-  /* The last 1..7 through the same vector steps on copies padded to 8 (short rows, e.g. 7 x 7
-     planes, are all tail: the scalar formula's nearbyint call per output cost more than all of
-     the vector work), then only their bytes are stored. */
+  /* The last 1..7 through the same vector steps, their inputs read with masked loads (short rows,
+     e.g. 7-wide output rows, are all tail: the scalar formula's nearbyint call per output cost
+     more than the vector work), then only their bytes are stored, 4 + 2 + 1. */
   const size_t r = n - j;
-  int32_t ta[8] = {0}, tb[8] = {0};
-  double tm[8] = {0};
-  uint8_t tout[8];
-  memcpy(ta, acc + j, r * sizeof(int32_t));
-  if (per_column) {
-    memcpy(tb, q->bias + c0 + j, r * sizeof(int32_t));
-    memcpy(tm, q->mult + c0 + j, r * sizeof(double));
-  }
+  const __m256i mk = first_lanes(r), mk_lo = first_lanes(r > 4 ? 4 : r), mk_hi = first_lanes(r > 4 ? r - 4 : 0);
+  const __m256i av = _mm256_maskload_epi32(acc + j, mk);
   __m128i b0 = bias_r, b1 = bias_r;
   __m256d m0 = mult_r, m1 = mult_r;
   if (per_column) {
-    b0 = _mm_loadu_si128((const __m128i *)tb);
-    b1 = _mm_loadu_si128((const __m128i *)(tb + 4));
-    m0 = _mm256_loadu_pd(tm);
-    m1 = _mm256_loadu_pd(tm + 4);
+    const __m256i bv = _mm256_maskload_epi32(q->bias + c0 + j, mk);
+    b0 = _mm256_castsi256_si128(bv);
+    b1 = _mm256_extracti128_si256(bv, 1);
+    /* 64-bit lanes: lane l of the mask pair (2l, 2l + 1) says whether double l is wanted */
+    m0 = _mm256_maskload_pd(q->mult + c0 + j, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mk_lo)));
+    m1 = _mm256_maskload_pd(q->mult + c0 + j + 4, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mk_hi)));
   }
-  __m128i r0 = requant4(_mm_loadu_si128((const __m128i *)ta), b0, m0, lo, hi, zp, ymin, ymax);
-  __m128i r1 = requant4(_mm_loadu_si128((const __m128i *)(ta + 4)), b1, m1, lo, hi, zp, ymin, ymax);
+  __m128i r0 = requant4(_mm256_castsi256_si128(av), b0, m0, lo, hi, zp, ymin, ymax);
+  __m128i r1 = requant4(_mm256_extracti128_si256(av, 1), b1, m1, lo, hi, zp, ymin, ymax);
   __m128i w = _mm_packs_epi32(r0, r1);
   w = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
-  _mm_storel_epi64((__m128i *)tout, w);
-  memcpy(out + j, tout, r);
+  uint8_t *o = out + j;
+  if (r & 4) {
+    const int32_t v = _mm_cvtsi128_si32(w);
+    memcpy(o, &v, 4);
+    w = _mm_srli_si128(w, 4);
+    o += 4;
+  }
+  if (r & 2) {
+    const uint16_t v = (uint16_t)_mm_cvtsi128_si32(w);
+    memcpy(o, &v, 2);
+    w = _mm_srli_si128(w, 2);
+    o += 2;
+  }
+  if (r & 1) *o = (uint8_t)_mm_cvtsi128_si32(w);
 }
 
 /* 16 lanes a step: widen both rows to s16, remove the zero point, interleave. unpacklo/hi work
