@@ -772,13 +772,13 @@ static int isa_list(dlconv_isa *out) {
   return n;
 }
 
-/* The implemented paths: AUTO and IM2COL_GEMM x every ISA x 1, 2 threads, and DIRECT for NCHW
-   layers with one input channel per group (depthwise, any depth multiplier). */
+/* The implemented paths: AUTO, IM2COL_GEMM and, for NCHW convolutions, DIRECT x every ISA x 1, 2
+   threads. */
 static void run_all_configs(const layer *L) {
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
   const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_DIRECT};
-  const int direct_ok = !L->dense && L->d.c_in == L->d.groups && L->d.layout == DLCONV_NCHW;
+  const int direct_ok = !L->dense && L->d.layout == DLCONV_NCHW;
   int first = 1;
   for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++)
     for (int i = 0; i < ni; i++)

@@ -84,7 +84,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   p->kernel[0] = 0;
   if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
   if (!p->ops)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm has; direct for depthwise)", algo_name(a),
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm and direct have)", algo_name(a),
                     p->dtype == DLCONV_F16 ? "F16" : "int8");
   if (p->dtype != DLCONV_F32) {
     dlconv_status st = p->ops->plan_lowp(p, w->dense);
@@ -100,6 +100,15 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   dlconv_status st = p->ops->plan(p, w->dense);
   if (st != DLCONV_OK) p->algo_data = NULL;
   return st;
+}
+
+/* direct_lowp_conv.c computes (h_out - 1) x wq + w_out virtual positions per plane, in tiles of
+   16, for h_out x w_out outputs (wq: the padded width over the stride): worth it when at least
+   60% of them are outputs (7 x 7 outputs with padding 1: 77%; 1 x 1 outputs: 6%). */
+static int direct_lowp_positions_pay(const dlc_conv_shape *s) {
+  const int64_t wq = (s->w_in + s->pad_l + s->pad_r + s->stride_w - 1) / s->stride_w;
+  const int64_t nvirt = (s->h_out - 1) * wq + s->w_out, tiles = (nvirt + 15) / 16;
+  return 10 * s->h_out * s->w_out >= 6 * 16 * tiles;
 }
 
 /* Median-free quick timing: best of a few executes on scratch data. */
@@ -166,10 +175,12 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
         double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
         nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
       } else {
-        /* the low-precision paths: direct for NCHW depthwise (a GEMM of one row per group wastes
-           the register tile), im2col + GEMM for every shape */
+        /* the low-precision paths: direct for NCHW (depthwise: a GEMM of one row per group wastes
+           the register tile; otherwise it reads x in place where im2col + GEMM gathers it per
+           job) unless most of its virtual positions would be junk, im2col + GEMM for every shape */
         nalgo = 0;
-        if (p->s.cin_g == 1 && p->s.layout == DLCONV_NCHW) algos[nalgo++] = DLCONV_ALGO_DIRECT;
+        if (p->s.layout == DLCONV_NCHW && (p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s)))
+          algos[nalgo++] = DLCONV_ALGO_DIRECT;
         algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;
       }
       p->isa = isas[i];

@@ -8,6 +8,9 @@
  * int8) in the workspace, and the gemm family's store finishes the row into y (bias, clamp and
  * binary16 rounding, or the exact requantisation of quant.h). Padding is never materialised.
  *
+ * Layers with several input channels per group go to direct_lowp_conv.c (this file's plan hands
+ * them over), so DIRECT is one algorithm for the caller.
+ *
  * Threads: the n * c_out planes are split into contiguous ranges, one per task. */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,9 +48,11 @@ static void dwl_destroy(dlconv_plan *p) {
 static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
-  if (s->cin_g != 1)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has an F16/int8 path for depthwise layers only (c_in/groups = %lld)",
-                    (long long)s->cin_g);
+  if (s->cin_g != 1) {
+    /* several input channels per group: the other driver owns the plan from here on */
+    p->ops = &dlc_direct_lowp_conv_ops;
+    return p->ops->plan_lowp(p, w);
+  }
   if (s->layout != DLCONV_NCHW)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has an F16/int8 depthwise path for NCHW only");
   const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
