@@ -238,6 +238,11 @@ static dlconv_status copy_quant(dlconv_plan *p, const dlconv_quant *q, const voi
   for (int64_t c = 0; c < co; c++)
     r->mult[c] = (double)q->x_scale * (double)q->w_scales[q->n_w_scales == 1 ? 0 : c] / (double)q->y_scale;
   if (bias) memcpy(r->bias, bias, (size_t)co * sizeof(int32_t));
+  r->lo_sat = fmax(r->lo, (double)(r->y_min - r->y_zero_point - 1));
+  r->hi_sat = fmin(r->hi, (double)(r->y_max - r->y_zero_point + 1));
+  const int64_t acc_max = p->s.cin_g * p->s.k_h * p->s.k_w * 255 * 128;
+  r->bias_s32 = acc_max <= INT32_MAX;
+  for (int64_t c = 0; c < co && r->bias_s32; c++) r->bias_s32 = llabs((long long)r->bias[c]) <= INT32_MAX - acc_max;
   return DLCONV_OK;
 }
 

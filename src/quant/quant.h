@@ -26,6 +26,12 @@ typedef struct dlc_q8_params {
   int32_t y_min, y_max;     /* range of y's type: 0..255 or -128..127 */
   int is_signed;            /* S8 x and y */
   double lo, hi;            /* clamp in units of y_scale (may be -inf / +inf) */
+  /* For vector stores, the same outputs with less work: lo and hi narrowed to
+     [y_min - zp - 1, y_max - zp + 1] (what lies beyond saturates either way, so the rounded value
+     + zp fits s16 and the packs' saturation is the formula's), and whether acc + bias[c] is exact
+     in s32 for every c (|acc| <= K * 255 * 128), so the bias can be added before the conversion. */
+  double lo_sat, hi_sat;
+  int bias_s32;
   double *mult;             /* c_out: x_scale * w_scale[oc] / y_scale */
   int32_t *bias;            /* c_out: the caller's s32 bias, zeros when none */
 } dlc_q8_params;

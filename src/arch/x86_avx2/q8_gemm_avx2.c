@@ -174,6 +174,44 @@ static inline __m128i requant4(__m128i acc, __m128i bias, __m256d mult, __m256d 
   return _mm256_cvttpd_epi32(v);
 }
 
+/* The same four outputs when q->bias_s32 (quant.h): the bias added in s32, clamped to the
+   narrowed bounds, so after rounding only the zero point (s32) and the packs' saturation remain:
+   6 double operations instead of 11. */
+static inline __m128i requant4_s32(__m128i acc, __m128i bias, __m256d mult, __m256d lo, __m256d hi, __m128i zp) {
+  __m256d v = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm_add_epi32(acc, bias)), mult);
+  v = _mm256_min_pd(hi, _mm256_max_pd(lo, v));
+  v = _mm256_round_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm_add_epi32(_mm256_cvttpd_epi32(v), zp);
+}
+
+/* Whole runs of 8 on the bias_s32 path; returns how many outputs it stored. */
+static size_t store_s32(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
+                        uint8_t *out) {
+  const __m256d lo = _mm256_set1_pd(q->lo_sat), hi = _mm256_set1_pd(q->hi_sat);
+  const __m128i zp = _mm_set1_epi32(q->y_zero_point);
+  const __m128i bias_r = _mm_set1_epi32(q->bias[c0]);
+  const __m256d mult_r = _mm256_set1_pd(q->mult[c0]);
+  const int is_signed = q->is_signed;
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m128i b0 = bias_r, b1 = bias_r;
+    __m256d m0 = mult_r, m1 = mult_r;
+    if (per_column) {
+      b0 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j));
+      b1 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j + 4));
+      m0 = _mm256_loadu_pd(q->mult + c0 + j);
+      m1 = _mm256_loadu_pd(q->mult + c0 + j + 4);
+    }
+    const __m128i r0 = requant4_s32(_mm_loadu_si128((const __m128i *)(acc + j)), b0, m0, lo, hi, zp);
+    const __m128i r1 = requant4_s32(_mm_loadu_si128((const __m128i *)(acc + j + 4)), b1, m1, lo, hi, zp);
+    /* |r - zp| <= 256 + 1: the s16 pack is exact, the 8-bit pack saturates as the formula does */
+    __m128i w = _mm_packs_epi32(r0, r1);
+    w = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+    _mm_storel_epi64((__m128i *)(out + j), w);
+  }
+  return j;
+}
+
 static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
                                void *y) {
   const __m256d lo = _mm256_set1_pd(q->lo), hi = _mm256_set1_pd(q->hi);
@@ -184,7 +222,7 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
   if (n == 0) return;
   __m128i bias_r = _mm_set1_epi32(q->bias[c0]);
   __m256d mult_r = _mm256_set1_pd(q->mult[c0]);
-  size_t j = 0;
+  size_t j = q->bias_s32 ? store_s32(n, acc, q, c0, per_column, out) : 0;
   for (; j + 8 <= n; j += 8) {
     __m128i a0 = _mm_loadu_si128((const __m128i *)(acc + j)), a1 = _mm_loadu_si128((const __m128i *)(acc + j + 4));
     __m128i b0 = bias_r, b1 = bias_r;
