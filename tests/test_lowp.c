@@ -583,6 +583,8 @@ static const fixed_shape FIXED[] = {
     {2, 67, 7, 5, 35, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NHWC},    /* 1x1, many channels */
     {1, 33, 11, 13, 17, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 1, DLCONV_NCHW},  /* K = 297 */
     {2, 3, 23, 19, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, DLCONV_NHWC},   /* stem-like */
+    {2, 35, 9, 11, 35, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 35, DLCONV_NHWC},  /* NHWC depthwise: vector runs + tail */
+    {1, 16, 8, 7, 16, 3, 3, 2, 2, 1, 2, 1, 1, 1, 1, 16, DLCONV_NHWC},   /* NHWC depthwise, whole vectors */
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {
@@ -772,13 +774,13 @@ static int isa_list(dlconv_isa *out) {
   return n;
 }
 
-/* The implemented paths: AUTO, IM2COL_GEMM and, for NCHW convolutions, DIRECT x every ISA x 1, 2
-   threads. */
+/* The implemented paths: AUTO, IM2COL_GEMM and, for NCHW convolutions and NHWC depthwise ones
+   with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
 static void run_all_configs(const layer *L) {
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
   const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_DIRECT};
-  const int direct_ok = !L->dense && L->d.layout == DLCONV_NCHW;
+  const int direct_ok = !L->dense && (L->d.layout == DLCONV_NCHW || (L->d.c_in == L->d.groups && L->d.c_out == L->d.groups));
   int first = 1;
   for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++)
     for (int i = 0; i < ni; i++)

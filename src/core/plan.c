@@ -175,11 +175,13 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
         double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
         nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
       } else {
-        /* the low-precision paths: direct for NCHW (depthwise: a GEMM of one row per group wastes
-           the register tile; otherwise it reads x in place where im2col + GEMM gathers it per
-           job) unless most of its virtual positions would be junk, im2col + GEMM for every shape */
+        /* the low-precision paths: direct for depthwise (a GEMM of one row per group wastes the
+           register tile; NHWC: depth multiplier 1) and for other NCHW layers (it reads x in place
+           where im2col + GEMM gathers it per job) unless most of its virtual positions would be
+           junk; im2col + GEMM for every shape */
         nalgo = 0;
-        if (p->s.layout == DLCONV_NCHW && (p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s)))
+        if (p->s.layout == DLCONV_NCHW ? p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s)
+                                       : p->s.cin_g == 1 && p->s.cout_g == 1)
           algos[nalgo++] = DLCONV_ALGO_DIRECT;
         algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;
       }

@@ -1,5 +1,5 @@
 /* direct_lowp.c - the direct algorithm for F16 and int8 depthwise layers (c_in/groups == 1),
- * NCHW, ISA-independent driver.
+ * ISA-independent driver: NCHW (any depth multiplier) and NHWC (multiplier 1).
  *
  * im2col + GEMM is the wrong shape for a depthwise layer: one output channel per group makes
  * every product a 1-row GEMM. Here each (image, channel) plane is computed row by row: for
@@ -11,7 +11,13 @@
  * Layers with several input channels per group go to direct_lowp_conv.c (this file's plan hands
  * them over), so DIRECT is one algorithm for the caller.
  *
- * Threads: the n * c_out planes are split into contiguous ranges, one per task. */
+ * NHWC (depth multiplier 1) goes pixel by pixel instead: each tap adds a run of all channels
+ * (x contiguous along them, weights transposed to taps x c_out at plan time) and the pixel is
+ * stored in one call with per-channel bias and multipliers; the GEMM would make every group a
+ * 1 x 1 product.
+ *
+ * Threads: the n * c_out planes (NCHW) or n * h_out output rows (NHWC) are split into
+ * contiguous ranges, one per task. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +38,7 @@ typedef struct dwl_data {
      plane: output (oy, ox) is virtual pixel v = oy * Wp + ox, which reads padded[v * stride +
      tap offset]. The Wp - w_out virtual columns per row are computed and dropped. Per-row calls
      cost more than that on the 7 x 7 to 28 x 28 planes of mobile networks. */
+  int nhwc;                 /* NHWC, depth multiplier 1: per output pixel, the channels as one run */
   int flat;
   size_t wp, hp, nvirt;     /* padded plane; virtual pixels computed per tap */
   size_t pad_bytes;         /* the padded plane, multiple of 64 */
@@ -53,10 +60,13 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
     p->ops = &dlc_direct_lowp_conv_ops;
     return p->ops->plan_lowp(p, w);
   }
-  if (s->layout != DLCONV_NCHW)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has an F16/int8 depthwise path for NCHW only");
+  const int nhwc = s->layout == DLCONV_NHWC;
+  if (nhwc && s->cout_g != 1)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED,
+                    "direct has an F16/int8 NHWC depthwise path for depth multiplier 1 only (c_out/groups = %lld)",
+                    (long long)s->cout_g);
   const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
-  if (!f || (q8 ? !p->kernels->q8_gemm : !p->kernels->f16_gemm))
+  if (!f || (q8 ? !p->kernels->q8_gemm : !p->kernels->f16_gemm) || (nhwc && (q8 ? !f->q8_ch : !f->f16_ch)))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has no %s depthwise kernel for isa %s", q8 ? "int8" : "F16",
                     p->kernels->name);
   dwl_data *d = dlc_calloc(sizeof *d);
@@ -73,14 +83,20 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
     dlc_free(d);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
   }
+  /* NCHW: c_out x taps as given; NHWC: taps x c_out, a tap's weights along the channels */
+  d->nhwc = nhwc;
   for (size_t i = 0; i < n; i++) {
+    const size_t at = nhwc ? i % taps * (size_t)s->c_out + i / taps : i;
     if (q8)
-      d->wq[i] = ((const int8_t *)w)[i];
+      d->wq[at] = ((const int8_t *)w)[i];
     else
-      d->wf[i] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
+      d->wf[at] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
   }
-  d->flat = s->stride_h == s->stride_w;
-  if (d->flat) {
+  d->flat = !nhwc && s->stride_h == s->stride_w;
+  if (nhwc) {
+    d->row_bytes = dlc_round_up((size_t)s->c_out * 4, DLC_ALIGN);
+    d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out));
+  } else if (d->flat) {
     d->wp = (size_t)(s->w_in + s->pad_l + s->pad_r);
     d->hp = (size_t)(s->h_in + s->pad_t + s->pad_b);
     d->nvirt = (size_t)(s->h_out - 1) * d->wp + (size_t)s->w_out;
@@ -89,7 +105,7 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   } else {
     d->row_bytes = dlc_round_up((size_t)s->w_out * 4, DLC_ALIGN);
   }
-  d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
+  if (!nhwc) d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
   p->algo_data = d;
   p->packed_weight_bytes = n * 4;
   p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes);
@@ -181,10 +197,50 @@ static void dwl_task(void *arg, size_t t) {
   }
 }
 
+/* NHWC: each output pixel accumulates its in-image taps, a run of c_out channels each, and is
+   stored in one call with per-channel bias and multipliers. Tasks take ranges of output rows. */
+static void dwl_task_nhwc(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
+  const size_t es = d->q8 ? 1 : 2, C = (size_t)s->c_out, wo = (size_t)s->w_out, ho = (size_t)s->h_out;
+  const int is_signed = p->dtype == DLCONV_S8;
+  void *acc = c->ws + t * d->row_bytes;
+  size_t begin, end;
+  dlc_split_range((size_t)s->n * ho, d->ntasks, t, &begin, &end);
+  for (size_t r = begin; r < end; r++) {
+    const size_t img = r / ho, oy = r % ho;
+    for (size_t ox = 0; ox < wo; ox++) {
+      memset(acc, 0, C * 4);
+      for (int64_t ky = 0; ky < s->k_h; ky++) {
+        const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + ky * s->dil_h;
+        if (iy < 0 || iy >= s->h_in) continue;
+        for (int64_t kx = 0; kx < s->k_w; kx++) {
+          const int64_t ix = (int64_t)ox * s->stride_w - s->pad_l + kx * s->dil_w;
+          if (ix < 0 || ix >= s->w_in) continue;
+          const size_t tap = (size_t)(ky * s->k_w + kx);
+          const char *xs = (const char *)c->x + ((img * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * C * es;
+          if (d->q8)
+            f->q8_ch(C, xs, d->wq + tap * C, p->q8.x_zero_point, is_signed, acc);
+          else
+            f->f16_ch(C, (const uint16_t *)xs, d->wf + tap * C, acc);
+        }
+      }
+      char *yp = (char *)c->y + (r * wo + ox) * C * es;
+      if (d->q8)
+        p->kernels->q8_gemm->store(C, acc, &p->q8, 0, 1, yp);
+      else
+        p->kernels->f16_gemm->store(C, acc, p->bias, 0, 1, s->out_min, s->out_max, (uint16_t *)yp);
+    }
+  }
+}
+
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, dwl_task, &c);
+  dlc_parallel_for(p, d->ntasks, d->nhwc ? dwl_task_nhwc : dwl_task, &c);
 }
 
 const dlc_algo_ops dlc_direct_lowp_ops = {

@@ -22,10 +22,19 @@ typedef void (*dlc_f16_dw_row_fn)(size_t n, const uint16_t *x, size_t stride, fl
 typedef void (*dlc_q8_dw_row_fn)(size_t n, const void *x, size_t stride, int32_t w, int32_t zp, int is_signed,
                                  int32_t *acc);
 
+/* NHWC (depth multiplier 1): one pixel's run of channels, each with its own weight:
+ *   F16:  acc[j] += f32(x[j]) * w[j]                             j < n
+ *   int8: acc[j] += (x[j] - zp) * w[j]                           j < n, exact in s32
+ * w[j] is the tap's weight of channel j (an s8 value for int8). Reads x[0 .. n) only. */
+typedef void (*dlc_f16_dw_ch_fn)(size_t n, const uint16_t *x, const float *w, float *acc);
+typedef void (*dlc_q8_dw_ch_fn)(size_t n, const void *x, const int32_t *w, int32_t zp, int is_signed, int32_t *acc);
+
 typedef struct dlc_lowp_dw_family {
   const char *f16_name, *q8_name; /* e.g. "f16_dwconv_row__avx2" */
   dlc_f16_dw_row_fn f16_row;
   dlc_q8_dw_row_fn q8_row;
+  dlc_f16_dw_ch_fn f16_ch;
+  dlc_q8_dw_ch_fn q8_ch;
 } dlc_lowp_dw_family;
 
 #endif

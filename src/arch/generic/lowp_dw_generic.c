@@ -18,9 +18,25 @@ static void q8_row(size_t n, const void *x, size_t stride, int32_t w, int32_t zp
   }
 }
 
+static void f16_ch(size_t n, const uint16_t *x, const float *w, float *acc) {
+  for (size_t j = 0; j < n; j++) acc[j] += dlc_f16_to_f32(x[j]) * w[j];
+}
+
+static void q8_ch(size_t n, const void *x, const int32_t *w, int32_t zp, int is_signed, int32_t *acc) {
+  if (is_signed) {
+    const int8_t *p = x;
+    for (size_t j = 0; j < n; j++) acc[j] += ((int32_t)p[j] - zp) * w[j];
+  } else {
+    const uint8_t *p = x;
+    for (size_t j = 0; j < n; j++) acc[j] += ((int32_t)p[j] - zp) * w[j];
+  }
+}
+
 const dlc_lowp_dw_family dlc_lowp_dw__generic = {
     .f16_name = "f16_dwconv_row__generic",
     .q8_name = "q8_dwconv_row__generic",
     .f16_row = f16_row,
     .q8_row = q8_row,
+    .f16_ch = f16_ch,
+    .q8_ch = q8_ch,
 };

@@ -182,9 +182,61 @@ static void q8_row(size_t n, const void *x, size_t stride, int32_t w, int32_t zp
   }
 }
 
+/* ================================================================ NHWC channel runs */
+
+/* Same scheme as the rows: 8 channels a block, the last 8 computed first from the untouched acc
+   and stored last so that a tail of 1..7 is one overlapping block, n < 8 scalar. */
+static void f16_ch(size_t n, const uint16_t *x, const float *w, float *acc) {
+  if (n < VL) {
+    for (size_t j = 0; j < n; j++) acc[j] = f16_fma1(x[j], w[j], acc[j]);
+    return;
+  }
+  const size_t t = n - VL;
+  const __m256 tail = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + t))),
+                                      _mm256_loadu_ps(w + t), _mm256_loadu_ps(acc + t));
+  size_t j = 0;
+  for (; j < t; j += VL)
+    _mm256_storeu_ps(acc + j, _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + j))),
+                                              _mm256_loadu_ps(w + j), _mm256_loadu_ps(acc + j)));
+  _mm256_storeu_ps(acc + t, tail);
+}
+
+INLINE __m256i q8_ch_block(const uint8_t *x, const int32_t *w, const int sgn, __m256i zp, __m256i lo16,
+                           const int32_t *acc) {
+  const __m128i b = _mm_loadl_epi64((const __m128i *)x);
+  const __m256i v = _mm256_sub_epi32(sgn ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b), zp);
+  const __m256i wp = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)w), lo16); /* (w, 0) pairs */
+  return _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)acc), _mm256_madd_epi16(v, wp));
+}
+
+INLINE void q8_ch_run(size_t n, const uint8_t *x, const int32_t *w, int32_t zp, const int sgn, int32_t *acc) {
+  const __m256i zv = _mm256_set1_epi32(zp), lo16 = _mm256_set1_epi32(0xffff);
+  const size_t t = n - VL;
+  const __m256i tail = q8_ch_block(x + t, w + t, sgn, zv, lo16, acc + t);
+  for (size_t j = 0; j < t; j += VL)
+    _mm256_storeu_si256((__m256i *)(acc + j), q8_ch_block(x + j, w + j, sgn, zv, lo16, acc + j));
+  _mm256_storeu_si256((__m256i *)(acc + t), tail);
+}
+
+static void q8_ch(size_t n, const void *x, const int32_t *w, int32_t zp, int is_signed, int32_t *acc) {
+  const uint8_t *p = x;
+  /* s8 weights and zero points of the type's range keep both vpmaddwd operands in s16 */
+  const int s16_ok = zp >= 255 - INT16_MAX && zp <= -128 - INT16_MIN;
+  if (n < VL || !s16_ok) {
+    for (size_t j = 0; j < n; j++) acc[j] += (q8_elem(p + j, is_signed) - zp) * w[j];
+    return;
+  }
+  if (is_signed)
+    q8_ch_run(n, p, w, zp, 1, acc);
+  else
+    q8_ch_run(n, p, w, zp, 0, acc);
+}
+
 const dlc_lowp_dw_family dlc_lowp_dw__avx2 = {
     .f16_name = "f16_dwconv_row__avx2",
     .q8_name = "q8_dwconv_row__avx2",
     .f16_row = f16_row,
     .q8_row = q8_row,
+    .f16_ch = f16_ch,
+    .q8_ch = q8_ch,
 };
