@@ -3,7 +3,9 @@
  * sums, F16 against a double reference within one fp32 multiply-add's rounding. Every length
  * 0..70 (vector bodies, tails, the scalar short rows), strides 1, 2, 3 and 7; x sits once with
  * its last element against an inaccessible page and once with its first element just after one,
- * so a read outside x[0..(n-1)*stride] faults; guards around acc catch stray writes. */
+ * so a read outside x[0..(n-1)*stride] faults; guards around acc catch stray writes. The NHWC
+ * channel-run kernels (f16_ch, q8_ch) likewise, over 9 accumulating calls per case (see their
+ * section below). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,11 +73,11 @@ typedef struct xregion {
   size_t map_len;
 } xregion;
 
-static void xregion_open(xregion *r) {
+static void region_open(xregion *r, size_t bytes) {
   memset(r, 0, sizeof *r);
 #ifdef HAVE_GUARD_PAGES
   const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  const size_t data = (X_BYTES + pg - 1) / pg * pg;
+  const size_t data = (bytes + pg - 1) / pg * pg;
   r->map_len = data + 2 * pg;
   r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(r->map != MAP_FAILED);
@@ -83,8 +85,12 @@ static void xregion_open(xregion *r) {
   assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
   assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
   r->lo = m + pg, r->hi = m + pg + data;
+#else
+  (void)bytes;
 #endif
 }
+
+static void xregion_open(xregion *r) { region_open(r, X_BYTES); }
 
 static void xregion_close(xregion *r) {
 #ifdef HAVE_GUARD_PAGES
@@ -304,12 +310,263 @@ static void test_half_reference(void **state) {
   }
 }
 
+/* ================================================================ NHWC channel runs */
+
+/* f16_ch / q8_ch: acc[j] += f32(x[j]) * w[j] or (x[j] - zp) * w[j], j < n, per-channel weights.
+   Every n in 0..MAXN (all n % 8, the scalar n < 8) and two long runs; CH_TAPS calls into the same
+   acc as the driver makes for a 3x3 window, each with a fresh x and w. x and w sit against the
+   end of a region (x[n-1] / w[n-1] the last readable element before an inaccessible page) or
+   against its start, alternating per tap; acc against the end of its region, its start, or inside
+   it, with sentinels in the GUARD words around it. After every call: lanes outside [0, n) of acc
+   unchanged, x and w unchanged, acc[0..n) against the reference. */
+#define CH_MAXN 1283
+#define CH_TAPS 9
+static const size_t ch_long[] = {960, CH_MAXN};
+#define CH_NLEN (MAXN + 1 + sizeof ch_long / sizeof ch_long[0])
+static size_t ch_len(size_t i) { return i <= MAXN ? i : ch_long[i - MAXN - 1]; }
+
+typedef struct ch_bufs {
+  xregion x, w, acc;
+} ch_bufs;
+
+static void ch_open(ch_bufs *b) {
+  region_open(&b->x, CH_MAXN * 2);
+  region_open(&b->w, CH_MAXN * 4);
+  region_open(&b->acc, (CH_MAXN + 2 * GUARD + 3) * 4);
+}
+
+static void ch_close(ch_bufs *b) {
+  xregion_close(&b->x);
+  xregion_close(&b->w);
+  xregion_close(&b->acc);
+}
+
+/* The calling tests' own family check: both channel kernels where a build has a family. */
+static void check_expected_ch(void) {
+  check_expected_families();
+  const dlc_lowp_dw_family *g = family_of(DLCONV_ISA_GENERIC);
+  assert_non_null(g->f16_ch);
+  assert_non_null(g->q8_ch);
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) {
+    assert_non_null(family_of(DLCONV_ISA_AVX2)->f16_ch);
+    assert_non_null(family_of(DLCONV_ISA_AVX2)->q8_ch);
+  }
+#endif
+}
+
+/* Up to 64 bytes on either side of [p, p + len) that are readable: set to `byte` (NaN halves,
+   NaN floats, out-of-range weights), so that a kernel using them shows it in its result. */
+static void ch_poison(const xregion *r, unsigned char *p, size_t len, unsigned char byte) {
+  if (!r->map) return;
+  const size_t before = (size_t)(p - r->lo), after = (size_t)(r->hi - (p + len));
+  memset(p - (before < 64 ? before : 64), byte, before < 64 ? before : 64);
+  memset(p + len, byte, after < 64 ? after : 64);
+}
+
+/* acc of n 4-byte lanes: against the region's end (place 0), its start (1), or GUARD + n % 3
+   lanes in (2); the lanes [*wlo, *whi) around it (GUARD each side where readable) get the
+   sentinel. */
+static unsigned char *ch_acc_place(xregion *r, size_t n, int place, void **owned, size_t *wlo, size_t *whi) {
+  unsigned char *lo, *hi;
+  *owned = NULL;
+  if (r->map) {
+    lo = r->lo, hi = r->hi;
+  } else {
+    const size_t bytes = (n + 2 * GUARD + 3) * 4;
+    *owned = malloc(bytes);
+    assert_non_null(*owned);
+    lo = *owned, hi = lo + bytes;
+    if (place != 2) place = 2;
+  }
+  const size_t lanes = (size_t)(hi - lo) / 4;
+  const size_t at = place == 0 ? lanes - n : place == 1 ? 0 : GUARD + n % 3;
+  assert_true(at + n <= lanes);
+  *wlo = at > GUARD ? at - GUARD : 0;
+  *whi = at + n + GUARD < lanes ? at + n + GUARD : lanes;
+  const int32_t sentinel = SENTINEL;
+  for (size_t i = *wlo; i < *whi; i++) memcpy(lo + 4 * i, &sentinel, 4);
+  /* return the window relative to acc */
+  *wlo = at - *wlo, *whi -= at;
+  return lo + 4 * at;
+}
+
+/* Lanes [-wlo, 0) and [n, whi) of acc hold the sentinel still. */
+static void ch_check_sentinels(const char *name, const unsigned char *acc, size_t n, size_t wlo, size_t whi,
+                               size_t tap) {
+  const int32_t sentinel = SENTINEL;
+  for (size_t i = 0; i < wlo; i++)
+    if (memcmp(acc - 4 * (i + 1), &sentinel, 4) != 0)
+      fail_msg("%s ch n=%zu tap %zu: wrote acc[-%zu]", name, n, tap, i + 1);
+  for (size_t j = n; j < whi; j++)
+    if (memcmp(acc + 4 * j, &sentinel, 4) != 0) fail_msg("%s ch n=%zu tap %zu: wrote acc[%zu]", name, n, tap, j);
+}
+
+/* ---------------------------------------------------------------- int8 */
+
+/* One s8 weight: kind 0 random, 1 all -128, 2 all 127, 3 the ends and around 0. */
+static int32_t q8_w_value(int kind) {
+  static const int32_t ends[] = {-128, -127, -1, 0, 1, 126, 127};
+  switch (kind) {
+    case 0: return (int32_t)irand(-128, 127);
+    case 1: return -128;
+    case 2: return 127;
+    default: return ends[next_u32() % (sizeof ends / sizeof ends[0])];
+  }
+}
+
+/* acc_kind 0, 1: random within +-2^28; 2: within 2^26 + 2^20 of the s32 ends (room for CH_TAPS
+   products of at most 40255 * 128 < 2^23 each). */
+static void run_q8_ch(const dlc_lowp_dw_family *f, ch_bufs *b, size_t n, int is_signed, int32_t zp, int acc_place,
+                      int acc_kind, size_t salt) {
+  static int64_t want[CH_MAXN];
+  static uint8_t xc[CH_MAXN];
+  static int32_t wc[CH_MAXN];
+  void *aowned;
+  size_t wlo, whi;
+  int32_t *acc = (int32_t *)(void *)ch_acc_place(&b->acc, n, acc_place, &aowned, &wlo, &whi);
+  for (size_t j = 0; j < n; j++) {
+    const int32_t edge = INT32_MAX - (1 << 26) - (int32_t)irand(0, 1 << 20);
+    acc[j] = acc_kind < 2 ? (int32_t)irand(-(1 << 28), 1 << 28) : next_u32() & 1 ? edge : -edge;
+    want[j] = acc[j];
+  }
+  for (size_t t = 0; t < CH_TAPS; t++) {
+    const int xkind = (int)(t % 4), wkind = (int)((t + n + salt) % 4);
+    const int x_end = (int)((t + n) & 1), w_end = (int)(((t >> 1) + n + salt) & 1);
+    void *xowned, *wowned;
+    uint8_t *x = x_place(&b->x, n, x_end, &xowned);
+    int32_t *w = (int32_t *)(void *)x_place(&b->w, n * 4, w_end, &wowned);
+    ch_poison(&b->x, x, n, (unsigned char)next_u32());
+    ch_poison(&b->w, (unsigned char *)w, n * 4, 0x7f); /* 0x7f7f7f7f: no s8 weight */
+    for (size_t j = 0; j < n; j++) {
+      xc[j] = x[j] = q8_x_value(is_signed, xkind);
+      wc[j] = w[j] = q8_w_value(wkind);
+    }
+
+    f->q8_ch(n, x, w, zp, is_signed, acc);
+
+    ch_check_sentinels(f->q8_name, (const unsigned char *)acc, n, wlo, whi, t);
+    if (n && (memcmp(x, xc, n) != 0 || memcmp(w, wc, n * 4) != 0))
+      fail_msg("%s ch n=%zu tap %zu: wrote its input", f->q8_name, n, t);
+    for (size_t j = 0; j < n; j++) {
+      const int64_t xv = is_signed ? (int64_t)(int8_t)xc[j] : (int64_t)xc[j];
+      const int64_t before = want[j];
+      want[j] += (xv - zp) * (int64_t)wc[j];
+      if ((int64_t)acc[j] != want[j])
+        fail_msg("%s ch n=%zu tap %zu %s zp=%d%s%s: acc[%zu] = %d, want %lld (x %lld, w %d, acc %lld)",
+                 f->q8_name, n, t, is_signed ? "s8" : "u8", zp, x_end ? " x at end" : "", w_end ? " w at end" : "",
+                 j, acc[j], (long long)want[j], (long long)xv, wc[j], (long long)before);
+    }
+    free(xowned);
+    free(wowned);
+  }
+  free(aowned);
+}
+
+static void test_q8_ch(void **state) {
+  (void)state;
+  check_expected_ch();
+  /* the type ranges' zero points (0 / 255 and -128 / 127 at the ends), odd ones, and x - zp at
+     the ends of s16 (-32512, 32640: the vector path's limits) and past them (the scalar
+     fallback's): the contract bounds only the exact s32 result */
+  static const int32_t zps[] = {0,      128,    37,    -51,   255,   -128,   127,   1,
+                                -1,     -32512, -32513, 32640, 32641, 40000, -40000};
+  ch_bufs b;
+  ch_open(&b);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f || !f->q8_ch) continue;
+    assert_non_null(f->q8_name);
+    tested++;
+    for (int sg = 0; sg <= 1; sg++)
+      for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
+        for (size_t li = 0; li < CH_NLEN; li++) {
+          const size_t n = ch_len(li);
+          run_q8_ch(f, &b, n, sg, zps[zi], (int)((n + zi + (size_t)sg) % 3), (int)((n + zi) % 3), zi);
+        }
+  }
+  ch_close(&b);
+  assert_true(tested >= 1);
+}
+
+/* ---------------------------------------------------------------- F16 */
+
+static void run_f16_ch(const dlc_lowp_dw_family *f, ch_bufs *b, size_t n, int acc_place, size_t salt) {
+  static double before[CH_MAXN];
+  static uint16_t xc[CH_MAXN];
+  static float wc[CH_MAXN];
+  void *aowned;
+  size_t wlo, whi;
+  float *acc = (float *)(void *)ch_acc_place(&b->acc, n, acc_place, &aowned, &wlo, &whi);
+  for (size_t j = 0; j < n; j++) {
+    const uint32_t r = next_u32();
+    acc[j] = r % 7 == 0 ? 0.0f : (float)ldexp((double)(int32_t)next_u32() / 2147483648.0, (int)(r % 41) - 20);
+  }
+  for (size_t t = 0; t < CH_TAPS; t++) {
+    const int x_end = (int)((t + n) & 1), w_end = (int)(((t >> 1) + n + salt) & 1);
+    void *xowned, *wowned;
+    uint16_t *x = (uint16_t *)(void *)x_place(&b->x, n * 2, x_end, &xowned);
+    float *w = (float *)(void *)x_place(&b->w, n * 4, w_end, &wowned);
+    ch_poison(&b->x, (unsigned char *)x, n * 2, 0x7e); /* 0x7e7e: NaN */
+    ch_poison(&b->w, (unsigned char *)w, n * 4, 0xff); /* NaN */
+    for (size_t j = 0; j < n; j++) {
+      xc[j] = x[j] = half_random();
+      /* per-lane weights: scaled randoms, -1, 0, tiny and large */
+      wc[j] = w[j] = w_random((int)((next_u32() >> 7) % 4));
+      before[j] = (double)acc[j];
+    }
+
+    f->f16_ch(n, x, w, acc);
+
+    ch_check_sentinels(f->f16_name, (const unsigned char *)acc, n, wlo, whi, t);
+    if (n && (memcmp(x, xc, n * 2) != 0 || memcmp(w, wc, n * 4) != 0))
+      fail_msg("%s ch n=%zu tap %zu: wrote its input", f->f16_name, n, t);
+    for (size_t j = 0; j < n; j++) {
+      const double xv = half_value(xc[j]), p = xv * (double)wc[j], want = before[j] + p;
+      /* one fp32 multiply-add on the previous call's result: the product's and the sum's
+         roundings, 2^-24 each */
+      const double tol = ldexp(fabs(before[j]) + fabs(p), -23) + ldexp(1.0, -149);
+      if (!(fabs((double)acc[j] - want) <= tol))
+        fail_msg("%s ch n=%zu tap %zu%s%s: acc[%zu] = %a, want %a (x %a [0x%04x], w %a, acc %a)", f->f16_name, n,
+                 t, x_end ? " x at end" : "", w_end ? " w at end" : "", j, (double)acc[j], want, xv, xc[j],
+                 (double)wc[j], before[j]);
+    }
+    free(xowned);
+    free(wowned);
+  }
+  free(aowned);
+}
+
+static void test_f16_ch(void **state) {
+  (void)state;
+  check_expected_ch();
+  ch_bufs b;
+  ch_open(&b);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f || !f->f16_ch) continue;
+    assert_non_null(f->f16_name);
+    tested++;
+    for (size_t rep = 0; rep < 6; rep++)
+      for (size_t li = 0; li < CH_NLEN; li++) {
+        const size_t n = ch_len(li);
+        run_f16_ch(f, &b, n, (int)((n + rep) % 3), rep);
+      }
+  }
+  ch_close(&b);
+  assert_true(tested >= 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_half_reference),
       cmocka_unit_test(test_q8_rows),
       cmocka_unit_test(test_q8_extremes),
       cmocka_unit_test(test_f16_rows),
+      cmocka_unit_test(test_q8_ch),
+      cmocka_unit_test(test_f16_ch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
