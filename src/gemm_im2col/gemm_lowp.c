@@ -164,10 +164,6 @@ typedef struct lowp_ctx {
   char *ws;
 } lowp_ctx;
 
-/* One activation element as the kernels want it: F16 halves as they are, int8 as x - x_zero_point. */
-#define CVT_F16(v) ((int16_t)(v))
-#define CVT_Q8(v) ((int16_t)((int32_t)(v) - zp))
-
 /* F16 NCHW: the panels of the B block, lanes = pixels [q0, q0 + nq) of image img, rows = k in
    [k0, k0 + kc) in (ic, ky, kx) order, panel width w. Walks output rows, so that a run of lanes
    reads one input row; taps outside x stay zero (the caller zeroed them). */
@@ -211,25 +207,66 @@ static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, si
 
 /* NHWC: the panels of the A block, lanes = pixels [q0, q0 + nq) of all images (n * P + p), rows
    = k in (ky, kx, ic) order (weights are packed the same way), so a tap copies a contiguous run
-   of input channels. */
-#define PACK_NHWC(T, CVT)                                                                           \
-  for (size_t l = 0; l < nq; l++) {                                                                \
-    const size_t q = q0 + l, n = q / P, pix = q % P;                                               \
-    const int64_t oy = (int64_t)(pix / wo), ox = (int64_t)(pix % wo);                              \
-    int16_t *dl = dst + l / w * panel + l % w * (q8 ? 2 : 1);                                      \
-    for (size_t t = k0 / cin; t * cin < k0 + kc && t < khw; t++) {                                 \
-      const int64_t iy = oy * s->stride_h - s->pad_t + (int64_t)(t / (size_t)s->k_w) * s->dil_h;   \
-      const int64_t ix = ox * s->stride_w - s->pad_l + (int64_t)(t % (size_t)s->k_w) * s->dil_w;   \
-      if (iy < 0 || iy >= s->h_in || ix < 0 || ix >= s->w_in) continue;                            \
-      const T *src = (const T *)c->x + ((n * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * \
-                     (size_t)s->c_in + (size_t)g * cin;                                            \
-      const size_t c_lo = t * cin < k0 ? k0 - t * cin : 0, c_hi = DLC_MIN(cin, k0 + kc - t * cin);  \
-      for (size_t ic = c_lo; ic < c_hi; ic++) {                                                    \
-        const size_t kk = t * cin + ic - k0;                                                       \
-        dl[q8 ? (kk >> 1) * 2 * w + (kk & 1) : kk * w] = CVT(src[ic]);                             \
-      }                                                                                            \
-    }                                                                                              \
+   of input channels. F16 here; int8 in pack_nhwc_q8. */
+static void pack_nhwc_f16(const lowp_ctx *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+                          uint16_t *dst) {
+  const dlc_conv_shape *s = &c->p->s;
+  const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
+  const size_t cin = (size_t)s->cin_g, panel = kc * w;
+  for (size_t l = 0; l < nq; l++) {
+    const size_t q = q0 + l, n = q / P, pix = q % P;
+    const int64_t oy = (int64_t)(pix / wo), ox = (int64_t)(pix % wo);
+    uint16_t *dl = dst + l / w * panel + l % w;
+    for (size_t t = k0 / cin; t * cin < k0 + kc && t < khw; t++) {
+      const int64_t iy = oy * s->stride_h - s->pad_t + (int64_t)(t / (size_t)s->k_w) * s->dil_h;
+      const int64_t ix = ox * s->stride_w - s->pad_l + (int64_t)(t % (size_t)s->k_w) * s->dil_w;
+      if (iy < 0 || iy >= s->h_in || ix < 0 || ix >= s->w_in) continue;
+      const uint16_t *src = (const uint16_t *)c->x +
+                            ((n * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * (size_t)s->c_in +
+                            g * cin;
+      const size_t c_lo = t * cin < k0 ? k0 - t * cin : 0, c_hi = DLC_MIN(cin, k0 + kc - t * cin);
+      for (size_t ic = c_lo; ic < c_hi; ic++) dl[(t * cin + ic - k0) * w] = src[ic];
+    }
   }
+}
+
+/* int8 NHWC: as pack_nhwc_f16, but a tap's run of channels is a stretch of reduction rows kk = t * cin
+   + ic - k0 whose whole pairs (channels adjacent in x) go through the family's
+   pack_pairs_strided; a first row that is the second of its pair, or a lone last one, scalar. */
+static void pack_nhwc_q8(const lowp_ctx *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+                         int16_t *dst) {
+  const dlc_conv_shape *s = &c->p->s;
+  const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
+  const size_t cin = (size_t)s->cin_g, panel = kc * w;
+  const int is_signed = c->p->dtype == DLCONV_S8;
+  const int32_t zp = c->p->q8.x_zero_point;
+  for (size_t l = 0; l < nq; l++) {
+    const size_t q = q0 + l, n = q / P, pix = q % P;
+    const int64_t oy = (int64_t)(pix / wo), ox = (int64_t)(pix % wo);
+    int16_t *dl = dst + l / w * panel + l % w * 2;
+    for (size_t t = k0 / cin; t * cin < k0 + kc && t < khw; t++) {
+      const int64_t iy = oy * s->stride_h - s->pad_t + (int64_t)(t / (size_t)s->k_w) * s->dil_h;
+      const int64_t ix = ox * s->stride_w - s->pad_l + (int64_t)(t % (size_t)s->k_w) * s->dil_w;
+      if (iy < 0 || iy >= s->h_in || ix < 0 || ix >= s->w_in) continue;
+      const uint8_t *src = (const uint8_t *)c->x +
+                           ((n * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * (size_t)s->c_in +
+                           g * cin;
+      size_t ic = t * cin < k0 ? k0 - t * cin : 0;
+      const size_t c_hi = DLC_MIN(cin, k0 + kc - t * cin);
+      size_t kk = t * cin + ic - k0;
+      if ((kk & 1) && ic < c_hi) {
+        dl[(kk >> 1) * 2 * w + 1] = (int16_t)((is_signed ? (int32_t)(int8_t)src[ic] : (int32_t)src[ic]) - zp);
+        ic++;
+        kk++;
+      }
+      const size_t np = (c_hi - ic) / 2;
+      if (np) c->d->q8f->pack_pairs_strided(np, src + ic, zp, is_signed, dl + (kk >> 1) * 2 * w, 2 * w);
+      ic += 2 * np;
+      kk += 2 * np;
+      if (ic < c_hi) dl[(kk >> 1) * 2 * w] = (int16_t)((is_signed ? (int32_t)(int8_t)src[ic] : (int32_t)src[ic]) - zp);
+    }
+  }
+}
 
 /* Scalar part of an int8 NCHW run: lanes [lane, lane + cnt) of reduction row t (0 or 1) of a
    pair, from src at stride sw. */
@@ -315,10 +352,8 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
                    int16_t *dst) {
   const dlc_conv_shape *s = &c->p->s;
   const lowp_data *d = c->d;
-  const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
-  const size_t cin = (size_t)s->cin_g, panel = kc * w;
+  const size_t panel = kc * w;
   const int q8 = d->q8;
-  const int32_t zp = c->p->q8.x_zero_point;
   const size_t panels = dlc_div_up(nq, w);
   if (s->pad_t | s->pad_b | s->pad_l | s->pad_r) {
     memset(dst, 0, panels * panel * 2);
@@ -336,14 +371,12 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
         for (size_t li = 0; li < w; li++) r[li * (q8 ? 2 : 1)] = 0;
       }
   }
-  (void)P;
   if (!d->nhwc) {
     if (!q8) pack_nchw_f16(c, img, g, q0, nq, k0, kc, w, (uint16_t *)dst);
     else pack_nchw_q8(c, img, g, q0, nq, k0, kc, w, dst);
   } else {
-    if (!q8) PACK_NHWC(uint16_t, CVT_F16)
-    else if (c->p->dtype == DLCONV_U8) PACK_NHWC(uint8_t, CVT_Q8)
-    else PACK_NHWC(int8_t, CVT_Q8)
+    if (!q8) pack_nhwc_f16(c, g, q0, nq, k0, kc, w, (uint16_t *)dst);
+    else pack_nhwc_q8(c, g, q0, nq, k0, kc, w, dst);
   }
 }
 

@@ -49,6 +49,12 @@ typedef void (*dlc_q8_store_fn)(size_t n, const int32_t *acc, const dlc_q8_param
  * a and b hold u8 (is_signed == 0) or s8 values; reads n bytes of each, writes 2n s16. */
 typedef void (*dlc_q8_pack_pairs_fn)(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst);
 
+/* int8 NHWC packing: a run of 2n channels of one pixel (adjacent in x) into n s16 pairs at a
+ * stride, zero point removed:  dst[p * stride + t] = src[2p + t] - zp   for p < n, t = 0, 1.
+ * Reads 2n bytes of src (u8 or s8 per is_signed); writes those 2n s16 only. */
+typedef void (*dlc_q8_pack_pairs_strided_fn)(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
+                                             size_t stride);
+
 /* Optional pair (both or neither): the A micro-panel widened once by the driver, for all the
  * B panels of a sweep, instead of by every call of ukernel:
  *   widen_a:     af[t] = f32(a[t]) for t < kc * mr; af is 32-byte aligned with 8 floats of slack
@@ -85,6 +91,7 @@ typedef struct dlc_q8_gemm_family {
   dlc_q8_gemm_ukernel_fn ukernel;
   dlc_q8_store_fn store;
   dlc_q8_pack_pairs_fn pack_pairs;
+  dlc_q8_pack_pairs_strided_fn pack_pairs_strided;
   dlc_q8_gemm_ib_fn ukernel_ib; /* optional */
 } dlc_q8_gemm_family;
 

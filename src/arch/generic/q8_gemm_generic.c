@@ -59,6 +59,15 @@ static void dlc_q8_pack_pairs__generic(size_t n, const void *a, const void *b, i
   }
 }
 
+static void dlc_q8_pack_pairs_strided__generic(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
+                                               size_t stride) {
+  for (size_t p = 0; p < n; p++)
+    for (size_t t = 0; t < 2; t++) {
+      const int32_t v = is_signed ? ((const int8_t *)src)[2 * p + t] : ((const uint8_t *)src)[2 * p + t];
+      dst[p * stride + t] = (int16_t)(v - zp);
+    }
+}
+
 const dlc_q8_gemm_family dlc_q8_gemm__generic = {
     .name = "q8_gemm_4x8c2__generic",
     .mr = MR,
@@ -66,5 +75,6 @@ const dlc_q8_gemm_family dlc_q8_gemm__generic = {
     .ukernel = dlc_q8_gemm_4x8c2__generic,
     .store = dlc_q8_store__generic,
     .pack_pairs = dlc_q8_pack_pairs__generic,
+    .pack_pairs_strided = dlc_q8_pack_pairs_strided__generic,
     .ukernel_ib = dlc_q8_gemm_ib_4x8c2__generic,
 };
