@@ -120,6 +120,25 @@ typedef struct dwl_ctx {
   char *ws;
 } dwl_ctx;
 
+/* The outputs among the flat path's virtual positions [v0, v0 + n) (rows of wv, of which wo
+   are outputs, ho rows) moved to the front of acc: they are consecutive outputs of the plane, so
+   one store call covers them (int8 store calls of 7 or 14 outputs, one per row, cost as much as
+   the taps on the small planes of mobile networks). */
+static size_t compact_virtual(void *acc, size_t v0, size_t n, size_t wv, size_t wo, size_t ho,
+                              size_t *first) {
+  char *a = acc;
+  size_t cnt = 0;
+  for (size_t oy = v0 / wv; oy < ho && oy * wv < v0 + n; oy++) {
+    const size_t f0 = v0 > oy * wv ? v0 : oy * wv, f1 = v0 + n < oy * wv + wo ? v0 + n : oy * wv + wo;
+    if (f0 >= f1) continue;
+    if (!cnt) *first = oy * wo + (f0 - oy * wv);
+    if (cnt != f0 - v0) memmove(a + cnt * 4, a + (f0 - v0) * 4, (f1 - f0) * 4);
+    cnt += f1 - f0;
+  }
+  return cnt;
+}
+
+
 static void dwl_task(void *arg, size_t t) {
   const dwl_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -160,13 +179,12 @@ static void dwl_task(void *arg, size_t t) {
           else
             f->f16_row(d->nvirt, (const uint16_t *)xs, sw, d->wf[wi], acc);
         }
-      for (size_t oy = 0; oy < ho; oy++) {
-        if (d->q8)
-          p->kernels->q8_gemm->store(wo, (const int32_t *)acc + oy * d->wp, &p->q8, oc, 0, yp + oy * wo);
-        else
-          p->kernels->f16_gemm->store(wo, (const float *)acc + oy * d->wp, p->bias, oc, 0, s->out_min, s->out_max,
-                                      (uint16_t *)yp + oy * wo);
-      }
+      size_t first = 0;
+      const size_t cnt = compact_virtual(acc, 0, d->nvirt, d->wp, wo, ho, &first); /* all ho x wo */
+      if (d->q8)
+        p->kernels->q8_gemm->store(cnt, acc, &p->q8, oc, 0, yp + first);
+      else
+        p->kernels->f16_gemm->store(cnt, acc, p->bias, oc, 0, s->out_min, s->out_max, (uint16_t *)yp + first);
       continue;
     }
     for (size_t oy = 0; oy < ho; oy++) {
