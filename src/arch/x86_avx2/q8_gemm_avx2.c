@@ -175,6 +175,15 @@ static inline __m128i requant4(__m128i acc, __m128i bias, __m256d mult, __m256d 
   return _mm256_cvttpd_epi32(v);
 }
 
+/* Bias and multipliers of the 8 channels from c (per_column stores: NHWC rows). */
+static inline __attribute__((always_inline)) void channel_params8(const dlc_q8_params *q, size_t c, __m128i *b0,
+                                                                  __m128i *b1, __m256d *m0, __m256d *m1) {
+  *b0 = _mm_loadu_si128((const __m128i *)(q->bias + c));
+  *b1 = _mm_loadu_si128((const __m128i *)(q->bias + c + 4));
+  *m0 = _mm256_loadu_pd(q->mult + c);
+  *m1 = _mm256_loadu_pd(q->mult + c + 4);
+}
+
 /* The same four outputs when q->bias_s32 (quant.h): the bias added in s32, clamped to the
    narrowed bounds, so after rounding only the zero point (s32) and the packs' saturation remain:
    6 double operations instead of 11. */
@@ -197,12 +206,7 @@ static size_t store_s32(size_t n, const int32_t *acc, const dlc_q8_params *q, si
   for (; j + 8 <= n; j += 8) {
     __m128i b0 = bias_r, b1 = bias_r;
     __m256d m0 = mult_r, m1 = mult_r;
-    if (per_column) {
-      b0 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j));
-      b1 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j + 4));
-      m0 = _mm256_loadu_pd(q->mult + c0 + j);
-      m1 = _mm256_loadu_pd(q->mult + c0 + j + 4);
-    }
+    if (per_column) channel_params8(q, c0 + j, &b0, &b1, &m0, &m1);
     const __m128i r0 = requant4_s32(_mm_loadu_si128((const __m128i *)(acc + j)), b0, m0, lo, hi, zp);
     const __m128i r1 = requant4_s32(_mm_loadu_si128((const __m128i *)(acc + j + 4)), b1, m1, lo, hi, zp);
     /* |r - zp| <= 256 + 1: the s16 pack is exact, the 8-bit pack saturates as the formula does */
@@ -228,12 +232,7 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
     __m128i a0 = _mm_loadu_si128((const __m128i *)(acc + j)), a1 = _mm_loadu_si128((const __m128i *)(acc + j + 4));
     __m128i b0 = bias_r, b1 = bias_r;
     __m256d m0 = mult_r, m1 = mult_r;
-    if (per_column) {
-      b0 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j));
-      b1 = _mm_loadu_si128((const __m128i *)(q->bias + c0 + j + 4));
-      m0 = _mm256_loadu_pd(q->mult + c0 + j);
-      m1 = _mm256_loadu_pd(q->mult + c0 + j + 4);
-    }
+    if (per_column) channel_params8(q, c0 + j, &b0, &b1, &m0, &m1);
     __m128i r0 = requant4(a0, b0, m0, lo, hi, zp, ymin, ymax);
     __m128i r1 = requant4(a1, b1, m1, lo, hi, zp, ymin, ymax);
     /* already within the output type: the packs do not saturate */
