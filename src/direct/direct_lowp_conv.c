@@ -192,6 +192,23 @@ typedef struct dlcv_ctx {
   size_t img;
 } dlcv_ctx;
 
+/* The stride-2 copy of channel pairs (ResNet's strided layers) with a constant stride, which the
+   compiler turns into vector deinterleaves; the general loop stays scalar. */
+static void pairs_stride2(size_t n, const uint8_t *a, const uint8_t *b, int32_t zp, int is_signed, int16_t *o) {
+  if (is_signed) {
+    const int8_t *sa = (const int8_t *)a, *sb = (const int8_t *)b;
+    for (size_t i = 0; i < n; i++) {
+      o[2 * i] = (int16_t)((int32_t)sa[2 * i] - zp);
+      o[2 * i + 1] = (int16_t)((int32_t)sb[2 * i] - zp);
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    o[2 * i] = (int16_t)((int32_t)a[2 * i] - zp);
+    o[2 * i + 1] = (int16_t)((int32_t)b[2 * i] - zp);
+  }
+}
+
 /* One sub-plane of the copy: channel unit cu of group g, phase slot. Rows and columns that fall
    into the padding are zeros (x - zp = 0 for int8). */
 static void copy_plane(const dlcv_ctx *c, size_t plane) {
@@ -227,6 +244,8 @@ static void copy_plane(const dlcv_ctx *c, size_t plane) {
       uint16_t *o = (uint16_t *)drow + xlo;
       if (sw == 1)
         memcpy(o, src, n * 2);
+      else if (sw == 2) /* a constant stride: vector deinterleaves */
+        for (size_t i = 0; i < n; i++) o[i] = src[2 * i];
       else
         for (size_t i = 0; i < n; i++) o[i] = src[(int64_t)i * sw];
       continue;
@@ -235,6 +254,10 @@ static void copy_plane(const dlcv_ctx *c, size_t plane) {
     int16_t *o = drow + 2 * xlo;
     if (sw == 1 && b) {
       p->kernels->q8_gemm->pack_pairs(n, a, b, zp, is_signed, o);
+      continue;
+    }
+    if (sw == 2 && b) {
+      pairs_stride2(n, a, b, zp, is_signed, o);
       continue;
     }
     for (size_t i = 0; i < n; i++) {
