@@ -14,6 +14,12 @@
 static inline size_t dlc_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 static inline size_t dlc_div_up(size_t v, size_t m) { return (v + m - 1) / m; }
 
+/* Cuts [0, n) into about n / max_block blocks of equal size, rounded up to a multiple of unit. */
+static inline size_t dlc_balanced_block(size_t n, size_t max_block, size_t unit) {
+  size_t nb = dlc_div_up(n, max_block);
+  return dlc_round_up(dlc_div_up(n, nb), unit);
+}
+
 /* The fused clamp. Written with comparisons (not fminf/fmaxf) so that a NaN produced by the
    inputs stays NaN: a clamp must never hide one. */
 static inline float dlc_clamp(float v, float lo, float hi) {

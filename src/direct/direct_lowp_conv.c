@@ -27,7 +27,6 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 
-#define Q8_MAX_K ((size_t)INT32_MAX / (255u * 128u))
 #define MAX_PHASES 64 /* sh x sw phases tracked; larger strides have at most k_h x k_w used ones */
 
 typedef struct dlcv_data {
@@ -46,11 +45,6 @@ typedef struct dlcv_data {
   size_t mr, nr, wpanels, kcu, mc, nc, mblocks, nblocks, njobs, ntasks, copy_tasks, nplanes;
   size_t a32_bytes, ws_slice;
 } dlcv_data;
-
-static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
-  size_t nb = dlc_div_up(n, max_block);
-  return dlc_round_up(dlc_div_up(n, nb), unit);
-}
 
 static void free_data(dlcv_data *d) {
   if (!d) return;
@@ -71,10 +65,10 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has no %s kernel for isa %s", q8 ? "int8" : "F16",
                     p->kernels->name);
   const size_t taps = (size_t)(s->k_h * s->k_w), cin = (size_t)s->cin_g;
-  if (q8 && cin * taps > Q8_MAX_K)
+  if (q8 && cin * taps > DLC_Q8_MAX_K)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED,
                     "int8 reduction length (c_in/groups)*k_h*k_w = %zu could overflow the s32 accumulators "
-                    "(at most %zu)", cin * taps, Q8_MAX_K);
+                    "(at most %zu)", cin * taps, DLC_Q8_MAX_K);
   /* the stride phases the taps read (1x1 stride 2: one of four) */
   const int64_t sh = s->stride_h, sw = s->stride_w;
   int nslot = 0, slot_py[MAX_PHASES], slot_px[MAX_PHASES];
@@ -152,21 +146,21 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
 
   /* K blocks of 128 pairs (int8) or 256 rows (F16): with 256 positions per N block the runs a
      block reads stay in L2, as im2col + GEMM's packed 128 KB block did */
-  d->kcu = balanced_block(d->kunits, q8 ? 128 : 256, 1);
+  d->kcu = dlc_balanced_block(d->kunits, q8 ? 128 : 256, 1);
   const size_t M = cog;
-  d->mc = balanced_block(M, 512, d->mr);
-  d->nc = balanced_block(d->N, 256, d->nr);
+  d->mc = dlc_balanced_block(M, 512, d->mr);
+  d->nc = dlc_balanced_block(d->N, 256, d->nr);
   d->mblocks = dlc_div_up(M, d->mc);
   d->nblocks = dlc_div_up(d->N, d->nc);
   size_t jobs = groups * d->mblocks * d->nblocks, want = (size_t)p->nthreads;
   if (jobs < want) {
     size_t more = dlc_div_up(want, jobs);
-    d->mc = balanced_block(M, DLC_MAX(d->mr, dlc_div_up(M, d->mblocks * more)), d->mr);
+    d->mc = dlc_balanced_block(M, DLC_MAX(d->mr, dlc_div_up(M, d->mblocks * more)), d->mr);
     d->mblocks = dlc_div_up(M, d->mc);
     jobs = groups * d->mblocks * d->nblocks;
     if (jobs < want) {
       more = dlc_div_up(want, jobs);
-      d->nc = balanced_block(d->N, DLC_MAX(d->nr, dlc_div_up(d->N, d->nblocks * more)), d->nr);
+      d->nc = dlc_balanced_block(d->N, DLC_MAX(d->nr, dlc_div_up(d->N, d->nblocks * more)), d->nr);
       d->nblocks = dlc_div_up(d->N, d->nc);
     }
   }

@@ -71,12 +71,6 @@ static size_t cache_bytes(int name, size_t fallback, size_t lo, size_t hi) {
   return b < lo ? lo : b > hi ? hi : b;
 }
 
-/* Cuts [0, n) into about n / max_block blocks of equal size, rounded up to a multiple of unit. */
-static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
-  size_t nb = dlc_div_up(n, max_block);
-  return dlc_round_up(dlc_div_up(n, nb), unit);
-}
-
 /* Splits the M and N dimensions of every outer item into mb x nb jobs for nthreads tasks. The
    time of a split is modelled as (jobs of the busiest task) x (cost of one job), with a job of
    mc x nc outputs costing nc * (mc + PACK_ROWS) for NCHW (it packs its B block: about one cycle
@@ -114,7 +108,7 @@ static void choose_blocking(gemm_data *d, int nthreads) {
        its weights from memory once; long K chunks make each B micro-panel one long sequential
        stream, which the prefetchers follow, instead of a jump to another panel every few KB. */
     if (d->M <= d->mr) kc_max = DLC_MAX(kc_max, (size_t)4096);
-    d->kc = balanced_block(d->K, kc_max, 1);
+    d->kc = dlc_balanced_block(d->K, kc_max, 1);
     /* Half of L2 for the B block. */
     size_t nc_max = DLC_MAX(d->nr, l2 / 2 / (d->kc * sizeof(float)) / d->nr * d->nr);
     nb0 = dlc_div_up(d->N, nc_max);
@@ -122,7 +116,7 @@ static void choose_blocking(gemm_data *d, int nthreads) {
     /* Half of L1 for the B micro-panel (kc x nr), the rest for A micro-panels and C streaming
        by; a quarter of L2 for the job's A block (mc x kc), re-read from L2 for every B panel. */
     size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->nr * sizeof(float)) / 8 * 8);
-    d->kc = balanced_block(d->K, kc_max, 1);
+    d->kc = dlc_balanced_block(d->K, kc_max, 1);
     size_t mc_max = DLC_MAX(d->mr, l2 / 4 / (d->kc * sizeof(float)) / d->mr * d->mr);
     mb0 = dlc_div_up(d->M, mc_max);
     /* im2col sub-block: an eighth of L2 */

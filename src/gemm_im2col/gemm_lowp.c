@@ -25,9 +25,6 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 
-/* The largest int8 reduction whose s32 accumulators cannot overflow: |x - zp| <= 255, |w| <= 128. */
-#define Q8_MAX_K ((size_t)INT32_MAX / (255u * 128u))
-
 typedef struct lowp_data {
   int q8, nhwc;
   size_t K, Kp;          /* reduction length; padded to even for int8 */
@@ -52,11 +49,6 @@ static inline size_t pidx(int q8, size_t w, size_t k, size_t lane) {
 
 /* ---------------------------------------------------------------- plan */
 
-static size_t balanced_block(size_t n, size_t max_block, size_t unit) {
-  size_t nb = dlc_div_up(n, max_block);
-  return dlc_round_up(dlc_div_up(n, nb), unit);
-}
-
 static void lowp_destroy(dlconv_plan *p) {
   lowp_data *d = p->algo_data;
   if (!d) return;
@@ -73,10 +65,10 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "im2col_gemm has no %s kernel for isa %s", q8 ? "int8" : "F16",
                     p->kernels->name);
   size_t K = (size_t)(s->cin_g * s->k_h * s->k_w);
-  if (q8 && K > Q8_MAX_K)
+  if (q8 && K > DLC_Q8_MAX_K)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED,
                     "int8 reduction length (c_in/groups)*k_h*k_w = %zu could overflow the s32 accumulators "
-                    "(at most %zu)", K, Q8_MAX_K);
+                    "(at most %zu)", K, DLC_Q8_MAX_K);
   lowp_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
   d->q8 = q8;
@@ -98,13 +90,13 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
      side (NCHW: all of M, NHWC: all of N, up to 1024), whose panels were packed at plan time:
      re-packing the activations for every slice of the weights cost as much as the products.
      The accumulator block mc x nc (read-modify-written once per K chunk) lives in the slice. */
-  d->kc = balanced_block(d->Kp, 256, q8 ? 2 : 1);
+  d->kc = dlc_balanced_block(d->Kp, 256, q8 ? 2 : 1);
   if (d->nhwc) {
-    d->mc = balanced_block(d->M, 96, d->mr);
-    d->nc = balanced_block(d->N, 1024, d->nr);
+    d->mc = dlc_balanced_block(d->M, 96, d->mr);
+    d->nc = dlc_balanced_block(d->N, 1024, d->nr);
   } else {
-    d->mc = balanced_block(d->M, 1024, d->mr);
-    d->nc = balanced_block(d->N, 256, d->nr);
+    d->mc = dlc_balanced_block(d->M, 1024, d->mr);
+    d->nc = dlc_balanced_block(d->N, 256, d->nr);
   }
   d->mblocks = dlc_div_up(d->M, d->mc);
   d->nblocks = dlc_div_up(d->N, d->nc);
@@ -113,9 +105,9 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
   if (jobs < want) {
     size_t more = dlc_div_up(want, jobs);
     if (d->nhwc)
-      d->nc = balanced_block(d->N, DLC_MAX(d->nr, dlc_div_up(d->N, d->nblocks * more)), d->nr);
+      d->nc = dlc_balanced_block(d->N, DLC_MAX(d->nr, dlc_div_up(d->N, d->nblocks * more)), d->nr);
     else
-      d->mc = balanced_block(d->M, DLC_MAX(d->mr, dlc_div_up(d->M, d->mblocks * more)), d->mr);
+      d->mc = dlc_balanced_block(d->M, DLC_MAX(d->mr, dlc_div_up(d->M, d->mblocks * more)), d->mr);
     d->mblocks = dlc_div_up(d->M, d->mc);
     d->nblocks = dlc_div_up(d->N, d->nc);
   }

@@ -19,6 +19,10 @@
 
 #include "dlconv.h"
 
+/* The longest int8 reduction whose s32 accumulators cannot overflow: |x - zp| <= 255, |w| <= 128
+   (plans with a longer one answer UNSUPPORTED). */
+#define DLC_Q8_MAX_K ((size_t)INT32_MAX / (255u * 128u))
+
 /* Per plan, int8 only. Channel-indexed arrays have c_out entries (per-tensor scales are
    broadcast at plan time, so kernels never branch on n_w_scales). */
 typedef struct dlc_q8_params {
