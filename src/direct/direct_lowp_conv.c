@@ -32,12 +32,12 @@
 typedef struct dlcv_data {
   int q8;
   size_t u;               /* int16 elements per unit: 2 (int8 pair) or 1 (half) */
-  size_t taps, cpg;       /* taps per channel; channel units per group (pairs or channels) */
+  size_t cpg;             /* channel units per group (pairs or channels) */
   size_t kunits;          /* reduction units per group: cpg * taps (int8 pairs, F16 rows) */
   size_t nslot;           /* stride phases copied */
   int slot_py[MAX_PHASES], slot_px[MAX_PHASES];
   size_t hq, wq, planeq;  /* sub-plane (units) */
-  size_t nvirt, N;        /* virtual positions per plane; rounded up to nr */
+  size_t N;               /* virtual positions per plane, rounded up to nr */
   size_t group_units;     /* units of the copy per group */
   size_t copy_bytes;      /* the copy of one image incl. slack, multiple of 64 */
   ptrdiff_t *boff;        /* kunits offsets (int16 elements) from a group's base */
@@ -90,7 +90,6 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
   d->q8 = q8;
   d->u = q8 ? 2 : 1;
-  d->taps = taps;
   d->cpg = q8 ? dlc_div_up(cin, 2) : cin;
   d->kunits = d->cpg * taps;
   d->nslot = (size_t)nslot;
@@ -102,8 +101,7 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   d->planeq = d->hq * d->wq;
   d->mr = q8 ? p->kernels->q8_gemm->mr : p->kernels->f16_gemm->mr;
   d->nr = q8 ? p->kernels->q8_gemm->nr : p->kernels->f16_gemm->nr;
-  d->nvirt = (size_t)(s->h_out - 1) * d->wq + (size_t)s->w_out;
-  d->N = dlc_round_up(d->nvirt, d->nr);
+  d->N = dlc_round_up((size_t)(s->h_out - 1) * d->wq + (size_t)s->w_out, d->nr); /* virtual positions */
   d->group_units = d->cpg * d->nslot * d->planeq;
   /* a tile past the last valid position reads up to N - 1 + the largest tap offset (< planeq)
      beyond a plane's start: the last plane of the copy needs N units of slack */
