@@ -974,6 +974,46 @@ static void test_q8_ties(void **state) {
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 
+/* Depthwise int8 sums near fp32's exact range: NCHW depthwise may widen to fp32 and sum there,
+ * exact while every partial sum stays within 2^24. Every product here is +-255 * 127 = 32385
+ * (odd), so with 2 x 257 = 514 taps the sum is just under 2^24 and with 2 x 300 = 600 taps every
+ * odd partial sum past 518 products is one fp32 cannot hold: a path that summed those in fp32
+ * would be off. The bias cancels the sum to +-5, so requantised with scale 1 an error of one
+ * unit shows in y. */
+static void test_q8_dw_exact_sums(void **state) {
+  (void)state;
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  const int kws[] = {257, 300};
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t k = 0; k < ARRAY_LEN(kws); k++) {
+      const dlconv_dtype t = ts[ti];
+      dlconv_conv2d_desc d;
+      dlconv_conv2d_desc_init(&d, 1, 2, 2, kws[k] + 2, 2, 2, kws[k]);
+      d.groups = 2;
+      d.dtype = t;
+      rng_t r = rng_seed(550 + k);
+      layer L;
+      layer_alloc(&L, &d, 0, 1, &r);
+      memset(L.xb.p, t == DLCONV_U8 ? 0 : 0x80, L.xn); /* x - zp = -255 */
+      int8_t *w = L.wb.p;
+      const int64_t taps = 2 * (int64_t)kws[k], sum = taps * 255 * 127;
+      for (size_t i = 0; i < L.wn; i++) w[i] = (int8_t)(i < (size_t)taps ? -127 : 127);
+      L.bias32[0] = (int32_t)(5 - sum);
+      L.bias32[1] = (int32_t)(sum - 5);
+      L.q = (dlconv_quant){.x_scale = 1.0f, .x_zero_point = t == DLCONV_U8 ? 255 : 127, .w_scales = L.wsc,
+                           .n_w_scales = 1, .y_scale = 1.0f, .y_zero_point = t == DLCONV_U8 ? 100 : 0};
+      L.wsc[0] = 1.0f;
+      L.d.out_min = -INFINITY;
+      L.d.out_max = INFINITY;
+      ref_acc_q8(&L);
+      ref_requant_q8(&L);
+      layer_snapshot(&L);
+      run_all_configs(&L);
+      layer_free(&L);
+    }
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
  * common shortcuts (mult in float, v in float, a different association), and clamp bounds whose
  * float and double quotients round differently. Dense in=1, w=1, x = every value, one channel
@@ -1564,6 +1604,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_conv_s8, setup_test),
       cmocka_unit_test_setup(test_dense, setup_test),
       cmocka_unit_test_setup(test_q8_ties, setup_test),
+      cmocka_unit_test_setup(test_q8_dw_exact_sums, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),
       cmocka_unit_test_setup(test_f16_overflow, setup_test),

@@ -27,6 +27,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "direct_dwp.h"
 
 enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP };
 
@@ -513,18 +514,15 @@ static dwp_geom dwp_geometry(const dlconv_plan *p) {
   return g;
 }
 
-static void dwp_task(void *arg, size_t task) {
-  const exec_ctx *c = arg;
-  const dlconv_plan *p = c->p;
+size_t dlc_direct_dwp_row_groups(const dlconv_plan *p) { return dwp_geometry(p).nrg; }
+
+void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, float bias, float out_min,
+                        float out_max, float *y, size_t rg_begin, size_t rg_end) {
   const dlc_conv_shape *s = &p->s;
-  const direct_data *d = p->algo_data;
   const dlc_f32_direct_family *f = p->kernels->direct;
   const dwp_geom gm = dwp_geometry(p);
-  const size_t taps = (size_t)(s->k_h * s->k_w), m = (size_t)s->cout_g;
-  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
-  size_t i, end;
-  dlc_split_range(c->items, c->ntasks, task, &i, &end);
   dlc_f32_dwp_args a;
+  a.x = x;
   a.h_in = s->h_in;
   a.w_in = s->w_in;
   a.sh = s->stride_h;
@@ -533,25 +531,42 @@ static void dwp_task(void *arg, size_t task) {
   a.dw = s->dil_w;
   a.kh = s->k_h;
   a.kw = s->k_w;
+  a.w = w;
+  a.bias = bias;
   a.y_row = s->w_out;
-  a.out_min = s->out_min;
-  a.out_max = s->out_max;
-  for (; i < end; i++) {
-    const size_t rg = i % gm.nrg, q = i / gm.nrg;
-    const size_t oc = q % (size_t)s->c_out, n = q / (size_t)s->c_out;
+  a.out_min = out_min;
+  a.out_max = out_max;
+  for (size_t rg = rg_begin; rg < rg_end; rg++) {
     const size_t oy0 = rg * gm.rows;
     a.nr = DLC_MIN(gm.rows, (size_t)s->h_out - oy0);
-    a.x = c->x + (n * (size_t)s->c_in + oc / m) * plane_in;
-    a.w = d->w + oc * taps;
-    a.bias = p->bias[oc];
     a.iy0 = (ptrdiff_t)oy0 * s->stride_h - s->pad_t;
     for (size_t sg = 0; sg < gm.nseg; sg++) {
       size_t b, e;
       dlc_split_range((size_t)s->w_out, gm.nseg, sg, &b, &e);
       a.ix0 = (ptrdiff_t)b * s->stride_w - s->pad_l;
-      a.y = c->y + (n * (size_t)s->c_out + oc) * plane_out + oy0 * (size_t)s->w_out + b;
+      a.y = y + oy0 * (size_t)s->w_out + b;
       f->dwp(e - b, &a);
     }
+  }
+}
+
+static void dwp_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const size_t nrg = dlc_direct_dwp_row_groups(p);
+  const size_t taps = (size_t)(s->k_h * s->k_w), m = (size_t)s->cout_g;
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  while (i < end) {
+    /* the run of row groups of one (image, channel) plane */
+    const size_t q = i / nrg, rg0 = i % nrg, rg1 = DLC_MIN(nrg, rg0 + (end - i));
+    const size_t oc = q % (size_t)s->c_out, n = q / (size_t)s->c_out;
+    dlc_direct_dwp_run(p, c->x + (n * (size_t)s->c_in + oc / m) * plane_in, d->w + oc * taps, p->bias[oc],
+                       s->out_min, s->out_max, c->y + (n * (size_t)s->c_out + oc) * plane_out, rg0, rg1);
+    i += rg1 - rg0;
   }
 }
 

@@ -2,7 +2,19 @@
  * ISA-independent driver: NCHW (any depth multiplier) and NHWC (multiplier 1).
  *
  * im2col + GEMM is the wrong shape for a depthwise layer: one output channel per group makes
- * every product a 1-row GEMM. Here each (image, channel) plane is computed row by row: for
+ * every product a 1-row GEMM.
+ *
+ * NCHW, the usual path ("wide"): each input plane is widened to fp32 (int8: x - zp) and run
+ * through the fp32 depthwise kernel of the direct family (direct_dwp.h: all taps of a register
+ * tile of outputs in registers, strides and padding handled in the kernel), into an fp32 plane
+ * that the gemm family's store then finishes (bias, clamp and binary16 rounding, or the exact
+ * requantisation of quant.h). int8 stays exact: every product (x - zp) * w is an integer of at
+ * most 255 * 128 in magnitude, so while taps * 255 * 128 <= 2^24 every partial sum, in whatever
+ * order the kernel adds, is an integer fp32 holds exactly. The row kernels accumulate each tap's
+ * run into memory instead (a load and a store of the accumulators per tap): 2-3x slower on
+ * mobile networks' planes.
+ *
+ * NCHW otherwise (larger kernels for int8, no fp32 kernel for the ISA): each (image, channel) plane is computed row by row: for
  * every tap that lands inside the image, the family's row kernel adds the clipped run of the
  * input row times the tap's weight into a row of wide accumulators (fp32 for F16, exact s32 for
  * int8) in the workspace, and the gemm family's store finishes the row into y (bias, clamp and
@@ -18,6 +30,7 @@
  *
  * Threads: the n * c_out planes (NCHW) or n * h_out output rows (NHWC) are split into
  * contiguous ranges, one per task. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,11 +39,14 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "direct_dwp.h"
 
 typedef struct dwl_data {
   int q8;
-  float *wf;        /* F16: c_out x taps weights widened to fp32 */
-  int32_t *wq;      /* int8: c_out x taps weights */
+  float *wf;        /* F16, and int8 in wide mode: c_out x taps weights as fp32 */
+  int32_t *wq;      /* int8 otherwise: c_out x taps weights */
+  int wide;         /* NCHW through the fp32 kernel (see the top) */
+  size_t xf_bytes, yf_bytes; /* wide: a widened input plane and an fp32 output plane */
   size_t row_bytes; /* accumulators of a task, multiple of 64 */
   size_t ntasks;
   /* Flat mode (stride_h == stride_w): the plane is copied with its padding into the workspace
@@ -73,11 +89,13 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
   const size_t taps = (size_t)(s->k_h * s->k_w), n = (size_t)s->c_out * taps;
   d->q8 = q8;
-  if (q8)
+  d->wide = !nhwc && p->kernels->direct && p->kernels->direct->dwp && (q8 ? f->q8_widen != NULL : f->f16_widen != NULL) &&
+            (!q8 || taps <= (1u << 24) / (255u * 128u));
+  if (q8 && !d->wide)
     d->wq = dlc_malloc(n * sizeof(int32_t));
   else
     d->wf = dlc_malloc(n * sizeof(float));
-  if (q8 ? !d->wq : !d->wf) {
+  if (!d->wq && !d->wf) {
     dlc_free(d->wf);
     dlc_free(d->wq);
     dlc_free(d);
@@ -87,13 +105,18 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   d->nhwc = nhwc;
   for (size_t i = 0; i < n; i++) {
     const size_t at = nhwc ? i % taps * (size_t)s->c_out + i / taps : i;
-    if (q8)
+    if (q8 && d->wide)
+      d->wf[at] = (float)((const int8_t *)w)[i];
+    else if (q8)
       d->wq[at] = ((const int8_t *)w)[i];
     else
       d->wf[at] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
   }
-  d->flat = !nhwc && s->stride_h == s->stride_w;
-  if (nhwc) {
+  d->flat = !nhwc && !d->wide && s->stride_h == s->stride_w;
+  if (d->wide) {
+    d->xf_bytes = dlc_round_up((size_t)(s->h_in * s->w_in) * 4, DLC_ALIGN);
+    d->yf_bytes = dlc_round_up((size_t)(s->h_out * s->w_out) * 4, DLC_ALIGN);
+  } else if (nhwc) {
     d->row_bytes = dlc_round_up((size_t)s->c_out * 4, DLC_ALIGN);
     d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out));
   } else if (d->flat) {
@@ -108,8 +131,12 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   if (!nhwc) d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
   p->algo_data = d;
   p->packed_weight_bytes = n * 4;
-  p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes);
-  snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? f->q8_name : f->f16_name);
+  p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes + d->xf_bytes + d->yf_bytes);
+  if (d->wide)
+    snprintf(p->kernel, sizeof p->kernel, "%s+%s", q8 ? "q8" : "f16",
+             p->kernels->direct->dw_name ? p->kernels->direct->dw_name : "f32_dwconv");
+  else
+    snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? f->q8_name : f->f16_name);
   return DLCONV_OK;
 }
 
@@ -255,10 +282,54 @@ static void dwl_task_nhwc(void *arg, size_t t) {
   }
 }
 
+/* NCHW, wide mode: per (image, channel) plane, widen the input plane (once per input channel),
+   run the fp32 kernel over the whole plane with no bias or clamp, then store. */
+static void dwl_task_wide(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
+  const size_t es = d->q8 ? 1 : 2, taps = (size_t)(s->k_h * s->k_w);
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
+  const size_t nrg = dlc_direct_dwp_row_groups(p);
+  const int is_signed = p->dtype == DLCONV_S8;
+  float *xf = (float *)(c->ws + t * (d->xf_bytes + d->yf_bytes));
+  float *yf = (float *)((char *)xf + d->xf_bytes);
+  size_t begin, end;
+  dlc_split_range((size_t)(s->n * s->c_out), d->ntasks, t, &begin, &end);
+  size_t widened = SIZE_MAX; /* the (image, input channel) now in xf */
+  for (size_t pl = begin; pl < end; pl++) {
+    const size_t img = pl / (size_t)s->c_out, oc = pl % (size_t)s->c_out;
+    const size_t xc = img * (size_t)s->c_in + oc / (size_t)s->cout_g; /* depth multiplier cout_g */
+    const char *xp = (const char *)c->x + xc * plane_in * es;
+    char *yp = (char *)c->y + pl * plane_out * es;
+    if (widened != xc) {
+      widened = xc;
+      if (d->q8)
+        f->q8_widen(plane_in, xp, p->q8.x_zero_point, is_signed, xf);
+      else
+        f->f16_widen(plane_in, (const uint16_t *)xp, xf);
+    }
+    dlc_direct_dwp_run(p, xf, d->wf + oc * taps, 0.0f, -INFINITY, INFINITY, yf, 0, nrg);
+    if (!d->q8) {
+      p->kernels->f16_gemm->store(plane_out, yf, p->bias, oc, 0, s->out_min, s->out_max, (uint16_t *)yp);
+      continue;
+    }
+    /* the sums are integers held exactly (see the top): to s32 a chunk at a time for the store */
+    int32_t acc[1024];
+    for (size_t j0 = 0; j0 < plane_out; j0 += 1024) {
+      const size_t m = DLC_MIN((size_t)1024, plane_out - j0);
+      for (size_t j = 0; j < m; j++) acc[j] = (int32_t)yf[j0 + j];
+      p->kernels->q8_gemm->store(m, acc, &p->q8, oc, 0, yp + j0);
+    }
+  }
+}
+
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, d->nhwc ? dwl_task_nhwc : dwl_task, &c);
+  dlc_parallel_for(p, d->ntasks, d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task, &c);
 }
 
 const dlc_algo_ops dlc_direct_lowp_ops = {

@@ -29,12 +29,21 @@ typedef void (*dlc_q8_dw_row_fn)(size_t n, const void *x, size_t stride, int32_t
 typedef void (*dlc_f16_dw_ch_fn)(size_t n, const uint16_t *x, const float *w, float *acc);
 typedef void (*dlc_q8_dw_ch_fn)(size_t n, const void *x, const int32_t *w, int32_t zp, int is_signed, int32_t *acc);
 
+/* NCHW, through the fp32 depthwise kernel (direct_dwp.h): a channel's input plane widened to fp32,
+ *   F16:  dst[j] = f32(x[j])                                      j < n
+ *   int8: dst[j] = (float)(x[j] - zp)                             j < n, exact (|x - zp| <= 255)
+ * Reads x[0 .. n) and writes dst[0 .. n) only. */
+typedef void (*dlc_f16_widen_fn)(size_t n, const uint16_t *x, float *dst);
+typedef void (*dlc_q8_widen_fn)(size_t n, const void *x, int32_t zp, int is_signed, float *dst);
+
 typedef struct dlc_lowp_dw_family {
   const char *f16_name, *q8_name; /* e.g. "f16_dwconv_row__avx2" */
   dlc_f16_dw_row_fn f16_row;
   dlc_q8_dw_row_fn q8_row;
   dlc_f16_dw_ch_fn f16_ch;
   dlc_q8_dw_ch_fn q8_ch;
+  dlc_f16_widen_fn f16_widen; /* optional: without them NCHW runs the row kernels */
+  dlc_q8_widen_fn q8_widen;
 } dlc_lowp_dw_family;
 
 #endif

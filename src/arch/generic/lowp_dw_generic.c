@@ -32,6 +32,20 @@ static void q8_ch(size_t n, const void *x, const int32_t *w, int32_t zp, int is_
   }
 }
 
+static void f16_widen(size_t n, const uint16_t *x, float *dst) {
+  for (size_t j = 0; j < n; j++) dst[j] = dlc_f16_to_f32(x[j]);
+}
+
+static void q8_widen(size_t n, const void *x, int32_t zp, int is_signed, float *dst) {
+  if (is_signed) {
+    const int8_t *p = x;
+    for (size_t j = 0; j < n; j++) dst[j] = (float)((int32_t)p[j] - zp);
+  } else {
+    const uint8_t *p = x;
+    for (size_t j = 0; j < n; j++) dst[j] = (float)((int32_t)p[j] - zp);
+  }
+}
+
 const dlc_lowp_dw_family dlc_lowp_dw__generic = {
     .f16_name = "f16_dwconv_row__generic",
     .q8_name = "q8_dwconv_row__generic",
@@ -39,4 +53,6 @@ const dlc_lowp_dw_family dlc_lowp_dw__generic = {
     .q8_row = q8_row,
     .f16_ch = f16_ch,
     .q8_ch = q8_ch,
+    .f16_widen = f16_widen,
+    .q8_widen = q8_widen,
 };

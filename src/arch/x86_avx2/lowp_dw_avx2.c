@@ -232,6 +232,39 @@ static void q8_ch(size_t n, const void *x, const int32_t *w, int32_t zp, int is_
     q8_ch_run(n, p, w, zp, 0, acc);
 }
 
+/* ================================================================ NCHW planes widened to fp32 */
+
+/* 16 elements a step; the tail of 1..15 is a scalar loop (planes are long, the tail is rare). */
+static void f16_widen(size_t n, const uint16_t *x, float *dst) {
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    _mm256_storeu_ps(dst + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + j))));
+    _mm256_storeu_ps(dst + j + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + j + 8))));
+  }
+  for (; j < n; j++) dst[j] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(x[j])));
+}
+
+INLINE void q8_widen_run(size_t n, const uint8_t *x, int32_t zp, const int sgn, float *dst) {
+  const __m256i zv = _mm256_set1_epi32(zp);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m128i b = _mm_loadu_si128((const __m128i *)(x + j));
+    const __m128i h = _mm_unpackhi_epi64(b, b);
+    const __m256i lo = sgn ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    const __m256i hi = sgn ? _mm256_cvtepi8_epi32(h) : _mm256_cvtepu8_epi32(h);
+    _mm256_storeu_ps(dst + j, _mm256_cvtepi32_ps(_mm256_sub_epi32(lo, zv)));
+    _mm256_storeu_ps(dst + j + 8, _mm256_cvtepi32_ps(_mm256_sub_epi32(hi, zv)));
+  }
+  for (; j < n; j++) dst[j] = (float)(q8_elem(x + j, sgn) - zp);
+}
+
+static void q8_widen(size_t n, const void *x, int32_t zp, int is_signed, float *dst) {
+  if (is_signed)
+    q8_widen_run(n, x, zp, 1, dst);
+  else
+    q8_widen_run(n, x, zp, 0, dst);
+}
+
 const dlc_lowp_dw_family dlc_lowp_dw__avx2 = {
     .f16_name = "f16_dwconv_row__avx2",
     .q8_name = "q8_dwconv_row__avx2",
@@ -239,4 +272,6 @@ const dlc_lowp_dw_family dlc_lowp_dw__avx2 = {
     .q8_row = q8_row,
     .f16_ch = f16_ch,
     .q8_ch = q8_ch,
+    .f16_widen = f16_widen,
+    .q8_widen = q8_widen,
 };
