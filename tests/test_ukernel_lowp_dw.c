@@ -5,7 +5,8 @@
  * its last element against an inaccessible page and once with its first element just after one,
  * so a read outside x[0..(n-1)*stride] faults; guards around acc catch stray writes. The NHWC
  * channel-run kernels (f16_ch, q8_ch) likewise, over 9 accumulating calls per case (see their
- * section below). */
+ * section below), and the NCHW widening kernels (f16_widen, q8_widen) bit-exactly against
+ * references written here, every half and every byte through the vector and the scalar paths. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -559,6 +560,249 @@ static void test_f16_ch(void **state) {
   assert_true(tested >= 1);
 }
 
+/* ================================================================ NCHW planes widened to fp32 */
+
+/* f16_widen / q8_widen: dst[j] = f32(x[j]) or (float)(x[j] - zp), j < n, bit-exact (a NaN half
+   only has to stay a NaN). Every n in 0..MAXN (the vector body of 16, every scalar tail, n < 16)
+   and three long planes, each with x and dst in all 9 combinations of these placements:
+   x against the end of its region (x[n-1] the last readable byte before an inaccessible page),
+   against its start, or WD_SKEW(n) bytes in (unaligned); dst as ch_acc_place puts it (against the
+   end, against the start, or inside GUARD sentinel lanes). After every call: dst lanes outside
+   [0, n) unchanged, x unchanged, dst[0..n) against the reference. Then every half and every byte
+   once more through each path, in chunks of odd lengths. */
+#define WD_MAXN 65536 /* one call over all halves */
+static const size_t wd_long[] = {1000, 4096, 4099};
+#define WD_NLEN (MAXN + 1 + sizeof wd_long / sizeof wd_long[0])
+static size_t wd_len(size_t i) { return i <= MAXN ? i : wd_long[i - MAXN - 1]; }
+
+typedef struct wd_bufs {
+  xregion x, dst;
+} wd_bufs;
+
+static void wd_open(wd_bufs *b) {
+  region_open(&b->x, WD_MAXN * 2 + 64);
+  region_open(&b->dst, (WD_MAXN + 2 * GUARD + 3) * 4);
+}
+
+static void wd_close(wd_bufs *b) {
+  xregion_close(&b->x);
+  xregion_close(&b->dst);
+}
+
+/* The calling tests' own family check: both widening kernels where a build has a family. */
+static void check_expected_widen(void) {
+  check_expected_families();
+  const dlc_lowp_dw_family *g = family_of(DLCONV_ISA_GENERIC);
+  assert_non_null(g->f16_widen);
+  assert_non_null(g->q8_widen);
+#if defined(__x86_64__) || defined(__i386__)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) {
+    assert_non_null(family_of(DLCONV_ISA_AVX2)->f16_widen);
+    assert_non_null(family_of(DLCONV_ISA_AVX2)->q8_widen);
+  }
+#endif
+}
+
+/* x of `bytes` bytes, elements of `esize` bytes: place 0 against the region's end, 1 against its
+   start, 2 an odd number of elements (1..15 for halves, 1..31 for bytes) past its start. */
+#define WD_SKEW(n, esize) (((n) * 2 + 1) % (32 / (esize)) * (esize))
+static unsigned char *wd_x_place(xregion *r, size_t bytes, size_t esize, int place, size_t n, void **owned) {
+  if (!r->map || place < 2) return x_place(r, bytes, place == 0, owned);
+  *owned = NULL;
+  const size_t skew = WD_SKEW(n, esize);
+  assert_true(r->lo + skew + bytes <= r->hi);
+  return r->lo + skew;
+}
+
+/* Lanes [-wlo, 0) and [n, whi) of dst hold the sentinel still. */
+static void wd_check_sentinels(const char *name, const char *what, const float *dst, size_t n, size_t wlo,
+                               size_t whi) {
+  const int32_t sentinel = SENTINEL;
+  for (size_t i = 1; i <= wlo; i++)
+    if (memcmp(dst - i, &sentinel, 4) != 0) fail_msg("%s %s n=%zu: wrote dst[-%zu]", name, what, n, i);
+  for (size_t j = n; j < whi; j++)
+    if (memcmp(dst + j, &sentinel, 4) != 0) fail_msg("%s %s n=%zu: wrote dst[%zu]", name, what, n, j);
+}
+
+/* ---------------------------------------------------------------- F16 */
+
+/* binary16 -> binary32 bit pattern, from the two formats' definitions: a second reference,
+   exact where half_value() only gives the value (zeros' signs, infinities, NaNs). */
+static uint32_t half_f32_bits(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 31;
+  uint32_t m = h & 1023;
+  if (e == 31) return sign | 0x7f800000u | m << 13; /* inf; NaN (the tests accept any NaN) */
+  if (e) return sign | (e + 127 - 15) << 23 | m << 13;
+  if (!m) return sign;
+  uint32_t sh = 0; /* subnormal m * 2^-24: normalise to 1.f * 2^(-14 - sh) */
+  while (!(m & 1024)) m <<= 1, sh++;
+  return sign | (127 - 14 - sh) << 23 | (m & 1023) << 13;
+}
+
+static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 1023); }
+
+/* Both references agree on every half: the same value for finite ones, inf / NaN otherwise. */
+static void test_half_bits_reference(void **state) {
+  (void)state;
+  for (uint32_t h = 0; h < 0x10000; h++) {
+    const uint32_t u = half_f32_bits((uint16_t)h);
+    float v;
+    memcpy(&v, &u, 4);
+    if (((h >> 10) & 31) != 31)
+      assert_true((double)v == half_value((uint16_t)h) && !!signbit(v) == !!(h & 0x8000));
+    else if (h & 1023)
+      assert_true(isnan(v));
+    else
+      assert_true(isinf(v) && !!signbit(v) == !!(h & 0x8000));
+  }
+}
+
+/* Halves for the per-length runs: half_random()'s finite ones, or one of these. */
+static uint16_t half_widen_value(void) {
+  static const uint16_t special[] = {
+      0x0000, 0x8000,                         /* +-0 */
+      0x0001, 0x8001, 0x0200, 0x03ff, 0x83ff, /* subnormals: smallest, middle, largest */
+      0x0400, 0x8400, 0x3c00, 0xbc00, 0x3555, /* smallest normal, +-1, 1/3 */
+      0x7bff, 0xfbff,                         /* +-65504 */
+      0x7c00, 0xfc00,                         /* +-inf */
+      0x7e00, 0xfe00, 0x7c01, 0xfc01, 0x7fff, 0x7d55, /* quiet and signalling NaNs */
+  };
+  const uint32_t r = next_u32();
+  return r & 1 ? half_random() : special[(r >> 1) % (sizeof special / sizeof special[0])];
+}
+
+/* One call: vals[0..n) through x placed at xp, dst at dp. */
+static void run_f16_widen(const dlc_lowp_dw_family *f, wd_bufs *b, size_t n, const uint16_t *vals, int xp,
+                          int dp) {
+  void *xowned, *downed;
+  size_t wlo, whi;
+  uint16_t *x = (uint16_t *)(void *)wd_x_place(&b->x, n * 2, 2, xp, n, &xowned);
+  float *dst = (float *)(void *)ch_acc_place(&b->dst, n, dp, &downed, &wlo, &whi);
+  ch_poison(&b->x, (unsigned char *)x, n * 2, 0x3c); /* 0x3c3c: a plain 1.06 */
+  if (n) memcpy(x, vals, n * 2);
+
+  f->f16_widen(n, x, dst);
+
+  wd_check_sentinels(f->f16_name, "f16_widen", dst, n, wlo, whi);
+  if (n && memcmp(x, vals, n * 2) != 0) fail_msg("%s f16_widen n=%zu: wrote its input", f->f16_name, n);
+  for (size_t j = 0; j < n; j++) {
+    uint32_t got;
+    memcpy(&got, dst + j, 4);
+    const uint32_t want = half_f32_bits(vals[j]);
+    if (half_is_nan(vals[j]) ? !isnan(dst[j]) : got != want)
+      fail_msg("%s f16_widen n=%zu x@%d dst@%d: dst[%zu] = 0x%08x (%a), want 0x%08x (x 0x%04x)", f->f16_name, n, xp,
+               dp, j, got, (double)dst[j], want, vals[j]);
+  }
+  free(xowned);
+  free(downed);
+}
+
+static void test_f16_widen(void **state) {
+  (void)state;
+  check_expected_widen();
+  static uint16_t vals[WD_MAXN];
+  wd_bufs b;
+  wd_open(&b);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f || !f->f16_widen) continue;
+    assert_non_null(f->f16_name);
+    tested++;
+    for (size_t li = 0; li < WD_NLEN; li++) {
+      const size_t n = wd_len(li);
+      for (int xp = 0; xp < 3; xp++)
+        for (int dp = 0; dp < 3; dp++) {
+          for (size_t j = 0; j < n; j++) vals[j] = half_widen_value();
+          run_f16_widen(f, &b, n, vals, xp, dp);
+        }
+    }
+    /* every half: in one call (vector body only), then in chunks of 15 (scalar only), 31, 47
+       and 69 (both), x and dst placements rotating */
+    for (uint32_t h = 0; h < 0x10000; h++) vals[h] = (uint16_t)h;
+    static const size_t chunks[] = {WD_MAXN, 15, 31, 47, 69};
+    for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++)
+      for (size_t at = 0, k = 0; at < WD_MAXN; at += chunks[ci], k++) {
+        const size_t n = WD_MAXN - at < chunks[ci] ? WD_MAXN - at : chunks[ci];
+        run_f16_widen(f, &b, n, vals + at, (int)(k % 3), (int)(k / 3 % 3));
+      }
+  }
+  wd_close(&b);
+  assert_true(tested >= 1);
+}
+
+/* ---------------------------------------------------------------- int8 */
+
+/* One call: vals[0..n) through x placed at xp, dst at dp. */
+static void run_q8_widen(const dlc_lowp_dw_family *f, wd_bufs *b, size_t n, const uint8_t *vals, int is_signed,
+                         int32_t zp, int xp, int dp) {
+  void *xowned, *downed;
+  size_t wlo, whi;
+  uint8_t *x = wd_x_place(&b->x, n, 1, xp, n, &xowned);
+  float *dst = (float *)(void *)ch_acc_place(&b->dst, n, dp, &downed, &wlo, &whi);
+  ch_poison(&b->x, x, n, (unsigned char)next_u32());
+  if (n) memcpy(x, vals, n);
+
+  f->q8_widen(n, x, zp, is_signed, dst);
+
+  wd_check_sentinels(f->q8_name, "q8_widen", dst, n, wlo, whi);
+  if (n && memcmp(x, vals, n) != 0) fail_msg("%s q8_widen n=%zu: wrote its input", f->q8_name, n);
+  for (size_t j = 0; j < n; j++) {
+    const int32_t d = (is_signed ? (int32_t)(int8_t)vals[j] : (int32_t)vals[j]) - zp;
+    /* |d| <= 255: exact in binary32, and +0 for 0 (the sign of an int conversion) */
+    const float want = (float)d;
+    if (memcmp(dst + j, &want, 4) != 0 || (double)dst[j] != (double)d)
+      fail_msg("%s q8_widen n=%zu %s zp=%d x@%d dst@%d: dst[%zu] = %a, want %d (x 0x%02x)", f->q8_name, n,
+               is_signed ? "s8" : "u8", zp, xp, dp, j, (double)dst[j], d, vals[j]);
+  }
+  free(xowned);
+  free(downed);
+}
+
+static void test_q8_widen(void **state) {
+  (void)state;
+  check_expected_widen();
+  /* the type's ends and values between: u8 zero points, then s8 ones */
+  static const int32_t zps[2][5] = {{0, 1, 128, 254, 255}, {-128, -1, 0, 3, 127}};
+  static uint8_t vals[WD_MAXN];
+  wd_bufs b;
+  wd_open(&b);
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_lowp_dw_family *f = family_of(all_isas[s]);
+    if (!f || !f->q8_widen) continue;
+    assert_non_null(f->q8_name);
+    tested++;
+    for (int sg = 0; sg <= 1; sg++)
+      for (size_t zi = 0; zi < 5; zi++) {
+        const int32_t zp = zps[sg][zi];
+        for (size_t li = 0; li < WD_NLEN; li++) {
+          const size_t n = wd_len(li);
+          for (int xp = 0; xp < 3; xp++)
+            for (int dp = 0; dp < 3; dp++) {
+              /* the type's ends and random bytes, or a run through all 256 from a random start */
+              const int kind = (int)((n + (size_t)(3 * xp + dp)) % 5);
+              const uint32_t base = next_u32(), step = next_u32() | 1;
+              for (size_t j = 0; j < n; j++)
+                vals[j] = kind < 4 ? q8_x_value(sg, kind) : (uint8_t)(base + step * (uint32_t)j);
+              run_q8_widen(f, &b, n, vals, sg, zp, xp, dp);
+            }
+        }
+        /* every byte at every position of chunks of 15 (scalar only), 31, 47 and 69 (vector
+           and scalar): value v = i % 256 at position i % c, all positions as c is odd */
+        static const size_t chunks[] = {15, 31, 47, 69};
+        for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
+          const size_t c = chunks[ci];
+          for (size_t i = 0; i < 256 * c; i++) vals[i] = (uint8_t)i;
+          for (size_t at = 0, k = 0; at < 256 * c; at += c, k++)
+            run_q8_widen(f, &b, c, vals + at, sg, zp, (int)(k % 3), (int)(k / 3 % 3));
+        }
+      }
+  }
+  wd_close(&b);
+  assert_true(tested >= 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_half_reference),
@@ -567,6 +811,9 @@ int main(void) {
       cmocka_unit_test(test_f16_rows),
       cmocka_unit_test(test_q8_ch),
       cmocka_unit_test(test_f16_ch),
+      cmocka_unit_test(test_half_bits_reference),
+      cmocka_unit_test(test_f16_widen),
+      cmocka_unit_test(test_q8_widen),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
