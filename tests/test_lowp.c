@@ -585,6 +585,10 @@ static const fixed_shape FIXED[] = {
     {2, 3, 23, 19, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, DLCONV_NHWC},   /* stem-like */
     {2, 35, 9, 11, 35, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 35, DLCONV_NHWC},  /* NHWC depthwise: vector runs + tail */
     {1, 16, 8, 7, 16, 3, 3, 2, 2, 1, 2, 1, 1, 1, 1, 16, DLCONV_NHWC},   /* NHWC depthwise, whole vectors */
+    {2, 67, 7, 5, 35, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* 1x1, no padding: contiguous lanes, odd K */
+    {1, 32, 7, 7, 18, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, even K, 7 x 7 */
+    {2, 12, 5, 6, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, DLCONV_NCHW},     /* the same, groups 2 */
+    {2, 5, 20, 21, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, 420 pixels: several N blocks */
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {

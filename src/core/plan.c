@@ -106,11 +106,18 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
    16, for h_out x w_out outputs (wq: the padded width over the stride): worth it when at least
    60% of them are outputs (7 x 7 outputs with padding 1: 77%; 1 x 1 outputs: 6%), 80% for 1 x 1
    kernels, whose im2col is a mere interleave (measured on ResNet-50's 7 x 7 1 x 1 layers: GEMM
-   2-5% faster at 77%). */
-static int direct_lowp_positions_pay(const dlc_conv_shape *s) {
+   2-5% faster at 77%). A 1 x 1 kernel with stride 1 and no padding packs for GEMM as whole runs
+   of each plane (gemm_lowp.c): there GEMM wins on small planes, int8 up to 28 x 28 (0.80-0.98 of
+   direct's time on ResNet-50 / MobileNetV2, 1.01 at K = 32), F16 up to 14 x 14 (0.89-1.03; 28 x 28:
+   1.0-1.10). */
+static int direct_lowp_positions_pay(const dlc_conv_shape *s, int q8) {
   const int64_t wq = (s->w_in + s->pad_l + s->pad_r + s->stride_w - 1) / s->stride_w;
   const int64_t nvirt = (s->h_out - 1) * wq + s->w_out, tiles = (nvirt + 15) / 16;
-  return 10 * s->h_out * s->w_out >= (s->k_h * s->k_w == 1 ? 8 : 6) * 16 * tiles;
+  const int64_t P = s->h_out * s->w_out;
+  const int contiguous_1x1 = s->k_h * s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+                             !(s->pad_t | s->pad_b | s->pad_l | s->pad_r);
+  if (contiguous_1x1 && P <= (q8 ? 28 * 28 : 14 * 14)) return 0;
+  return 10 * P >= (s->k_h * s->k_w == 1 ? 8 : 6) * 16 * tiles;
 }
 
 /* Median-free quick timing: best of a few executes on scratch data. */
@@ -182,7 +189,7 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
            where im2col + GEMM gathers it per job) unless most of its virtual positions would be
            junk; im2col + GEMM for every shape */
         nalgo = 0;
-        if (p->s.layout == DLCONV_NCHW ? p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s)
+        if (p->s.layout == DLCONV_NCHW ? p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s, p->dtype != DLCONV_F16)
                                        : p->s.cin_g == 1 && p->s.cout_g == 1)
           algos[nalgo++] = DLCONV_ALGO_DIRECT;
         algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;

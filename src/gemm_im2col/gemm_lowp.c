@@ -156,6 +156,13 @@ typedef struct lowp_ctx {
   char *ws;
 } lowp_ctx;
 
+/* A 1x1 layer with stride 1 and no padding reads pixel q of a channel at x[q]: a job's lanes are
+   one contiguous run of each plane, copied a panel's width at a time instead of an output row
+   at a time (7 lanes on a 7 x 7 plane, where the per-run bookkeeping cost more than the copy). */
+static int lanes_contiguous(const dlc_conv_shape *s) {
+  return s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && !(s->pad_t | s->pad_b | s->pad_l | s->pad_r);
+}
+
 /* F16 NCHW: the panels of the B block, lanes = pixels [q0, q0 + nq) of image img, rows = k in
    [k0, k0 + kc) in (ic, ky, kx) order, panel width w. Walks output rows, so that a run of lanes
    reads one input row; taps outside x stay zero (the caller zeroed them). */
@@ -164,6 +171,14 @@ static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, si
   const dlc_conv_shape *s = &c->p->s;
   const size_t khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out, panel = kc * w;
   const int64_t sw = s->stride_w;
+  if (lanes_contiguous(s)) {
+    for (size_t kk = 0; kk < kc && k0 + kk < c->d->K; kk++) {
+      const uint16_t *xr = (const uint16_t *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + k0 + kk) *
+                                                        (size_t)(s->h_in * s->w_in) + q0;
+      for (size_t l = 0; l < nq; l += w) memcpy(dst + kk * w + l / w * panel, xr + l, DLC_MIN(w, nq - l) * 2);
+    }
+    return;
+  }
   for (size_t kk = 0; kk < kc && k0 + kk < c->d->K; kk++) {
     const size_t k = k0 + kk, ic = g * (size_t)s->cin_g + k / khw, r = k % khw;
     const int64_t ky = (int64_t)(r / (size_t)s->k_w), kx = (int64_t)(r % (size_t)s->k_w);
@@ -290,6 +305,20 @@ static void pack_nchw_q8(const lowp_ctx *c, size_t img, size_t g, size_t q0, siz
   const int is_signed = c->p->dtype == DLCONV_S8;
   const int32_t zp = c->p->q8.x_zero_point;
   const int64_t sw = s->stride_w;
+  if (lanes_contiguous(s)) {
+    const size_t plane = (size_t)(s->h_in * s->w_in);
+    for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk += 2) {
+      const uint8_t *x0 = (const uint8_t *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + k0 + kk) * plane + q0;
+      int16_t *dpair = dst + (kk >> 1) * 2 * w;
+      if (k0 + kk + 1 >= d->K) { /* a lone last row: its pair partner stays zero */
+        q8_lanes(dpair, panel, w, 0, 0, nq, x0, 1, is_signed, zp);
+        continue;
+      }
+      for (size_t l = 0; l < nq; l += w)
+        d->q8f->pack_pairs(DLC_MIN(w, nq - l), x0 + l, x0 + plane + l, zp, is_signed, dpair + l / w * panel);
+    }
+    return;
+  }
   for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk += 2) {
     const uint8_t *plane[2] = {NULL, NULL};
     int64_t ky[2] = {0, 0}, kx[2] = {0, 0};
