@@ -11,7 +11,8 @@
  *      y    = saturate(nearbyint(v) + y_zero_point)
  *    Results must be bit-exact.
  *
- * Only the public header is used. Every run checks guard bytes around y (and that y's whole
+ * Only the public header is used, and one internal hook (src/core/test_hooks.h) that makes the
+ * direct convolution path run both of its modes on every shape. Every run checks guard bytes around y (and that y's whole
  * extent is written), that x, w, bias and the scales are not modified, and dlconv_plan_query. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 
 #include "dlconv.h"
+#include "core/test_hooks.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -792,6 +794,13 @@ static void run_all_configs(const layer *L) {
         run_layer(L, algos[a], isas[i], t, 0, first || (t == 2 && a == 0));
         first = 0;
       }
+  /* direct's convolutions both ways: B read in place and packed (its own pick is tested above) */
+  if (direct_ok && L->d.c_in != L->d.groups)
+    for (int mode = 0; mode <= 1; mode++) {
+      dlc_test_direct_lowp_packed(mode);
+      for (int i = 1; i < ni; i++) run_layer(L, DLCONV_ALGO_DIRECT, isas[i], 1 + (i & 1), 0, 0);
+      dlc_test_direct_lowp_packed(-1);
+    }
 }
 
 typedef struct stats {

@@ -34,4 +34,10 @@ int dlc_test_alloc_fired(void);
    wrong kernel. */
 void dlc_test_corrupt_kernels(int on);
 
+/* ---- direct F16/int8 convolution mode (src/direct/direct_lowp_conv.c) ----------------------
+   -1 (the default): the plan picks in-place or packed B panels by the share of junk virtual
+   positions; 0: always in place; 1: always packed (where the ISA has the kernels). Read when a
+   plan is made, so both modes can be tested on any shape. */
+void dlc_test_direct_lowp_packed(int mode);
+
 #endif
