@@ -1,5 +1,9 @@
 /* The avx512 kernel table. A family still NULL answers UNSUPPORTED when avx512 is forced;
-   replace its line by the descriptor once the family's avx512 file defines it. */
+   replace its line by the descriptor once the family's avx512 file defines it.
+
+   F16 and int8 have no avx512 kernels yet: the table lends the avx2 ones (every CPU that runs
+   this table runs avx2, FMA and F16C, which kernels.c checks), so forcing avx512 or capping at
+   it keeps those paths instead of answering UNSUPPORTED; plans name the avx2 kernels they run. */
 #include "../../core/kernels.h"
 
 const dlc_isa_kernels dlc_kernels_avx512 = {
@@ -10,4 +14,7 @@ const dlc_isa_kernels dlc_kernels_avx512 = {
     .spack = &dlc_f32_spack__avx512,
     .gspc = &dlc_f32_gspc__avx512,
     .csr = &dlc_f32_csr__avx512,
+    .f16_gemm = &dlc_f16_gemm__avx2,
+    .q8_gemm = &dlc_q8_gemm__avx2,
+    .lowp_dw = &dlc_lowp_dw__avx2,
 };
