@@ -1,0 +1,186 @@
+/* lowp_vpos.c - see lowp_vpos.h. */
+#include "lowp_vpos.h"
+
+#include <string.h>
+
+#include "../core/kernels.h"
+#include "../core/util.h"
+
+dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, const char *algo) {
+  const dlc_conv_shape *s = &p->s;
+  const int q8 = p->dtype != DLCONV_F16;
+  memset(v, 0, sizeof *v);
+  if (q8 ? !p->kernels->q8_gemm || !p->kernels->q8_gemm->ukernel_ib
+         : !p->kernels->f16_gemm || !p->kernels->f16_gemm->ukernel_ib)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "%s has no %s kernel for isa %s", algo, q8 ? "int8" : "F16",
+                    p->kernels->name);
+  const size_t taps = (size_t)(s->k_h * s->k_w), cin = (size_t)s->cin_g;
+  if (q8 && cin * taps > DLC_Q8_MAX_K)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED,
+                    "int8 reduction length (c_in/groups)*k_h*k_w = %zu could overflow the s32 accumulators "
+                    "(at most %zu)", cin * taps, DLC_Q8_MAX_K);
+  /* the stride phases the taps read (1x1 stride 2: one of four) */
+  const int64_t sh = s->stride_h, sw = s->stride_w;
+  for (int64_t ky = 0; ky < s->k_h; ky++)
+    for (int64_t kx = 0; kx < s->k_w; kx++) {
+      const int py = (int)(ky * s->dil_h % sh), px = (int)(kx * s->dil_w % sw);
+      size_t i = 0;
+      while (i < v->nslot && (v->slot_py[i] != py || v->slot_px[i] != px)) i++;
+      if (i < v->nslot) continue;
+      if (v->nslot == DLC_LOWP_VPOS_MAX_PHASES)
+        return dlc_fail(DLCONV_ERR_UNSUPPORTED, "%s: more than %d stride phases", algo, DLC_LOWP_VPOS_MAX_PHASES);
+      v->slot_py[v->nslot] = py;
+      v->slot_px[v->nslot] = px;
+      v->nslot++;
+    }
+  v->q8 = q8;
+  v->u = q8 ? 2 : 1;
+  v->taps = taps;
+  v->cpg = q8 ? dlc_div_up(cin, 2) : cin;
+  v->kunits = v->cpg * taps;
+  v->wq = dlc_div_up((size_t)(s->w_in + s->pad_l + s->pad_r), (size_t)sw);
+  v->mr = q8 ? p->kernels->q8_gemm->mr : p->kernels->f16_gemm->mr;
+  v->nr = q8 ? p->kernels->q8_gemm->nr : p->kernels->f16_gemm->nr;
+  /* K chunks of 128 pairs (int8) or 256 rows (F16): with 256 positions per N block the runs a
+     chunk reads stay in L2, as im2col + GEMM's packed 128 KB block did */
+  v->kcu = dlc_balanced_block(v->kunits, q8 ? 128 : 256, 1);
+
+  const size_t groups = (size_t)s->groups, cog = (size_t)s->cout_g;
+  v->wpanels = dlc_div_up(cog, v->mr);
+  const size_t per_group = v->wpanels * v->kunits * v->mr * v->u;
+  v->wpack_bytes = groups * per_group * 2;
+  v->wpack = dlc_calloc(v->wpack_bytes);
+  if (!v->wpack) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %s weights", algo);
+  /* reduction unit ku = cu * taps + tap: a channel unit's taps are consecutive, so the runs a
+     K chunk reads stay within a few planes */
+  for (size_t g = 0; g < groups; g++)
+    for (size_t oc = 0; oc < cog; oc++)
+      for (size_t ic = 0; ic < cin; ic++)
+        for (size_t t = 0; t < taps; t++) {
+          const size_t src = ((g * cog + oc) * cin + ic) * taps + t;
+          const size_t ku = (q8 ? ic / 2 : ic) * taps + t;
+          int16_t *panel = v->wpack + g * per_group + oc / v->mr * v->kunits * v->mr * v->u;
+          if (q8)
+            panel[ku * 2 * v->mr + 2 * (oc % v->mr) + ic % 2] = ((const int8_t *)w)[src];
+          else
+            memcpy(panel + ku * v->mr + oc % v->mr, (const uint16_t *)w + src, 2);
+        }
+  return DLCONV_OK;
+}
+
+void dlc_lowp_vpos_free(dlc_lowp_vpos *v) {
+  dlc_free(v->wpack);
+  v->wpack = NULL;
+}
+
+void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size_t planeq, ptrdiff_t *boff) {
+  const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w;
+  for (size_t cu = 0; cu < v->cpg; cu++)
+    for (size_t t = 0; t < v->taps; t++) {
+      const size_t ky = t / (size_t)s->k_w, kx = t % (size_t)s->k_w;
+      const size_t dy = ky * (size_t)s->dil_h, dx = kx * (size_t)s->dil_w;
+      size_t slot = 0;
+      while ((size_t)v->slot_py[slot] != dy % sh || (size_t)v->slot_px[slot] != dx % sw) slot++;
+      const size_t toff = dy / sh * v->wq + dx / sw;
+      boff[cu * v->taps + t] = (ptrdiff_t)(((cu * v->nslot + slot) * planeq + toff) * v->u);
+    }
+}
+
+/* The stride-2 copy of channel pairs (ResNet's strided layers) with a constant stride, which the
+   compiler turns into vector deinterleaves; the general loop stays scalar. */
+static void pairs_stride2(size_t n, const uint8_t *a, const uint8_t *b, int32_t zp, int is_signed, int16_t *o) {
+  if (is_signed) {
+    const int8_t *sa = (const int8_t *)a, *sb = (const int8_t *)b;
+    for (size_t i = 0; i < n; i++) {
+      o[2 * i] = (int16_t)((int32_t)sa[2 * i] - zp);
+      o[2 * i + 1] = (int16_t)((int32_t)sb[2 * i] - zp);
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    o[2 * i] = (int16_t)((int32_t)a[2 * i] - zp);
+    o[2 * i + 1] = (int16_t)((int32_t)b[2 * i] - zp);
+  }
+}
+
+void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                 size_t cu, size_t slot, size_t yq, int16_t *dst) {
+  const dlc_conv_shape *s = &p->s;
+  const int64_t sh = s->stride_h, sw = s->stride_w, py = v->slot_py[slot], px = v->slot_px[slot];
+  const size_t wq = v->wq, u = v->u;
+  /* the columns xq whose padded column xq * sw + px lies inside x */
+  const int64_t first = s->pad_l - px, last = s->w_in - 1 + s->pad_l - px;
+  const size_t xlo = first <= 0 ? 0 : DLC_MIN(wq, (size_t)((first + sw - 1) / sw));
+  const size_t xhi = last < 0 ? 0 : DLC_MIN(wq, (size_t)(last / sw) + 1);
+  const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
+  if (iy < 0 || iy >= s->h_in || xlo >= xhi) {
+    memset(dst, 0, wq * u * 2);
+    return;
+  }
+  if (xlo) memset(dst, 0, xlo * u * 2);
+  if (xhi < wq) memset(dst + xhi * u, 0, (wq - xhi) * u * 2);
+  const size_t ic0 = g * (size_t)s->cin_g + (v->q8 ? 2 * cu : cu);
+  const size_t plane_in = (size_t)(s->h_in * s->w_in);
+  const int64_t ix0 = (int64_t)xlo * sw + px - s->pad_l;
+  const size_t n = xhi - xlo, off = (img * (size_t)s->c_in + ic0) * plane_in + (size_t)iy * (size_t)s->w_in;
+  if (!v->q8) {
+    const uint16_t *src = (const uint16_t *)x + off + ix0;
+    uint16_t *o = (uint16_t *)dst + xlo;
+    if (sw == 1)
+      memcpy(o, src, n * 2);
+    else if (sw == 2) /* a constant stride: vector deinterleaves */
+      for (size_t i = 0; i < n; i++) o[i] = src[2 * i];
+    else
+      for (size_t i = 0; i < n; i++) o[i] = src[(int64_t)i * sw];
+    return;
+  }
+  const int is_signed = p->dtype == DLCONV_S8;
+  const int32_t zp = p->q8.x_zero_point;
+  const int pair2 = 2 * cu + 1 < (size_t)s->cin_g;
+  const uint8_t *a = (const uint8_t *)x + off + ix0, *b = pair2 ? a + plane_in : NULL;
+  int16_t *o = dst + 2 * xlo;
+  if (sw == 1 && b) {
+    p->kernels->q8_gemm->pack_pairs(n, a, b, zp, is_signed, o);
+    return;
+  }
+  if (sw == 2 && b) {
+    pairs_stride2(n, a, b, zp, is_signed, o);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const int64_t at = (int64_t)i * sw;
+    o[2 * i] = (int16_t)((is_signed ? (int32_t)(int8_t)a[at] : (int32_t)a[at]) - zp);
+    o[2 * i + 1] = b ? (int16_t)((is_signed ? (int32_t)(int8_t)b[at] : (int32_t)b[at]) - zp) : 0;
+  }
+}
+
+void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g, size_t oc0, size_t m, size_t pc,
+                         size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, void *acc,
+                         size_t ldc, float *a32) {
+  const size_t mr = v->mr, nr = v->nr, u = v->u;
+  const int16_t *a = v->wpack + ((g * v->wpanels + oc0 / mr) * v->kunits + pc) * mr * u;
+  const int accumulate = pc > 0;
+  if (!v->q8) {
+    const dlc_f16_gemm_family *f = p->kernels->f16_gemm;
+    if (f->widen_a)
+      f->widen_a(kcu, (const uint16_t *)a, a32);
+    else
+      for (size_t t = 0; t < kcu * mr; t++) a32[t] = dlc_f16_to_f32(((const uint16_t *)a)[t]);
+    float *c = acc;
+    for (size_t jr = 0; jr < n; jr += nr) {
+      if (packed)
+        f->ukernel_a32(m, DLC_MIN(nr, n - jr), kcu, a32, (const uint16_t *)b + jr * kcu, c + jr, ldc, accumulate);
+      else
+        f->ukernel_ib(m, kcu, a32, (const uint16_t *)b + jr, boff + pc, c + jr, ldc, accumulate);
+    }
+    return;
+  }
+  const dlc_q8_gemm_family *f = p->kernels->q8_gemm;
+  int32_t *c = acc;
+  for (size_t jr = 0; jr < n; jr += nr) {
+    if (packed)
+      f->ukernel(m, DLC_MIN(nr, n - jr), 2 * kcu, a, b + jr * kcu * 2, c + jr, ldc, accumulate);
+    else
+      f->ukernel_ib(m, 2 * kcu, a, b + jr * 2, boff + pc, c + jr, ldc, accumulate);
+  }
+}

@@ -1,0 +1,64 @@
+/* lowp_vpos.h - F16 / int8 convolution over the virtual positions of a stride-phase-split padded
+ * copy of x: what the direct driver (one copy of the whole image, src/direct/direct_lowp_conv.c)
+ * and the spatial pack driver (a copy of each band of rows, src/spatial_pack/spack_lowp.c) share.
+ *
+ * The copy holds, per group, channel unit (int8: a pair of channels, interleaved as s16 x - zp;
+ * F16: one channel of halves) and stride phase (py, px) that some tap reads, a sub-plane of
+ * rows x wq units: sub-plane element (r, c) is padded input (r * sh + py, c * sw + px). Output
+ * (oy, ox) is virtual position v = oy * wq + ox, and its input for reduction unit (cu, tap) sits
+ * at copy + v + boff[cu * taps + tap]: every tap reads a stride-1 run, so the family's
+ * ukernel_ib reads B in place through the offset table. The wq - w_out virtual columns per row
+ * are computed and dropped by the store.
+ *
+ * The weights are packed once as the A panels of that reduction order:
+ *   [group][oc / mr][cu * taps + tap][mr][u]      (u = 2 for int8 pairs, 1 for F16) */
+#ifndef DLC_LOWP_VPOS_H
+#define DLC_LOWP_VPOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/plan.h"
+
+#define DLC_LOWP_VPOS_MAX_PHASES 64 /* larger strides have at most k_h x k_w used phases */
+
+typedef struct dlc_lowp_vpos {
+  int q8;
+  size_t u;                 /* int16 elements per unit: 2 (int8 pair) or 1 (half) */
+  size_t taps, cpg;         /* k_h * k_w; channel units per group */
+  size_t kunits;            /* reduction units per group: cpg * taps */
+  size_t nslot;             /* stride phases copied */
+  int slot_py[DLC_LOWP_VPOS_MAX_PHASES], slot_px[DLC_LOWP_VPOS_MAX_PHASES];
+  size_t wq;                /* sub-plane width */
+  size_t mr, nr, wpanels;   /* the family's tile; A panels per group */
+  size_t kcu;               /* reduction units per K chunk */
+  int16_t *wpack;           /* groups x wpanels x kunits x mr x u */
+  size_t wpack_bytes;
+} dlc_lowp_vpos;
+
+/* Checks the family (UNSUPPORTED without ukernel_ib) and the int8 reduction length, finds the
+   stride phases, packs the weights. On failure nothing is left allocated. */
+dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, const char *algo);
+void dlc_lowp_vpos_free(dlc_lowp_vpos *v);
+
+/* The kunits offsets (int16 elements) of each reduction unit from a group's base in a copy
+   whose sub-planes are planeq units apart. */
+void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size_t planeq, ptrdiff_t *boff);
+
+/* Row r of the sub-plane (group g, channel unit cu, phase slot) of image img from NCHW x, for
+   padded row index yq (the sub-plane row of the whole image): wq units to dst, zeros where the
+   padding is. */
+void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                 size_t cu, size_t slot, size_t yq, int16_t *dst);
+
+/* One K chunk of the A panel of output channels [oc0, oc0 + m) of group g (oc0 a multiple of
+   mr): acc[i * ldc + j] (+)= sum over units [pc, pc + kcu) for i < m, j < n (acc: the
+   accumulator of row oc0, column 0), with B either in place (b at virtual position 0 of the columns, boff the full table;
+   n is rounded up to whole nr tiles, which the accumulator block must hold) or packed (b: the
+   chunk's panels, unit (k, j) of panel jr / nr at (k * nr + j % nr) * u). a32: F16 only, room
+   for kcu * mr + 8 floats, 32-byte aligned. */
+void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g, size_t oc0, size_t m, size_t pc,
+                         size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, void *acc,
+                         size_t ldc, float *a32);
+
+#endif
