@@ -780,26 +780,35 @@ static int isa_list(dlconv_isa *out) {
   return n;
 }
 
-/* The implemented paths: AUTO, IM2COL_GEMM and, for NCHW convolutions and NHWC depthwise ones
-   with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
+/* The implemented paths: AUTO, IM2COL_GEMM, SPATIAL_PACK for every convolution and, for NCHW convolutions and NHWC depthwise
+   ones with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
 static void run_all_configs(const layer *L) {
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
-  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_DIRECT};
+  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_DIRECT};
   const int direct_ok = !L->dense && (L->d.layout == DLCONV_NCHW || (L->d.c_in == L->d.groups && L->d.c_out == L->d.groups));
   int first = 1;
-  for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++)
+  for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++) {
+    if (L->dense && algos[a] == DLCONV_ALGO_SPATIAL_PACK) continue;
     for (int i = 0; i < ni; i++)
       for (int t = 1; t <= 2; t++) {
         run_layer(L, algos[a], isas[i], t, 0, first || (t == 2 && a == 0));
         first = 0;
       }
+  }
   /* direct's convolutions both ways: B read in place and packed (its own pick is tested above) */
   if (direct_ok && L->d.c_in != L->d.groups)
     for (int mode = 0; mode <= 1; mode++) {
       dlc_test_direct_lowp_packed(mode);
       for (int i = 1; i < ni; i++) run_layer(L, DLCONV_ALGO_DIRECT, isas[i], 1 + (i & 1), 0, 0);
       dlc_test_direct_lowp_packed(-1);
+    }
+  /* spatial pack with bands of one and two output rows: several strips per image */
+  if (!L->dense)
+    for (int rows = 1; rows <= 2; rows++) {
+      dlc_test_spack_lowp_band_rows(rows);
+      for (int i = 1; i < ni; i++) run_layer(L, DLCONV_ALGO_SPATIAL_PACK, isas[i], 1 + (i & 1), 0, 0);
+      dlc_test_spack_lowp_band_rows(0);
     }
 }
 

@@ -40,4 +40,10 @@ void dlc_test_corrupt_kernels(int on);
    plan is made, so both modes can be tested on any shape. */
 void dlc_test_direct_lowp_packed(int mode);
 
+/* ---- spatial pack F16/int8 bands (src/spatial_pack/spack_lowp.c) -----------------------------
+   0 (the default): the plan sizes its bands of output rows for L2; rows > 0: bands of at most
+   that many rows, so that small test shapes run several bands per image. Read when a plan is
+   made. */
+void dlc_test_spack_lowp_band_rows(int rows);
+
 #endif

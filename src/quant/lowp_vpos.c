@@ -103,15 +103,20 @@ static void pairs_stride2(size_t n, const uint8_t *a, const uint8_t *b, int32_t 
   }
 }
 
+/* The columns [*xlo, *xhi) of a sub-plane row whose padded column xq * sw + px lies inside x. */
+static void inside_columns(const dlc_conv_shape *s, size_t wq, int64_t px, size_t *xlo, size_t *xhi) {
+  const int64_t sw = s->stride_w, first = s->pad_l - px, last = s->w_in - 1 + s->pad_l - px;
+  *xlo = first <= 0 ? 0 : DLC_MIN(wq, (size_t)((first + sw - 1) / sw));
+  *xhi = last < 0 ? 0 : DLC_MIN(wq, (size_t)(last / sw) + 1);
+}
+
 void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                  size_t cu, size_t slot, size_t yq, int16_t *dst) {
   const dlc_conv_shape *s = &p->s;
   const int64_t sh = s->stride_h, sw = s->stride_w, py = v->slot_py[slot], px = v->slot_px[slot];
   const size_t wq = v->wq, u = v->u;
-  /* the columns xq whose padded column xq * sw + px lies inside x */
-  const int64_t first = s->pad_l - px, last = s->w_in - 1 + s->pad_l - px;
-  const size_t xlo = first <= 0 ? 0 : DLC_MIN(wq, (size_t)((first + sw - 1) / sw));
-  const size_t xhi = last < 0 ? 0 : DLC_MIN(wq, (size_t)(last / sw) + 1);
+  size_t xlo, xhi;
+  inside_columns(s, wq, px, &xlo, &xhi);
   const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
   if (iy < 0 || iy >= s->h_in || xlo >= xhi) {
     memset(dst, 0, wq * u * 2);
@@ -151,6 +156,41 @@ void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, c
     const int64_t at = (int64_t)i * sw;
     o[2 * i] = (int16_t)((is_signed ? (int32_t)(int8_t)a[at] : (int32_t)a[at]) - zp);
     o[2 * i + 1] = b ? (int16_t)((is_signed ? (int32_t)(int8_t)b[at] : (int32_t)b[at]) - zp) : 0;
+  }
+}
+
+void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                  size_t slot, size_t yq, int16_t *dst, size_t cu_stride) {
+  const dlc_conv_shape *s = &p->s;
+  const int64_t sw = s->stride_w, px = v->slot_px[slot];
+  const int64_t iy = (int64_t)yq * s->stride_h + v->slot_py[slot] - s->pad_t;
+  const size_t wq = v->wq, u = v->u, cpg = v->cpg, cin = (size_t)s->cin_g;
+  size_t xlo, xhi;
+  inside_columns(s, wq, px, &xlo, &xhi);
+  if (iy < 0 || iy >= s->h_in) xlo = xhi = wq;
+  for (size_t cu = 0; cu < cpg; cu++) {
+    if (xlo) memset(dst + cu * cu_stride, 0, xlo * u * 2);
+    if (xhi < wq) memset(dst + cu * cu_stride + xhi * u, 0, (wq - xhi) * u * 2);
+  }
+  if (xlo >= xhi) return;
+  const size_t es = v->q8 ? 1 : 2, pix = (size_t)s->c_in * es;
+  const char *row = (const char *)x + ((img * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in) * pix + g * cin * es;
+  const int is_signed = p->dtype == DLCONV_S8;
+  const int32_t zp = p->q8.x_zero_point;
+  for (size_t xq = xlo; xq < xhi; xq++) {
+    const char *src = row + (size_t)((int64_t)xq * sw + px - s->pad_l) * pix;
+    int16_t *o = dst + xq * u;
+    if (!v->q8) {
+      for (size_t c = 0; c < cin; c++) memcpy(o + c * cu_stride, src + 2 * c, 2);
+      continue;
+    }
+    /* a pixel's channels are pairs already: a strided run of them */
+    p->kernels->q8_gemm->pack_pairs_strided(cin / 2, src, zp, is_signed, o, cu_stride);
+    if (cin % 2) {
+      const int32_t last = is_signed ? (int32_t)((const int8_t *)src)[cin - 1] : (int32_t)((const uint8_t *)src)[cin - 1];
+      o[(cpg - 1) * cu_stride] = (int16_t)(last - zp);
+      o[(cpg - 1) * cu_stride + 1] = 0;
+    }
   }
 }
 

@@ -51,6 +51,11 @@ void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size
 void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                  size_t cu, size_t slot, size_t yq, int16_t *dst);
 
+/* The same row for every channel unit of group g from NHWC x: unit cu's row at dst + cu * cu_stride
+   (int16 elements). */
+void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                  size_t slot, size_t yq, int16_t *dst, size_t cu_stride);
+
 /* One K chunk of the A panel of output channels [oc0, oc0 + m) of group g (oc0 a multiple of
    mr): acc[i * ldc + j] (+)= sum over units [pc, pc + kcu) for i < m, j < n (acc: the
    accumulator of row oc0, column 0), with B either in place (b at virtual position 0 of the columns, boff the full table;
