@@ -184,6 +184,14 @@ void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, 
       for (size_t c = 0; c < cin; c++) memcpy(o + c * cu_stride, src + 2 * c, 2);
       continue;
     }
+    if (cin <= 8) { /* a first layer's few channels: a call per pixel would cost more */
+      for (size_t ch = 0; ch < cin; ch++) {
+        const int32_t xv = is_signed ? (int32_t)((const int8_t *)src)[ch] : (int32_t)((const uint8_t *)src)[ch];
+        o[ch / 2 * cu_stride + ch % 2] = (int16_t)(xv - zp);
+      }
+      if (cin % 2) o[(cpg - 1) * cu_stride + 1] = 0;
+      continue;
+    }
     /* a pixel's channels are pairs already: a strided run of them */
     p->kernels->q8_gemm->pack_pairs_strided(cin / 2, src, zp, is_signed, o, cu_stride);
     if (cin % 2) {
