@@ -24,10 +24,11 @@
  * Layers with several input channels per group go to direct_lowp_conv.c (this file's plan hands
  * them over), so DIRECT is one algorithm for the caller.
  *
- * NHWC (depth multiplier 1) goes pixel by pixel instead: each tap adds a run of all channels
- * (x contiguous along them, weights transposed to taps x c_out at plan time) and the pixel is
- * stored in one call with per-channel bias and multipliers; the GEMM would make every group a
- * 1 x 1 product.
+ * NHWC (depth multiplier 1) goes row by row instead: each tap adds a run of all channels of
+ * several output pixels (x contiguous along them with stride 1, weights transposed to taps x
+ * c_out and repeated for those pixels at plan time; one pixel per call with larger strides) and
+ * each pixel is stored in one call with per-channel bias and multipliers; the GEMM would make
+ * every group a 1 x 1 product.
  *
  * Threads: the n * c_out planes (NCHW) or n * h_out output rows (NHWC) are split into
  * contiguous ranges, one per task. */
@@ -55,7 +56,8 @@ typedef struct dwl_data {
      plane: output (oy, ox) is virtual pixel v = oy * Wp + ox, which reads padded[v * stride +
      tap offset]. The Wp - w_out virtual columns per row are computed and dropped. Per-row calls
      cost more than that on the 7 x 7 to 28 x 28 planes of mobile networks. */
-  int nhwc;                 /* NHWC, depth multiplier 1: per output pixel, the channels as one run */
+  int nhwc;                 /* NHWC, depth multiplier 1: per output row, the channels of pixels as runs */
+  size_t rep;               /* NHWC: output pixels per channel-kernel call (1 unless stride_w is 1) */
   int flat;
   size_t wp, hp, nvirt;     /* padded plane; virtual pixels computed per tap */
   size_t pad_bytes;         /* the padded plane, multiple of 64 */
@@ -89,36 +91,42 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   dwl_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
   const size_t taps = (size_t)(s->k_h * s->k_w), n = (size_t)s->c_out * taps;
+  /* NHWC, stride 1 along x: a tap's run over `rep` output pixels is one run of x and of the
+     accumulators, so one channel-kernel call covers them with the tap's weights repeated rep
+     times (32 channels: a call per pixel cost 3.5x the fp32 layer's time) */
+  d->rep = nhwc && s->stride_w == 1 ? DLC_MAX(1, DLC_MIN((size_t)s->w_out, 512 / (size_t)s->c_out)) : 1;
+  const size_t nalloc = n * d->rep;
   d->q8 = q8;
   d->wide = !nhwc && p->kernels->direct && p->kernels->direct->dwp && (q8 ? f->q8_widen != NULL : f->f16_widen != NULL) &&
             (!q8 || taps <= (1u << 24) / (255u * 128u));
   if (q8 && !d->wide)
-    d->wq = dlc_malloc(n * sizeof(int32_t));
+    d->wq = dlc_malloc(nalloc * sizeof(int32_t));
   else
-    d->wf = dlc_malloc(n * sizeof(float));
+    d->wf = dlc_malloc(nalloc * sizeof(float));
   if (!d->wq && !d->wf) {
     dlc_free(d->wf);
     dlc_free(d->wq);
     dlc_free(d);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
   }
-  /* NCHW: c_out x taps as given; NHWC: taps x c_out, a tap's weights along the channels */
+  /* NCHW: c_out x taps as given; NHWC: taps x (rep x c_out), a tap's weights along the channels */
   d->nhwc = nhwc;
-  for (size_t i = 0; i < n; i++) {
-    const size_t at = nhwc ? i % taps * (size_t)s->c_out + i / taps : i;
-    if (q8 && d->wide)
-      d->wf[at] = (float)((const int8_t *)w)[i];
-    else if (q8)
-      d->wq[at] = ((const int8_t *)w)[i];
-    else
-      d->wf[at] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
-  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t r = 0; r < d->rep; r++) {
+      const size_t at = nhwc ? (i % taps * d->rep + r) * (size_t)s->c_out + i / taps : i;
+      if (q8 && d->wide)
+        d->wf[at] = (float)((const int8_t *)w)[i];
+      else if (q8)
+        d->wq[at] = ((const int8_t *)w)[i];
+      else
+        d->wf[at] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
+    }
   d->flat = !nhwc && !d->wide && s->stride_h == s->stride_w;
   if (d->wide) {
     d->xf_bytes = dlc_round_up((size_t)(s->h_in * s->w_in) * 4, DLC_ALIGN);
     d->yf_bytes = dlc_round_up((size_t)(s->h_out * s->w_out) * 4, DLC_ALIGN);
   } else if (nhwc) {
-    d->row_bytes = dlc_round_up((size_t)s->c_out * 4, DLC_ALIGN);
+    d->row_bytes = dlc_round_up((size_t)(s->w_out * s->c_out) * 4, DLC_ALIGN);
     d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out));
   } else if (d->flat) {
     d->wp = (size_t)(s->w_in + s->pad_l + s->pad_r);
@@ -131,7 +139,7 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   }
   if (!nhwc) d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
   p->algo_data = d;
-  p->packed_weight_bytes = n * 4;
+  p->packed_weight_bytes = nalloc * 4;
   p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes + d->xf_bytes + d->yf_bytes);
   if (d->wide)
     snprintf(p->kernel, sizeof p->kernel, "%s+%s", q8 ? "q8" : "f16",
@@ -243,8 +251,10 @@ static void dwl_task(void *arg, size_t t) {
   }
 }
 
-/* NHWC: each output pixel accumulates its in-image taps, a run of c_out channels each, and is
-   stored in one call with per-channel bias and multipliers. Tasks take ranges of output rows. */
+/* NHWC: each output row accumulates, per in-image tap, the run of output pixels whose input is
+   in the image (rep pixels x c_out channels per call with stride 1 along x, one pixel otherwise),
+   then each pixel is stored in one call with per-channel bias and multipliers. Tasks take ranges
+   of output rows. */
 static void dwl_task_nhwc(void *arg, size_t t) {
   const dwl_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -252,33 +262,41 @@ static void dwl_task_nhwc(void *arg, size_t t) {
   const dwl_data *d = p->algo_data;
   const dlc_lowp_dw_family *f = p->kernels->lowp_dw;
   const size_t es = d->q8 ? 1 : 2, C = (size_t)s->c_out, wo = (size_t)s->w_out, ho = (size_t)s->h_out;
+  const int64_t sw = s->stride_w;
   const int is_signed = p->dtype == DLCONV_S8;
-  void *acc = c->ws + t * d->row_bytes;
+  char *acc = c->ws + t * d->row_bytes;
   size_t begin, end;
   dlc_split_range((size_t)s->n * ho, d->ntasks, t, &begin, &end);
   for (size_t r = begin; r < end; r++) {
     const size_t img = r / ho, oy = r % ho;
-    for (size_t ox = 0; ox < wo; ox++) {
-      memset(acc, 0, C * 4);
-      for (int64_t ky = 0; ky < s->k_h; ky++) {
-        const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + ky * s->dil_h;
-        if (iy < 0 || iy >= s->h_in) continue;
-        for (int64_t kx = 0; kx < s->k_w; kx++) {
-          const int64_t ix = (int64_t)ox * s->stride_w - s->pad_l + kx * s->dil_w;
-          if (ix < 0 || ix >= s->w_in) continue;
-          const size_t tap = (size_t)(ky * s->k_w + kx);
-          const char *xs = (const char *)c->x + ((img * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in + (size_t)ix) * C * es;
+    memset(acc, 0, wo * C * 4);
+    for (int64_t ky = 0; ky < s->k_h; ky++) {
+      const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + ky * s->dil_h;
+      if (iy < 0 || iy >= s->h_in) continue;
+      const char *xrow = (const char *)c->x + (img * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in * C * es;
+      for (int64_t kx = 0; kx < s->k_w; kx++) {
+        /* output columns [lo, hi) whose input column ox * sw - pad_l + kx * dil_w is inside x */
+        const int64_t off = kx * s->dil_w - s->pad_l;
+        const int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+        const int64_t hi = DLC_MIN((int64_t)wo, s->w_in - 1 - off < 0 ? 0 : (s->w_in - 1 - off) / sw + 1);
+        const size_t tap = (size_t)(ky * s->k_w + kx);
+        for (int64_t ox = lo; ox < hi; ox += (int64_t)d->rep) {
+          const size_t n = DLC_MIN(d->rep, (size_t)(hi - ox)) * C;
+          const char *xs = xrow + (size_t)(ox * sw + off) * C * es;
           if (d->q8)
-            f->q8_ch(C, xs, d->wq + tap * C, p->q8.x_zero_point, is_signed, acc);
+            f->q8_ch(n, xs, d->wq + tap * d->rep * C, p->q8.x_zero_point, is_signed, (int32_t *)acc + ox * (int64_t)C);
           else
-            f->f16_ch(C, (const uint16_t *)xs, d->wf + tap * C, acc);
+            f->f16_ch(n, (const uint16_t *)xs, d->wf + tap * d->rep * C, (float *)acc + ox * (int64_t)C);
         }
       }
+    }
+    for (size_t ox = 0; ox < wo; ox++) {
       char *yp = (char *)c->y + (r * wo + ox) * C * es;
       if (d->q8)
-        p->kernels->q8_gemm->store(C, acc, &p->q8, 0, 1, yp);
+        p->kernels->q8_gemm->store(C, (const int32_t *)acc + ox * C, &p->q8, 0, 1, yp);
       else
-        p->kernels->f16_gemm->store(C, acc, p->bias, 0, 1, s->out_min, s->out_max, (uint16_t *)yp);
+        p->kernels->f16_gemm->store(C, (const float *)acc + ox * C, p->bias, 0, 1, s->out_min, s->out_max,
+                                    (uint16_t *)yp);
     }
   }
 }
