@@ -81,11 +81,14 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   {
     /* int8: packed mode where the virtual positions exceed the outputs by more than 5% (measured
        on ResNet-50, u8: 3x3 layers on 28 x 28, 14 x 14 and 7 x 7 outputs 0.92-0.97 of the
-       in-place time; 56 x 56 (3.6% junk) 1.06). F16 stays in place: its packed runs were no
-       faster there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
+       in-place time; 56 x 56 (3.6% junk) 1.06), and where a group has 64 output channels or
+       more: a job's packing serves the group's rows only, and with fewer it cost more than the
+       junk (ResNeXt-50's g32 layers, 4-32 per group: in place 0.81-0.92 of the packed time;
+       WRN-40-2 g8 total 3.51 -> 3.18 ms). F16 stays in place: its packed runs were no faster
+       there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = atomic_load_explicit(&packed_hook, memory_order_relaxed);
-    d->packed = (forced < 0 ? q8 && 20 * d->N > 21 * P : forced) && (q8 || p->kernels->f16_gemm->ukernel_a32);
+    d->packed = (forced < 0 ? q8 && 20 * d->N > 21 * P && s->cout_g >= 64 : forced) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     if (d->packed) d->N = P;
   }
   d->group_units = v->cpg * v->nslot * d->planeq;
