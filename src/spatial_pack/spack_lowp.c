@@ -13,7 +13,10 @@
  * (NCHW) or, through a column gather, as runs of channels (NHWC).
  *
  * Jobs are (image, group, band[, channel block]); channel blocks only split a band when there
- * are fewer bands than threads (each block then packs its own strip). */
+ * are fewer bands than threads (each block then packs its own strip). NHWC jobs take a block of
+ * groups instead: the strip is transposed from longer runs of each pixel, and each pixel is
+ * stored as one run of the block's channels (ResNeXt-50's g32 layers have 4-32 channels per
+ * group, whose per-group stores and strips cost more than the products). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,14 +36,20 @@ void dlc_test_spack_lowp_band_rows(int rows) { atomic_store_explicit(&band_hook,
 #define SPLP_STRIP_BYTES (192u * 1024u)
 /* Positions per band at most (run in blocks of 256): longer bands save little halo. */
 #define SPLP_MAX_POSITIONS 2048u
+/* NHWC grouped layers: a job's block of groups has up to this many output channels (ResNeXt-50's
+   g32 layers, u8, against one group per job: 0.40-0.98 of the time; blocks of 32 or 128
+   channels: 0.98-1.24 of this one's). */
+#define SPLP_GROUP_CHANNELS 64u
 
 typedef struct splp_data {
   dlc_lowp_vpos v;
   int nhwc;
+  size_t gblk, ngb;         /* groups per job (NHWC: a block, see the top), group blocks */
   size_t bh, nbands;        /* output rows per band, bands per image */
   size_t hqb, planeq;       /* sub-plane rows and units of a strip */
   size_t N;                 /* virtual positions of a band, rounded up to nr */
-  size_t strip_units;       /* cpg * nslot * planeq */
+  size_t group_units;       /* units of one group's strip: cpg * nslot * planeq */
+  size_t strip_units;       /* gblk * group_units */
   size_t strip_bytes;       /* with the slack junk positions read past the last sub-plane */
   ptrdiff_t *boff;
   size_t nc;                /* positions per block of the accumulators */
@@ -67,7 +76,7 @@ static size_t strip_rows(const dlc_conv_shape *s, size_t bh) {
 static void choose_band(const dlconv_plan *p, splp_data *d) {
   const dlc_conv_shape *s = &p->s;
   const dlc_lowp_vpos *v = &d->v;
-  const size_t ho = (size_t)s->h_out, unit_row = v->cpg * v->nslot * v->wq * v->u * 2;
+  const size_t ho = (size_t)s->h_out, unit_row = d->gblk * v->cpg * v->nslot * v->wq * v->u * 2;
   size_t bh = 1;
   while (bh < ho && strip_rows(s, bh + 1) * unit_row <= SPLP_STRIP_BYTES &&
          bh * v->wq + (size_t)s->w_out <= SPLP_MAX_POSITIONS)
@@ -75,7 +84,7 @@ static void choose_band(const dlconv_plan *p, splp_data *d) {
   const int forced = atomic_load_explicit(&band_hook, memory_order_relaxed);
   if (forced > 0) bh = DLC_MIN(bh, (size_t)forced);
   size_t nbands = dlc_div_up(ho, bh);
-  const size_t per_band = (size_t)(s->n * s->groups);
+  const size_t per_band = (size_t)s->n * d->ngb;
   if (per_band * nbands < (size_t)p->nthreads) nbands = DLC_MIN(ho, dlc_div_up((size_t)p->nthreads, per_band));
   d->bh = dlc_div_up(ho, nbands);
   d->nbands = dlc_div_up(ho, d->bh);
@@ -92,11 +101,17 @@ static dlconv_status splp_plan(dlconv_plan *p, const void *w) {
   }
   const dlc_lowp_vpos *v = &d->v;
   d->nhwc = s->layout == DLCONV_NHWC;
+  d->gblk = 1;
+  if (d->nhwc)
+    for (size_t gb = 2; gb <= (size_t)s->groups && gb * (size_t)s->cout_g <= SPLP_GROUP_CHANNELS; gb++)
+      if ((size_t)s->groups % gb == 0) d->gblk = gb;
+  d->ngb = (size_t)s->groups / d->gblk;
   choose_band(p, d);
   d->hqb = strip_rows(s, d->bh);
   d->planeq = d->hqb * v->wq;
   d->N = dlc_round_up((d->bh - 1) * v->wq + (size_t)s->w_out, v->nr);
-  d->strip_units = v->cpg * v->nslot * d->planeq;
+  d->group_units = v->cpg * v->nslot * d->planeq;
+  d->strip_units = d->gblk * d->group_units;
   /* the last tile of a band reads up to N - 1 + the largest tap offset (< planeq) past the start
      of the last sub-plane */
   d->strip_bytes = dlc_round_up((d->strip_units + d->N + v->nr) * v->u * 2, DLC_ALIGN);
@@ -107,16 +122,18 @@ static dlconv_status splp_plan(dlconv_plan *p, const void *w) {
   }
   dlc_lowp_vpos_offsets(v, s, d->planeq, d->boff);
 
-  const size_t M = (size_t)s->cout_g, bands = (size_t)(s->n * s->groups) * d->nbands;
-  d->mblocks = bands < (size_t)p->nthreads ? DLC_MIN(v->wpanels, dlc_div_up((size_t)p->nthreads, bands)) : 1;
+  const size_t M = (size_t)s->cout_g, bands = (size_t)s->n * d->ngb * d->nbands;
+  d->mblocks = bands < (size_t)p->nthreads && d->gblk == 1 ? DLC_MIN(v->wpanels, dlc_div_up((size_t)p->nthreads, bands))
+                                                           : 1;
   d->mc = dlc_round_up(dlc_div_up(M, d->mblocks), v->mr);
   d->mblocks = dlc_div_up(M, d->mc);
   d->njobs = bands * d->mblocks;
   d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
   d->nc = dlc_balanced_block(d->N, 256, v->nr);
-  d->acc_bytes = dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN);
+  if (d->gblk > 1) d->mc = M; /* the groups' rows follow each other */
+  d->acc_bytes = dlc_round_up(d->gblk * d->mc * d->nc * 4, DLC_ALIGN);
   d->a32_bytes = v->q8 ? 0 : dlc_round_up((v->kcu * v->mr + 8) * 4, DLC_ALIGN);
-  d->col_bytes = d->nhwc ? dlc_round_up(d->mc * 4, DLC_ALIGN) : 0;
+  d->col_bytes = d->nhwc ? dlc_round_up(d->gblk * d->mc * 4, DLC_ALIGN) : 0;
   d->ws_slice = d->strip_bytes + d->acc_bytes + d->a32_bytes + d->col_bytes;
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
@@ -133,14 +150,17 @@ typedef struct splp_ctx {
   char *slices;
 } splp_ctx;
 
-/* The strip of band rows [oy0, oy0 + bh) of (img, g): strip row r is sub-plane row oy0 + r. */
-static void pack_strip(const splp_ctx *c, size_t img, size_t g, size_t oy0, int16_t *strip) {
+/* The strip of band rows [oy0, oy0 + bh) of (img, groups [g0, g0 + gblk)): strip row r is
+   sub-plane row oy0 + r. */
+static void pack_strip(const splp_ctx *c, size_t img, size_t g0, size_t oy0, int16_t *strip) {
   const splp_data *d = c->d;
   const dlc_lowp_vpos *v = &d->v;
   const size_t plane_stride = v->nslot * d->planeq * v->u;
+  for (size_t gi = 0; gi < d->gblk; gi++)
   for (size_t slot = 0; slot < v->nslot; slot++)
     for (size_t r = 0; r < d->hqb; r++) {
-      int16_t *row = strip + (slot * d->planeq + r * v->wq) * v->u;
+      const size_t g = g0 + gi;
+      int16_t *row = strip + (gi * d->group_units + slot * d->planeq + r * v->wq) * v->u;
       if (d->nhwc) {
         dlc_lowp_vpos_copy_rows_nhwc(c->p, v, c->x, img, g, slot, oy0 + r, row, plane_stride);
         continue;
@@ -218,30 +238,32 @@ static void run_job(const splp_ctx *c, size_t job, char *slice) {
   const splp_data *d = c->d;
   const dlc_lowp_vpos *v = &d->v;
   const size_t mb = job % d->mblocks, band = job / d->mblocks % d->nbands;
-  const size_t g = job / d->mblocks / d->nbands % (size_t)p->s.groups, img = job / d->mblocks / d->nbands / (size_t)p->s.groups;
+  const size_t g0 = job / d->mblocks / d->nbands % d->ngb * d->gblk, img = job / d->mblocks / d->nbands / d->ngb;
   const size_t oy0 = band * d->bh, rows = DLC_MIN(d->bh, (size_t)p->s.h_out - oy0);
   const size_t m0 = mb * d->mc, mlen = DLC_MIN(d->mc, (size_t)p->s.cout_g - m0);
   int16_t *strip = (int16_t *)slice;
   char *acc = slice + d->strip_bytes;
   float *a32 = v->q8 ? NULL : (float *)(acc + d->acc_bytes);
   void *col = acc + d->acc_bytes + d->a32_bytes;
-  pack_strip(c, img, g, oy0, strip);
+  pack_strip(c, img, g0, oy0, strip);
   /* blocks of nc positions: the K chunk of B that every A panel re-reads stays in L2 */
   const size_t nvalid = (rows - 1) * v->wq + (size_t)p->s.w_out;
   for (size_t n0 = 0; n0 < nvalid; n0 += d->nc) {
     const size_t nlen = DLC_MIN(d->nc, d->N - n0);
-    for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
-      const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
-      const int last = pc + kcu == v->kunits;
-      for (size_t ir = 0; ir < mlen; ir += v->mr) {
-        const size_t m = DLC_MIN(v->mr, mlen - ir);
-        dlc_lowp_vpos_panel(p, v, g, m0 + ir, m, pc, kcu, strip + n0 * v->u, d->boff, 0, nlen, acc + ir * d->nc * 4,
-                            d->nc, a32);
-        /* NCHW rows are final here: to y while they are in cache */
-        if (last && !d->nhwc) store_nchw(c, img, g, m0, oy0, rows, n0, nlen, acc, ir, ir + m);
+    for (size_t gi = 0; gi < d->gblk; gi++)
+      for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
+        const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
+        const int last = pc + kcu == v->kunits;
+        const int16_t *b = strip + (gi * d->group_units + n0) * v->u;
+        for (size_t ir = 0; ir < mlen; ir += v->mr) {
+          const size_t m = DLC_MIN(v->mr, mlen - ir);
+          dlc_lowp_vpos_panel(p, v, g0 + gi, m0 + ir, m, pc, kcu, b, d->boff, 0, nlen,
+                              acc + (gi * d->mc + ir) * d->nc * 4, d->nc, a32);
+          /* NCHW rows are final here: to y while they are in cache */
+          if (last && !d->nhwc) store_nchw(c, img, g0, m0, oy0, rows, n0, nlen, acc, ir, ir + m);
+        }
       }
-    }
-    if (d->nhwc) store_nhwc(c, img, g, m0, mlen, oy0, rows, n0, nlen, acc, col);
+    if (d->nhwc) store_nhwc(c, img, g0, m0, d->gblk * mlen, oy0, rows, n0, nlen, acc, col);
   }
 }
 
