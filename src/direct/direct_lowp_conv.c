@@ -88,7 +88,8 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = atomic_load_explicit(&packed_hook, memory_order_relaxed);
-    d->packed = (forced < 0 ? q8 && 20 * d->N > 21 * P && s->cout_g >= 64 : forced) && (q8 || p->kernels->f16_gemm->ukernel_a32);
+    const int pays = q8 && 20 * d->N > 21 * P && s->cout_g >= 64;
+    d->packed = (forced < 0 ? pays : forced) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     if (d->packed) d->N = P;
   }
   d->group_units = v->cpg * v->nslot * d->planeq;

@@ -195,7 +195,8 @@ void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, 
     /* a pixel's channels are pairs already: a strided run of them */
     p->kernels->q8_gemm->pack_pairs_strided(cin / 2, src, zp, is_signed, o, cu_stride);
     if (cin % 2) {
-      const int32_t last = is_signed ? (int32_t)((const int8_t *)src)[cin - 1] : (int32_t)((const uint8_t *)src)[cin - 1];
+      const int32_t last =
+          is_signed ? (int32_t)((const int8_t *)src)[cin - 1] : (int32_t)((const uint8_t *)src)[cin - 1];
       o[(cpg - 1) * cu_stride] = (int16_t)(last - zp);
       o[(cpg - 1) * cu_stride + 1] = 0;
     }

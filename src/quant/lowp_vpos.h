@@ -58,10 +58,11 @@ void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, 
 
 /* One K chunk of the A panel of output channels [oc0, oc0 + m) of group g (oc0 a multiple of
    mr): acc[i * ldc + j] (+)= sum over units [pc, pc + kcu) for i < m, j < n (acc: the
-   accumulator of row oc0, column 0), with B either in place (b at virtual position 0 of the columns, boff the full table;
-   n is rounded up to whole nr tiles, which the accumulator block must hold) or packed (b: the
-   chunk's panels, unit (k, j) of panel jr / nr at (k * nr + j % nr) * u). a32: F16 only, room
-   for kcu * mr + 8 floats, 32-byte aligned. */
+   accumulator of row oc0, column 0; accumulating from pc > 0 on). B is either in place (b at
+   virtual position 0 of the columns, boff the full table; n is rounded up to whole nr tiles,
+   which the accumulator block must hold) or packed (b: the chunk's panels, unit (k, j) of
+   panel j / nr at (k * nr + j % nr) * u). a32: F16 only, room for kcu * mr + 8 floats,
+   32-byte aligned. */
 void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g, size_t oc0, size_t m, size_t pc,
                          size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, void *acc,
                          size_t ldc, float *a32);

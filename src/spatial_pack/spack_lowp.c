@@ -157,17 +157,16 @@ static void pack_strip(const splp_ctx *c, size_t img, size_t g0, size_t oy0, int
   const dlc_lowp_vpos *v = &d->v;
   const size_t plane_stride = v->nslot * d->planeq * v->u;
   for (size_t gi = 0; gi < d->gblk; gi++)
-  for (size_t slot = 0; slot < v->nslot; slot++)
-    for (size_t r = 0; r < d->hqb; r++) {
-      const size_t g = g0 + gi;
-      int16_t *row = strip + (gi * d->group_units + slot * d->planeq + r * v->wq) * v->u;
-      if (d->nhwc) {
-        dlc_lowp_vpos_copy_rows_nhwc(c->p, v, c->x, img, g, slot, oy0 + r, row, plane_stride);
-        continue;
+    for (size_t slot = 0; slot < v->nslot; slot++)
+      for (size_t r = 0; r < d->hqb; r++) {
+        int16_t *row = strip + (gi * d->group_units + slot * d->planeq + r * v->wq) * v->u;
+        if (d->nhwc) {
+          dlc_lowp_vpos_copy_rows_nhwc(c->p, v, c->x, img, g0 + gi, slot, oy0 + r, row, plane_stride);
+          continue;
+        }
+        for (size_t cu = 0; cu < v->cpg; cu++)
+          dlc_lowp_vpos_copy_row_nchw(c->p, v, c->x, img, g0 + gi, cu, slot, oy0 + r, row + cu * plane_stride);
       }
-      for (size_t cu = 0; cu < v->cpg; cu++)
-        dlc_lowp_vpos_copy_row_nchw(c->p, v, c->x, img, g, cu, slot, oy0 + r, row + cu * plane_stride);
-    }
 }
 
 /* Runs the statement block given last for each stretch [f0, f1) of valid virtual positions in
