@@ -207,9 +207,10 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
                                        : p->s.cin_g == 1 && p->s.cout_g == 1)
           algos[nalgo++] = DLCONV_ALGO_DIRECT;
         const int nhwc_conv = p->s.layout == DLCONV_NHWC && p->s.cin_g > 1;
-        if (nhwc_conv && spack_lowp_nhwc_pays(&p->s)) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
+        const int spack_first = nhwc_conv && spack_lowp_nhwc_pays(&p->s);
+        if (spack_first) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
         algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;
-        if (nhwc_conv && !spack_lowp_nhwc_pays(&p->s)) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
+        if (nhwc_conv && !spack_first) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
       }
       p->isa = isas[i];
       char key[256];

@@ -156,6 +156,14 @@ typedef struct dwl_ctx {
   char *ws;
 } dwl_ctx;
 
+/* The output columns [lo, hi) of a tap whose input column ox * stride_w + off (off: the tap's
+   dil_w * kx - pad_l) lies inside x. */
+static void tap_columns(const dlc_conv_shape *s, int64_t off, size_t *lo, size_t *hi) {
+  const int64_t sw = s->stride_w;
+  *lo = off >= 0 ? 0 : (size_t)((-off + sw - 1) / sw);
+  *hi = off >= s->w_in ? 0 : DLC_MIN((size_t)s->w_out, (size_t)((s->w_in - 1 - off) / sw) + 1);
+}
+
 /* The outputs among the flat path's virtual positions [v0, v0 + n) (rows of wv, of which wo
    are outputs, ho rows) moved to the front of acc: they are consecutive outputs of the plane, so
    one store call covers them (int8 store calls of 7 or 14 outputs, one per row, cost as much as
@@ -230,10 +238,9 @@ static void dwl_task(void *arg, size_t t) {
         if (iy < 0 || iy >= s->h_in) continue;
         const char *xrow = xp + (size_t)iy * (size_t)s->w_in * es;
         for (int64_t kx = 0; kx < s->k_w; kx++) {
-          /* the output columns whose tap lands inside the row */
           const int64_t ix0 = kx * s->dil_w - s->pad_l;
-          const size_t lo = ix0 >= 0 ? 0 : (size_t)((-ix0 + (int64_t)sw - 1) / (int64_t)sw);
-          const size_t hi = ix0 >= s->w_in ? 0 : DLC_MIN(wo, (size_t)((s->w_in - 1 - ix0) / (int64_t)sw) + 1);
+          size_t lo, hi;
+          tap_columns(s, ix0, &lo, &hi);
           if (lo >= hi) continue;
           const size_t wi = oc * taps + (size_t)ky * (size_t)s->k_w + (size_t)kx;
           const char *xs = xrow + (size_t)(ix0 + (int64_t)(lo * sw)) * es;
@@ -275,18 +282,17 @@ static void dwl_task_nhwc(void *arg, size_t t) {
       if (iy < 0 || iy >= s->h_in) continue;
       const char *xrow = (const char *)c->x + (img * (size_t)s->h_in + (size_t)iy) * (size_t)s->w_in * C * es;
       for (int64_t kx = 0; kx < s->k_w; kx++) {
-        /* output columns [lo, hi) whose input column ox * sw - pad_l + kx * dil_w is inside x */
         const int64_t off = kx * s->dil_w - s->pad_l;
-        const int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-        const int64_t hi = DLC_MIN((int64_t)wo, s->w_in - 1 - off < 0 ? 0 : (s->w_in - 1 - off) / sw + 1);
+        size_t lo, hi;
+        tap_columns(s, off, &lo, &hi);
         const size_t tap = (size_t)(ky * s->k_w + kx);
-        for (int64_t ox = lo; ox < hi; ox += (int64_t)d->rep) {
-          const size_t n = DLC_MIN(d->rep, (size_t)(hi - ox)) * C;
-          const char *xs = xrow + (size_t)(ox * sw + off) * C * es;
+        for (size_t ox = lo; ox < hi; ox += d->rep) {
+          const size_t n = DLC_MIN(d->rep, hi - ox) * C;
+          const char *xs = xrow + (size_t)((int64_t)ox * sw + off) * C * es;
           if (d->q8)
-            f->q8_ch(n, xs, d->wq + tap * d->rep * C, p->q8.x_zero_point, is_signed, (int32_t *)acc + ox * (int64_t)C);
+            f->q8_ch(n, xs, d->wq + tap * d->rep * C, p->q8.x_zero_point, is_signed, (int32_t *)acc + ox * C);
           else
-            f->f16_ch(n, (const uint16_t *)xs, d->wf + tap * d->rep * C, (float *)acc + ox * (int64_t)C);
+            f->f16_ch(n, (const uint16_t *)xs, d->wf + tap * d->rep * C, (float *)acc + ox * C);
         }
       }
     }
