@@ -14,6 +14,7 @@
 #include "../sparse_csr/csr_ukernel.h"
 #include "../gemm_im2col/lowp_gemm_ukernel.h"
 #include "../direct/lowp_dw_ukernel.h"
+#include "../gspc/lowp_gspc_ukernel.h"
 
 typedef struct dlc_isa_kernels {
   dlconv_isa isa;
@@ -27,6 +28,7 @@ typedef struct dlc_isa_kernels {
   const dlc_f16_gemm_family *f16_gemm;
   const dlc_q8_gemm_family *q8_gemm;
   const dlc_lowp_dw_family *lowp_dw;
+  const dlc_lowp_gspc_family *lowp_gspc;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -43,6 +45,7 @@ DLC_DECLARE_FAMILIES(neon)
 extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
+extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;
 
 extern const dlc_isa_kernels dlc_kernels_generic;
 extern const dlc_isa_kernels dlc_kernels_avx2;

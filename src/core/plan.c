@@ -78,6 +78,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
            : a == DLCONV_ALGO_IM2COL_GEMM ? &dlc_gemm_lowp_ops
            : a == DLCONV_ALGO_DIRECT      ? &dlc_direct_lowp_ops
            : a == DLCONV_ALGO_SPATIAL_PACK ? &dlc_spack_lowp_ops
+           : a == DLCONV_ALGO_GSPC        ? &dlc_gspc_lowp_ops
                                           : NULL;
   p->algo_data = NULL;
   p->packed_weight_bytes = p->workspace_bytes = 0;
@@ -85,7 +86,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   p->kernel[0] = 0;
   if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
   if (!p->ops)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm, direct and spatial_pack have)", algo_name(a),
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm, direct, spatial_pack and gspc have)", algo_name(a),
                     p->dtype == DLCONV_F16 ? "F16" : "int8");
   if (p->dtype != DLCONV_F32) {
     dlconv_status st = p->ops->plan_lowp(p, w->dense);

@@ -17,4 +17,5 @@ const dlc_isa_kernels dlc_kernels_avx512 = {
     .f16_gemm = &dlc_f16_gemm__avx2,
     .q8_gemm = &dlc_q8_gemm__avx2,
     .lowp_dw = &dlc_lowp_dw__avx2,
+    .lowp_gspc = &dlc_lowp_gspc__avx2,
 };

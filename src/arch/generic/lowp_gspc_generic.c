@@ -1,0 +1,181 @@
+/* F16 and int8 gspc micro-kernels, generic C: the readable specification of lowp_gspc_ukernel.h.
+ *
+ * One template per dtype (f16_tile, q8_tile) instantiated for every tile of the menu with the
+ * tile sizes as compile-time constants, so the lane loops have fixed trip counts. T_O = 8. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../quant/quant.h"
+
+#define TO 8
+#define MAX_P 8     /* R*W */
+#define MAX_NVL 16  /* NV*TO */
+
+/* acc[p][l] to buf in channel order (lowp_gspc_ukernel.h). */
+#define WRITE_TILE(prm, acc, np, nvl, buf)                                         \
+  for (size_t p = 0; p < (np); p++)                                                \
+    for (size_t j = 0; j < (nvl); j++) {                                           \
+      const size_t l = (prm)->perm ? (size_t)(prm)->perm[j] : j;                   \
+      if ((prm)->channel_major)                                                    \
+        (buf)[j * (prm)->ldb + p] = (acc)[p][l];                                   \
+      else                                                                         \
+        (buf)[p * (prm)->ldb + j] = (acc)[p][l];                                   \
+    }
+
+static inline __attribute__((always_inline)) void f16_tile(const dlc_lowp_gspc_params *prm, const float *restrict in,
+                                                           const uint16_t *restrict w, float *buf, const size_t gpv,
+                                                           const size_t nv, const size_t rn, const size_t wn) {
+  const size_t nvl = nv * TO;
+  float acc[MAX_P][MAX_NVL] = {{0.0f}};
+  const size_t w_ct = prm->n_tap * prm->t_i * nvl;
+  for (size_t ct = 0; ct < prm->n_ct; ct++) {
+    const size_t nti = ct + 1 < prm->n_ct ? prm->t_i : prm->ti_last;
+    for (size_t t = 0; t < prm->n_tap; t++) {
+      const float *restrict ib = in + (ptrdiff_t)ct * prm->in_ct_stride + prm->tap_off[t];
+      const uint16_t *restrict wb = w + ct * w_ct + t * prm->t_i * nvl;
+      for (size_t ti = 0; ti < nti; ti++) {
+        float wv[MAX_NVL];
+        for (size_t l = 0; l < nvl; l++) wv[l] = dlc_f16_to_f32(wb[ti * nvl + l]);
+        const float *restrict iv = ib + (ptrdiff_t)ti * prm->in_ti_stride;
+        for (size_t r = 0; r < rn; r++)
+          for (size_t x = 0; x < wn; x++) {
+            /* lane l reads the input of its group, l % gpv, in the gpv-wide pixel */
+            const float *restrict src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
+            for (size_t l = 0; l < nvl; l++) acc[r * wn + x][l] += src[l & (gpv - 1)] * wv[l];
+          }
+      }
+    }
+  }
+  WRITE_TILE(prm, acc, rn * wn, nvl, buf)
+}
+
+static inline __attribute__((always_inline)) void q8_tile(const dlc_lowp_gspc_params *prm, const int32_t *restrict in,
+                                                          const int16_t *restrict w, int32_t *buf, const size_t gpv,
+                                                          const size_t nv, const size_t rn, const size_t wn) {
+  const size_t nvl = nv * TO;
+  int32_t acc[MAX_P][MAX_NVL] = {{0}};
+  const size_t w_ct = prm->n_tap * prm->t_i * nvl * 2;
+  for (size_t ct = 0; ct < prm->n_ct; ct++) {
+    const size_t nti = ct + 1 < prm->n_ct ? prm->t_i : prm->ti_last;
+    for (size_t t = 0; t < prm->n_tap; t++) {
+      const int32_t *restrict ib = in + (ptrdiff_t)ct * prm->in_ct_stride + prm->tap_off[t];
+      const int16_t *restrict wb = w + ct * w_ct + t * prm->t_i * nvl * 2;
+      for (size_t ti = 0; ti < nti; ti++) {
+        const int16_t *restrict wv = wb + ti * nvl * 2;
+        const int32_t *restrict iv = ib + (ptrdiff_t)ti * prm->in_ti_stride;
+        for (size_t r = 0; r < rn; r++)
+          for (size_t x = 0; x < wn; x++) {
+            const int32_t *restrict src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
+            for (size_t l = 0; l < nvl; l++) {
+              const uint32_t pr = (uint32_t)src[l & (gpv - 1)];
+              const int32_t lo = (int16_t)(uint16_t)(pr & 0xffffu), hi = (int16_t)(uint16_t)(pr >> 16);
+              acc[r * wn + x][l] += lo * wv[2 * l] + hi * wv[2 * l + 1];
+            }
+          }
+      }
+    }
+  }
+  WRITE_TILE(prm, acc, rn * wn, nvl, buf)
+}
+
+/* The element of channel ch at (q, gl) of a packed row, or NULL in the padding. */
+static inline const void *src_at(const dlc_lowp_gspc_pack_args *a, size_t es, size_t ch, size_t q, size_t gl) {
+  if (gl >= a->ng || q < a->q_lo || q >= a->q_hi) return NULL;
+  const ptrdiff_t i = (ptrdiff_t)ch * a->src_c_stride + ((ptrdiff_t)q * a->col_step + a->col0) * a->px_step +
+                      (ptrdiff_t)gl * a->g_step;
+  return (const char *)a->src + i * (ptrdiff_t)es;
+}
+
+static void pack_f16(const dlc_lowp_gspc_pack_args *a) {
+  float *dst = a->dst;
+  for (size_t c = 0; c < a->n_c; c++)
+    for (size_t q = 0; q < a->nq; q++)
+      for (size_t gl = 0; gl < a->gpv; gl++) {
+        const uint16_t *s = src_at(a, 2, c, q, gl);
+        dst[c * a->dst_c_stride + q * a->gpv + gl] = s ? dlc_f16_to_f32(*s) : 0.0f;
+      }
+}
+
+static int32_t q8_value(const dlc_lowp_gspc_pack_args *a, const void *s) {
+  return (a->is_signed ? (int32_t) * (const int8_t *)s : (int32_t) * (const uint8_t *)s) - a->zp;
+}
+
+static void pack_q8(const dlc_lowp_gspc_pack_args *a) {
+  int32_t *dst = a->dst;
+  for (size_t c = 0; c < a->n_c; c++)
+    for (size_t q = 0; q < a->nq; q++)
+      for (size_t gl = 0; gl < a->gpv; gl++) {
+        const void *s0 = src_at(a, 1, 2 * c, q, gl);
+        const void *s1 = 2 * c + 1 < a->n_src_c ? src_at(a, 1, 2 * c + 1, q, gl) : NULL;
+        const int32_t lo = s0 ? q8_value(a, s0) : 0, hi = s1 ? q8_value(a, s1) : 0;
+        dst[c * a->dst_c_stride + q * a->gpv + gl] = (int32_t)(((uint32_t)(uint16_t)hi << 16) | (uint16_t)lo);
+      }
+}
+
+#define KNAME(T, G, V, R, W) T##_gspc_g##G##_v##V##_r##R##_w##W
+#define KDEF_F16(G, V, R, W)                                                                               \
+  static void KNAME(f16, G, V, R, W)(const dlc_lowp_gspc_params *prm, const float *in, const uint16_t *w, \
+                                     float *buf) {                                                        \
+    f16_tile(prm, in, w, buf, G, V, R, W);                                                                \
+  }
+#define KDEF_Q8(G, V, R, W)                                                                                \
+  static void KNAME(q8, G, V, R, W)(const dlc_lowp_gspc_params *prm, const int32_t *in, const int16_t *w, \
+                                    int32_t *buf) {                                                       \
+    q8_tile(prm, in, w, buf, G, V, R, W);                                                                 \
+  }
+#define LOG2_1 0
+#define LOG2_2 1
+#define LOG2_4 2
+#define LOG2_8 3
+#define KENTRY_F16(G, V, R, W) [LOG2_##G][V - 1][R - 1][W - 1] = KNAME(f16, G, V, R, W),
+#define KENTRY_Q8(G, V, R, W) [LOG2_##G][V - 1][R - 1][W - 1] = KNAME(q8, G, V, R, W),
+
+/* The menu of the fp32 generic family: every gpv with one vector, 1 or 2 rows; two vectors for
+   ordinary groups. */
+#define WS8(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4) \
+                        X(G, V, R, 5) X(G, V, R, 6) X(G, V, R, 7) X(G, V, R, 8)
+#define WS4(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4)
+#define MENU_G(X, G) WS8(X, G, 1, 1) WS4(X, G, 1, 2)
+#define MENU(X) MENU_G(X, 1) MENU_G(X, 2) MENU_G(X, 4) MENU_G(X, 8) WS4(X, 1, 2, 1) WS4(X, 1, 2, 2)
+
+MENU(KDEF_F16)
+MENU(KDEF_Q8)
+
+#define N_G 4
+#define N_V 2
+#define N_R 2
+#define N_W 8
+static const dlc_f16_gspc_ukernel_fn table_f16[N_G][N_V][N_R][N_W] = {MENU(KENTRY_F16)};
+static const dlc_q8_gspc_ukernel_fn table_q8[N_G][N_V][N_R][N_W] = {MENU(KENTRY_Q8)};
+
+static int tile_index(size_t gpv, size_t nv, size_t r, size_t w, size_t *lg) {
+  *lg = 0;
+  while (((size_t)1 << *lg) < gpv) (*lg)++;
+  return ((size_t)1 << *lg) == gpv && *lg < N_G && nv >= 1 && nv <= N_V && r >= 1 && r <= N_R && w >= 1 && w <= N_W;
+}
+static dlc_f16_gspc_ukernel_fn get_f16(size_t gpv, size_t nv, size_t r, size_t w) {
+  size_t lg;
+  return tile_index(gpv, nv, r, w, &lg) ? table_f16[lg][nv - 1][r - 1][w - 1] : NULL;
+}
+static dlc_q8_gspc_ukernel_fn get_q8(size_t gpv, size_t nv, size_t r, size_t w) {
+  size_t lg;
+  return tile_index(gpv, nv, r, w, &lg) ? table_q8[lg][nv - 1][r - 1][w - 1] : NULL;
+}
+
+const dlc_lowp_gspc_family dlc_lowp_gspc__generic = {
+    .isa = "generic",
+    .t_o = TO,
+    .t_i_f16 = 8,
+    .t_i_q8 = 4,
+    .max_gpv = TO,
+    .get_f16 = get_f16,
+    .get_q8 = get_q8,
+    .pack_f16 = pack_f16,
+    .pack_q8 = pack_q8,
+    .mac_per_cycle_f16 = 1.0f,
+    .mac_per_cycle_q8 = 1.0f,
+    .loads_per_cycle = 2.0f,
+    .latency_f16 = 1.0f,
+    .latency_q8 = 1.0f,
+};

@@ -1,0 +1,93 @@
+/* lowp_gspc_ukernel.h - the micro-kernel interface of the grouped spatial pack (GSPC) algorithm
+ * for F16 and int8.
+ *
+ * The register tiles, the groups-in-lanes lane order and the packed layouts are those of the
+ * fp32 family (gspc_ukernel.h), with two element types:
+ *
+ *   F16:  packed input fp32, weights binary16 converted in registers (F16C on x86), products
+ *         accumulated in fp32. The input is widened by the repack, not by the kernel: a kernel
+ *         broadcasts each packed input element once per tap and oc block that reads it, where
+ *         the repack, which the algorithm does anyway, converts it once.
+ *   int8: one 32-bit element per pair of input channels (channel 2i in the low s16 half,
+ *         2i + 1 in the high one, both x - x_zero_point; the high half is 0 past an odd
+ *         channel count), in the input and in each weight lane alike, so that one vpmaddwd /
+ *         smlal step takes a pair of exact products and their sum. T_I counts pairs. The s32
+ *         sums are exact while K * 255 * 128 < 2^31 (the plan refuses larger K).
+ *
+ *   weights  [group block][oc block][C_PG/T_I][k_h][k_w][T_I][NV*T_O]   (int8: [..][NV*T_O][2])
+ *   input    [group block][C_PG/T_I][H][T_I][s_w][ceil(W/s_w)][GPV]     (workspace, 4-byte elements)
+ *
+ * The kernels are pure products: bias, clamp, conversion and requantisation are the store
+ * functions of the lowp GEMM families (lowp_gemm_ukernel.h), which the driver calls per run.
+ * A kernel computes every lane of every pixel of its tile of R rows x W columns,
+ *   acc[p][L] = sum_{ct, tap, ti} in[ct*in_ct_stride + tap_off[tap] + ti*in_ti_stride
+ *                                    + r*in_r_stride + w*GPV + L%GPV] (x) wt[ct][tap][ti][L]
+ * (p = r*W + w; ti < t_i, or < ti_last in the last channel tile), and writes it in channel
+ * order j (lane perm[j], identity when perm is NULL) as
+ *   channel_major == 0:  buf[p*ldb + j]      (NHWC: each pixel's channels are one run)
+ *   channel_major == 1:  buf[j*ldb + p]      (NCHW: each row of a channel is one run)
+ * for j < NV*T_O and p < R*W; channel-major kernels may also write p up to the next multiple of
+ * 8 (ldb >= that), pixel-major ones need ldb >= NV*T_O. */
+#ifndef DLC_LOWP_GSPC_UKERNEL_H
+#define DLC_LOWP_GSPC_UKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dlc_lowp_gspc_params {
+  size_t n_ct;               /* input channel tiles */
+  size_t t_i;                /* channels (int8: pairs) per tile: the weights' stride */
+  size_t ti_last;            /* in the last tile, 1..t_i */
+  size_t n_tap;              /* k_h * k_w */
+  const ptrdiff_t *tap_off;  /* n_tap offsets (elements) of each tap from the window origin */
+  ptrdiff_t in_ti_stride;    /* elements between two channels (pairs) of a tile */
+  ptrdiff_t in_ct_stride;    /* elements between two channel tiles */
+  ptrdiff_t in_r_stride;     /* elements between the windows of output rows r and r+1 */
+  const int32_t *perm;       /* NV*T_O lane indices, or NULL for the identity */
+  int channel_major;
+  size_t ldb;
+} dlc_lowp_gspc_params;
+
+/* One register tile: in at the window origin of the tile's pixel (0, 0) in channel tile 0, w the
+   weights of one (group block, oc block). */
+typedef void (*dlc_f16_gspc_ukernel_fn)(const dlc_lowp_gspc_params *prm, const float *in, const uint16_t *w,
+                                        float *buf);
+typedef void (*dlc_q8_gspc_ukernel_fn)(const dlc_lowp_gspc_params *prm, const int32_t *in, const int16_t *w,
+                                       int32_t *buf);
+
+/* The input repack, one packed row (one stride phase) of n_c channels (int8: pairs): for c < n_c,
+   q < nq, gl < gpv, with v(ch) = src[ch*src_c_stride + ((ptrdiff_t)q*col_step + col0)*px_step + gl*g_step],
+     F16:   dst[c*dst_c_stride + q*gpv + gl] = inside ? f32(v(c)) : 0
+     int8:  dst[c*dst_c_stride + q*gpv + gl] = inside ? pair(v(2c) - zp, 2c+1 < n_src_c ? v(2c+1) - zp : 0) : 0
+   with inside = gl < ng && q_lo <= q < q_hi (outside is the zero padding, never read). src holds
+   halves (F16) or u8 / s8 bytes (int8, per is_signed); dst floats or s32 pairs. */
+typedef struct dlc_lowp_gspc_pack_args {
+  void *dst;
+  size_t dst_c_stride;
+  const void *src;
+  ptrdiff_t src_c_stride;
+  size_t n_c, n_src_c;
+  size_t nq, gpv, ng;
+  ptrdiff_t col0, col_step, px_step, g_step;
+  size_t q_lo, q_hi;
+  int32_t zp;
+  int is_signed;
+} dlc_lowp_gspc_pack_args;
+typedef void (*dlc_lowp_gspc_pack_fn)(const dlc_lowp_gspc_pack_args *a);
+
+typedef struct dlc_lowp_gspc_family {
+  const char *isa;           /* "generic", "avx2" */
+  size_t t_o;                /* lanes per vector */
+  size_t t_i_f16, t_i_q8;    /* preferred input channel tile (int8: pairs); the driver clips it */
+  size_t max_gpv;            /* groups per vector: 1, 2, 4, ... up to this (<= t_o) */
+  /* The kernel for groups-per-vector gpv, nv vectors (nv > 1 only with gpv == 1), r rows and w
+     columns, or NULL if the family has no such tile. */
+  dlc_f16_gspc_ukernel_fn (*get_f16)(size_t gpv, size_t nv, size_t r, size_t w);
+  dlc_q8_gspc_ukernel_fn (*get_q8)(size_t gpv, size_t nv, size_t r, size_t w);
+  dlc_lowp_gspc_pack_fn pack_f16, pack_q8;
+  /* Cost model (as the fp32 family's): vector products (FMA, or vpmaddwd + vpaddd) and loads per
+     cycle, and the latency of an accumulator's dependency chain, per dtype. */
+  float mac_per_cycle_f16, mac_per_cycle_q8, loads_per_cycle, latency_f16, latency_q8;
+} dlc_lowp_gspc_family;
+
+#endif
