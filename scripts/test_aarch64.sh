@@ -25,7 +25,7 @@ meson compile -C "$build"
 # feature detection, ISA fallback to the generic kernels for every algorithm, validation, and
 # the F16/int8 paths (generic kernels on AArch64) against their exact oracle.
 list=$(meson test -C "$build" --list 2>/dev/null | sed -n 's/^libdlconv:[a-z]* \/ //p')
-light=$(echo "$list" | grep -E '^(api|invalid|lowp|ukernel_q8_gemm|ukernel_f16_gemm|ukernel_lowp_dw)$' | tr '\n' ' ')
+light=$(echo "$list" | grep -E '^(api|invalid|lowp|ukernel_q8_gemm|ukernel_f16_gemm|ukernel_lowp_dw|ukernel_lowp_gspc)$' | tr '\n' ' ')
 # shellcheck disable=SC2086
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 4 $light
 echo "aarch64 stage: $(( $(date +%s) - start )) s"

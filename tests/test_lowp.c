@@ -780,16 +780,17 @@ static int isa_list(dlconv_isa *out) {
   return n;
 }
 
-/* The implemented paths: AUTO, IM2COL_GEMM, SPATIAL_PACK for every convolution and, for NCHW convolutions and NHWC depthwise
-   ones with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
+/* The implemented paths: AUTO, IM2COL_GEMM, SPATIAL_PACK, GSPC for every convolution and, for NCHW convolutions and NHWC
+   depthwise ones with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
 static void run_all_configs(const layer *L) {
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
-  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_DIRECT};
+  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC,
+                               DLCONV_ALGO_DIRECT};
   const int direct_ok = !L->dense && (L->d.layout == DLCONV_NCHW || (L->d.c_in == L->d.groups && L->d.c_out == L->d.groups));
   int first = 1;
   for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++) {
-    if (L->dense && algos[a] == DLCONV_ALGO_SPATIAL_PACK) continue;
+    if (L->dense && (algos[a] == DLCONV_ALGO_SPATIAL_PACK || algos[a] == DLCONV_ALGO_GSPC)) continue;
     for (int i = 0; i < ni; i++)
       for (int t = 1; t <= 2; t++) {
         run_layer(L, algos[a], isas[i], t, 0, first || (t == 2 && a == 0));

@@ -233,7 +233,7 @@ static void pack_q8(const dlc_lowp_gspc_pack_args *a) {
   }
   if (gpv == 1 && a->src_c_stride == 1) {
     size_t c0 = 0;
-    for (; c0 + 8 <= a->n_c; c0 += 8) { /* 16 channels of a pixel, all present */
+    for (; 2 * (c0 + 8) <= a->n_src_c; c0 += 8) { /* 16 channels of a pixel, all present */
       size_t q = 0;
       for (; q < nq; q++) {
         if (q >= qlo && q + 8 <= qhi) break;
