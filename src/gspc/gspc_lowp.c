@@ -40,7 +40,8 @@ typedef struct glp_data {
   size_t h_alloc;               /* packed rows (row tiles may read past the image) */
   size_t row_stride;            /* elements per packed row: t_i * s_w * wq * gpv */
   size_t slab;                  /* bytes of one task's packed input (64-byte multiple) */
-  size_t tile_bytes;            /* bytes of one task's tile buffer */
+  size_t tile_bytes;            /* bytes of one task's accumulator buffer: a tile (NHWC), a row of
+                                   tiles (NCHW, rows ldr apart, channels ldb apart) */
   size_t blk;                   /* weight elements of one (group block, oc block) */
   size_t ntasks;
   void *w;                      /* [n_gb][n_ocb][blk] halves or s16 */
@@ -68,7 +69,7 @@ static double tile_cost(const dlc_conv_shape *s, const glp_data *d, size_t gpv, 
   const double lat = d->q8 ? f->latency_q8 : f->latency_f16;
   if (lat > cyc) cyc = lat;
   cyc += 0.5; /* loop control per step */
-  const double calls = s->layout == DLCONV_NHWC ? (double)np : (double)(nvl * rn);
+  const double calls = s->layout == DLCONV_NHWC ? (double)np : (double)(nvl * rn) / (double)n_wt;
   const double epi = (double)(np * nvl) + 12.0 * calls + 20.0;
   return (double)(n_gb * n_ocb * n_rt * n_wt) * (steps * cyc + epi);
 }
@@ -188,8 +189,11 @@ static dlconv_status glp_plan(dlconv_plan *p, const void *w) {
   d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride * 4, DLC_ALIGN);
   const size_t np = d->rn * d->wn;
   prm->channel_major = s->layout == DLCONV_NCHW;
-  prm->ldb = prm->channel_major ? dlc_round_up(np, 8) : d->nvl;
-  d->tile_bytes = dlc_round_up(d->nvl * dlc_round_up(np, 8) * 4, DLC_ALIGN);
+  /* NCHW: a row of tiles fills rows of wo outputs per channel, stored as one run each; the last
+     tile may write 7 junk columns past them */
+  prm->ldr = dlc_round_up((size_t)s->w_out + 7, 8);
+  prm->ldb = prm->channel_major ? d->rn * prm->ldr : d->nvl;
+  d->tile_bytes = dlc_round_up(d->nvl * (prm->channel_major ? prm->ldb : np) * 4, DLC_ALIGN);
   /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
      block is group j / kpg, channel j % kpg. */
   if (gpv > 1) {
@@ -336,25 +340,26 @@ static void glp_task(void *arg, size_t task) {
                                       : DLC_MIN(d->nvl, kpg - ob * d->opb);
     const void *w = (const uint16_t *)d->w + (gb * d->n_ocb + ob) * d->blk;
     char *y = c->y;
+    const int nchw = s->layout == DLCONV_NCHW;
     for (size_t wt = 0; wt < d->n_wt; wt++) {
       /* the last tile of a row is shifted left to end at the last column */
       const size_t ow0 = DLC_MIN(wt * d->wn, wo - d->wn);
+      int32_t *tb = (int32_t *)buf + (nchw ? ow0 : 0);
       if (d->q8)
-        d->kq8(&d->prm, in_row + ow0 * d->gpv, w, buf);
+        d->kq8(&d->prm, in_row + ow0 * d->gpv, w, tb);
       else
-        d->kf16(&d->prm, (const float *)(const void *)(in_row + ow0 * d->gpv), w, buf);
-      if (s->layout == DLCONV_NHWC) {
+        d->kf16(&d->prm, (const float *)(const void *)(in_row + ow0 * d->gpv), w, (float *)(void *)tb);
+      if (!nchw)
         for (size_t r = 0; r < r_valid; r++)
           for (size_t x = 0; x < d->wn; x++)
-            store_run(p, d, n_lanes, (const int32_t *)buf + (r * d->wn + x) * ldb, c0, 1,
+            store_run(p, d, n_lanes, tb + (r * d->wn + x) * ldb, c0, 1,
                       y + (((n * ho + oh0 + r) * wo + ow0 + x) * co + c0) * es);
-      } else {
-        for (size_t j = 0; j < n_lanes; j++)
-          for (size_t r = 0; r < r_valid; r++)
-            store_run(p, d, d->wn, (const int32_t *)buf + j * ldb + r * d->wn, c0 + j, 0,
-                      y + (((n * co + c0 + j) * ho + oh0 + r) * wo + ow0) * es);
-      }
     }
+    if (nchw)
+      for (size_t j = 0; j < n_lanes; j++)
+        for (size_t r = 0; r < r_valid; r++)
+          store_run(p, d, wo, (const int32_t *)buf + j * ldb + r * d->prm.ldr, c0 + j, 0,
+                    y + (((n * co + c0 + j) * ho + oh0 + r) * wo) * es);
     if (++ob == d->n_ocb) {
       ob = 0;
       if (++rt == d->n_rt) {

@@ -24,10 +24,11 @@
  *                                    + r*in_r_stride + w*GPV + L%GPV] (x) wt[ct][tap][ti][L]
  * (p = r*W + w; ti < t_i, or < ti_last in the last channel tile), and writes it in channel
  * order j (lane perm[j], identity when perm is NULL) as
- *   channel_major == 0:  buf[p*ldb + j]      (NHWC: each pixel's channels are one run)
- *   channel_major == 1:  buf[j*ldb + p]      (NCHW: each row of a channel is one run)
- * for j < NV*T_O and p < R*W; channel-major kernels may also write p up to the next multiple of
- * 8 (ldb >= that), pixel-major ones need ldb >= NV*T_O. */
+ *   channel_major == 0:  buf[p*ldb + j]             (NHWC: each pixel's channels are one run)
+ *   channel_major == 1:  buf[j*ldb + r*ldr + w]     (NCHW: the rows of a channel, which the
+ *                                                    driver lines up across a row of tiles)
+ * for j < NV*T_O, r < R, w < W; channel-major kernels may also write w up to the next multiple of
+ * 8 (junk the driver overwrites or never stores), pixel-major ones need ldb >= NV*T_O. */
 #ifndef DLC_LOWP_GSPC_UKERNEL_H
 #define DLC_LOWP_GSPC_UKERNEL_H
 
@@ -45,7 +46,7 @@ typedef struct dlc_lowp_gspc_params {
   ptrdiff_t in_r_stride;     /* elements between the windows of output rows r and r+1 */
   const int32_t *perm;       /* NV*T_O lane indices, or NULL for the identity */
   int channel_major;
-  size_t ldb;
+  size_t ldb, ldr;
 } dlc_lowp_gspc_params;
 
 /* One register tile: in at the window origin of the tile's pixel (0, 0) in channel tile 0, w the

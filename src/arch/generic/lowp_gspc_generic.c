@@ -13,15 +13,16 @@
 #define MAX_NVL 16  /* NV*TO */
 
 /* acc[p][l] to buf in channel order (lowp_gspc_ukernel.h). */
-#define WRITE_TILE(prm, acc, np, nvl, buf)                                         \
-  for (size_t p = 0; p < (np); p++)                                                \
-    for (size_t j = 0; j < (nvl); j++) {                                           \
-      const size_t l = (prm)->perm ? (size_t)(prm)->perm[j] : j;                   \
-      if ((prm)->channel_major)                                                    \
-        (buf)[j * (prm)->ldb + p] = (acc)[p][l];                                   \
-      else                                                                         \
-        (buf)[p * (prm)->ldb + j] = (acc)[p][l];                                   \
-    }
+#define WRITE_TILE(prm, acc, rn, wn, nvl, buf)                                       \
+  for (size_t r = 0; r < (rn); r++)                                                  \
+    for (size_t x = 0; x < (wn); x++)                                                \
+      for (size_t j = 0; j < (nvl); j++) {                                           \
+        const size_t l = (prm)->perm ? (size_t)(prm)->perm[j] : j;                   \
+        if ((prm)->channel_major)                                                    \
+          (buf)[j * (prm)->ldb + r * (prm)->ldr + x] = (acc)[r * (wn) + x][l];       \
+        else                                                                         \
+          (buf)[(r * (wn) + x) * (prm)->ldb + j] = (acc)[r * (wn) + x][l];           \
+      }
 
 static inline __attribute__((always_inline)) void f16_tile(const dlc_lowp_gspc_params *prm, const float *restrict in,
                                                            const uint16_t *restrict w, float *buf, const size_t gpv,
@@ -47,7 +48,7 @@ static inline __attribute__((always_inline)) void f16_tile(const dlc_lowp_gspc_p
       }
     }
   }
-  WRITE_TILE(prm, acc, rn * wn, nvl, buf)
+  WRITE_TILE(prm, acc, rn, wn, nvl, buf)
 }
 
 static inline __attribute__((always_inline)) void q8_tile(const dlc_lowp_gspc_params *prm, const int32_t *restrict in,
@@ -76,7 +77,7 @@ static inline __attribute__((always_inline)) void q8_tile(const dlc_lowp_gspc_pa
       }
     }
   }
-  WRITE_TILE(prm, acc, rn * wn, nvl, buf)
+  WRITE_TILE(prm, acc, rn, wn, nvl, buf)
 }
 
 /* The element of channel ch at (q, gl) of a packed row, or NULL in the padding. */

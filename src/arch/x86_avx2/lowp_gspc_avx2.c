@@ -110,17 +110,20 @@ static inline __attribute__((always_inline)) void lowp_tile(const dlc_lowp_gspc_
       for (size_t v = 0; v < nv; v++) _mm256_storeu_ps(out + p * ldb + v * TO, acc[p][v]);
     return;
   }
+  const size_t ldr = prm->ldr;
 #pragma GCC unroll 3
   for (size_t v = 0; v < nv; v++)
+#pragma GCC unroll 4
+    for (size_t r = 0; r < rn; r++)
 #pragma GCC unroll 2
-    for (size_t p0 = 0; p0 < np; p0 += 8) {
-      __m256 t[8];
+      for (size_t x0 = 0; x0 < wn; x0 += 8) {
+        __m256 t[8];
 #pragma GCC unroll 8
-      for (size_t i = 0; i < 8; i++) t[i] = p0 + i < np ? acc[p0 + i][v] : _mm256_setzero_ps();
-      transpose8(t);
+        for (size_t i = 0; i < 8; i++) t[i] = x0 + i < wn ? acc[r * wn + x0 + i][v] : _mm256_setzero_ps();
+        transpose8(t);
 #pragma GCC unroll 8
-      for (size_t j = 0; j < 8; j++) _mm256_storeu_ps(out + (v * TO + j) * ldb + p0, t[j]);
-    }
+        for (size_t j = 0; j < 8; j++) _mm256_storeu_ps(out + (v * TO + j) * ldb + r * ldr + x0, t[j]);
+      }
 }
 
 /* ---- the repack ---------------------------------------------------------------------------- */
