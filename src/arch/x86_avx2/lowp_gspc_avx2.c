@@ -138,12 +138,6 @@ static inline int inside(const dlc_lowp_gspc_pack_args *a, size_t q, size_t gl) 
   return gl < a->ng && q >= a->q_lo && q < a->q_hi;
 }
 
-/* 8 bytes (u8 or s8) to 8 s32 lanes minus zp. */
-static inline __m256i widen8(const void *p, __m256i zp, int is_signed) {
-  const __m128i b = _mm_loadl_epi64((const __m128i *)p);
-  return _mm256_sub_epi32(is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b), zp);
-}
-
 static inline int32_t q8_value(const dlc_lowp_gspc_pack_args *a, const void *s) {
   return (a->is_signed ? (int32_t) * (const int8_t *)s : (int32_t) * (const uint8_t *)s) - a->zp;
 }
@@ -160,26 +154,10 @@ static inline int32_t q8_elem(const dlc_lowp_gspc_pack_args *a, size_t c, size_t
   return pair(lo, hi);
 }
 
-/* F16. Contiguous columns of one group (NCHW, stride 1): 8 halves per vcvtph2ps. NHWC, one
-   group per vector: 8 pixels x 8 channels transposed. Else element by element. */
-static void pack_f16(const dlc_lowp_gspc_pack_args *a) {
+/* NHWC, one group per vector: 8 pixels x 8 channels transposed; element by element otherwise. */
+static void pack_f16_nhwc(const dlc_lowp_gspc_pack_args *a, size_t qlo, size_t qhi) {
   float *dst = a->dst;
   const size_t gpv = a->gpv, nq = a->nq;
-  const size_t qlo = a->q_lo < a->q_hi ? a->q_lo : nq, qhi = a->q_lo < a->q_hi ? a->q_hi : nq;
-  if (gpv == 1 && a->col_step * a->px_step == 1) {
-    for (size_t c = 0; c < a->n_c; c++) {
-      float *d = dst + c * a->dst_c_stride;
-      memset(d, 0, qlo * sizeof(float));
-      size_t q = qlo;
-      if (q < qhi) {
-        const uint16_t *s = src_at(a, 2, c, q, 0);
-        for (; q + 8 <= qhi; q += 8, s += 8) _mm256_storeu_ps(d + q, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)s)));
-        for (; q < qhi; q++, s++) d[q] = _cvtsh_ss(*s);
-      }
-      memset(d + qhi, 0, (nq - qhi) * sizeof(float));
-    }
-    return;
-  }
   if (gpv == 1 && a->src_c_stride == 1) {
     size_t c0 = 0;
     for (; c0 + 8 <= a->n_c; c0 += 8) {
@@ -206,34 +184,12 @@ static void pack_f16(const dlc_lowp_gspc_pack_args *a) {
       for (size_t gl = 0; gl < gpv; gl++) dst[c * a->dst_c_stride + q * gpv + gl] = f16_elem(a, c, q, gl);
 }
 
-/* int8. Contiguous columns of one group (NCHW, stride 1): two channel rows interleaved, 8
-   columns at a time. NHWC, one group per vector: 8 pixels x 8 pairs (16 bytes each) transposed.
-   Else element by element. */
-static void pack_q8(const dlc_lowp_gspc_pack_args *a) {
+/* NHWC, one group per vector: 8 pixels x 8 pairs (16 bytes each) transposed; element by element
+   otherwise. */
+static void pack_q8_nhwc(const dlc_lowp_gspc_pack_args *a, size_t qlo, size_t qhi) {
   int32_t *dst = a->dst;
   const size_t gpv = a->gpv, nq = a->nq;
-  const size_t qlo = a->q_lo < a->q_hi ? a->q_lo : nq, qhi = a->q_lo < a->q_hi ? a->q_hi : nq;
-  const __m256i zp = _mm256_set1_epi32(a->zp);
   const int sg = a->is_signed;
-  if (gpv == 1 && a->col_step * a->px_step == 1) {
-    for (size_t c = 0; c < a->n_c; c++) {
-      int32_t *d = dst + c * a->dst_c_stride;
-      const int two = 2 * c + 1 < a->n_src_c;
-      memset(d, 0, qlo * sizeof(int32_t));
-      size_t q = qlo;
-      if (q < qhi) {
-        const char *s0 = src_at(a, 1, 2 * c, q, 0), *s1 = two ? src_at(a, 1, 2 * c + 1, q, 0) : NULL;
-        for (; q + 8 <= qhi; q += 8, s0 += 8, s1 = s1 ? s1 + 8 : NULL) {
-          const __m256i lo = widen8(s0, zp, sg);
-          const __m256i hi = s1 ? _mm256_slli_epi32(widen8(s1, zp, sg), 16) : _mm256_setzero_si256();
-          _mm256_storeu_si256((__m256i *)(void *)(d + q), _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(0xffff)), hi));
-        }
-        for (; q < qhi; q++) d[q] = q8_elem(a, c, q, 0);
-      }
-      memset(d + qhi, 0, (nq - qhi) * sizeof(int32_t));
-    }
-    return;
-  }
   if (gpv == 1 && a->src_c_stride == 1) {
     size_t c0 = 0;
     for (; 2 * (c0 + 8) <= a->n_src_c; c0 += 8) { /* 16 channels of a pixel, all present */
@@ -263,6 +219,151 @@ static void pack_q8(const dlc_lowp_gspc_pack_args *a) {
     for (size_t q = 0; q < nq; q++)
       for (size_t gl = 0; gl < gpv; gl++) dst[c * a->dst_c_stride + q * gpv + gl] = q8_elem(a, c, q, gl);
 }
+
+/* NCHW rows (px_step 1) at column stride 1 or 2: 8 columns of a channel per vector, read
+   with one load (stride 2: 16 columns, the odd ones dropped by a byte shuffle, so one column past
+   the 8th is read: the callers leave it to the next q). */
+static inline __m256 cols8_f16(const dlc_lowp_gspc_pack_args *a, size_t ch, size_t q, size_t gl) {
+  const uint16_t *s = src_at(a, 2, ch, q, gl);
+  if (a->col_step == 1) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)s));
+  const __m256i even = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s),
+                                           _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                            0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(even, 0x08)));
+}
+
+static inline __m256i cols8_q8(const dlc_lowp_gspc_pack_args *a, size_t ch, size_t q, size_t gl, __m256i zp) {
+  const uint8_t *s = src_at(a, 1, ch, q, gl);
+  const __m128i b = a->col_step == 1
+                        ? _mm_loadl_epi64((const __m128i *)(const void *)s)
+                        : _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)s),
+                                           _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm256_sub_epi32(a->is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b), zp);
+}
+
+/* Pairs of channels 2c and 2c + 1 (0 past the last channel) at columns q..q+7. */
+static inline __m256 pairs8(const dlc_lowp_gspc_pack_args *a, size_t c, size_t q, size_t gl, __m256i zp) {
+  const __m256i lo = _mm256_and_si256(cols8_q8(a, 2 * c, q, gl, zp), _mm256_set1_epi32(0xffff));
+  const __m256i hi = 2 * c + 1 < a->n_src_c ? _mm256_slli_epi32(cols8_q8(a, 2 * c + 1, q, gl, zp), 16)
+                                            : _mm256_setzero_si256();
+  return _mm256_castsi256_ps(_mm256_or_si256(lo, hi));
+}
+
+/* v[gl]: columns q..q+7 of group gl < gpv, to d[(q+i)*gpv + gl] (groups interleaved by an 8 x 8
+   transpose, of which each column stores its first gpv lanes). */
+static inline void put_cols(float *d, size_t q, size_t gpv, __m256 v[8]) {
+  if (gpv == 1) {
+    _mm256_storeu_ps(d + q, v[0]);
+    return;
+  }
+  for (size_t gl = gpv; gl < 8; gl++) v[gl] = _mm256_setzero_ps();
+  transpose8(v);
+  for (size_t i = 0; i < 8; i++) {
+    float *o = d + (q + i) * gpv;
+    if (gpv == 2)
+      _mm_storel_pi((__m64 *)(void *)o, _mm256_castps256_ps128(v[i]));
+    else if (gpv == 4)
+      _mm_storeu_ps(o, _mm256_castps256_ps128(v[i]));
+    else
+      _mm256_storeu_ps(o, v[i]);
+  }
+}
+
+/* NHWC, small groups (all of a group's channels in the tile, gpv groups' within 16 bytes of a
+   pixel): one load per pixel, then per packed channel c a vpermd gathers its gpv groups into the
+   first lanes. */
+static inline void pack_small_groups(const dlc_lowp_gspc_pack_args *a, int q8, size_t qlo, size_t qhi) {
+  float *dst = a->dst;
+  const size_t gpv = a->gpv, n_c = a->n_c, nq = a->nq;
+  const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(a->ng * n_c)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i idx[8];
+  for (size_t c = 0; c < n_c; c++) {
+    int32_t t[8];
+    for (size_t k = 0; k < 8; k++) t[k] = (int32_t)(k < gpv ? k * n_c + c : 0);
+    idx[c] = _mm256_loadu_si256((const __m256i *)(const void *)t);
+  }
+  /* the 16-byte load of pixel q stays within pixel q's groups and the next pixel's */
+  const size_t es = q8 ? 1 : 2;
+  const int fits = (ptrdiff_t)(16 / es) <= a->col_step * a->px_step + (ptrdiff_t)a->ng * a->g_step;
+  for (size_t q = 0; q < nq; q++) {
+    if (q < qlo || !fits || q + 1 >= qhi) {
+      for (size_t c = 0; c < n_c; c++)
+        for (size_t gl = 0; gl < gpv; gl++) {
+          const size_t i = c * a->dst_c_stride + q * gpv + gl;
+          if (q8)
+            ((int32_t *)(void *)dst)[i] = q8_elem(a, c, q, gl);
+          else
+            dst[i] = f16_elem(a, c, q, gl);
+        }
+      continue;
+    }
+    const __m128i raw = _mm_loadu_si128((const __m128i *)src_at(a, es, 0, q, 0));
+    __m256 v;
+    if (q8) {
+      const __m256i w16 = a->is_signed ? _mm256_cvtepi8_epi16(raw) : _mm256_cvtepu8_epi16(raw);
+      v = _mm256_castsi256_ps(_mm256_sub_epi16(w16, _mm256_set1_epi16((int16_t)a->zp)));
+    } else {
+      v = _mm256_cvtph_ps(raw);
+    }
+    v = _mm256_and_ps(v, _mm256_castsi256_ps(live));
+    for (size_t c = 0; c < n_c; c++) {
+      const __m256 g = _mm256_permutevar8x32_ps(v, idx[c]);
+      float *o = dst + c * a->dst_c_stride + q * gpv;
+      if (gpv == 2)
+        _mm_storel_pi((__m64 *)(void *)o, _mm256_castps256_ps128(g));
+      else if (gpv == 4)
+        _mm_storeu_ps(o, _mm256_castps256_ps128(g));
+      else
+        _mm256_storeu_ps(o, g);
+    }
+  }
+}
+
+/* Both dtypes: NCHW rows at column stride 1 or 2 by columns8 vectors (groups interleaved); NHWC
+   with one group per vector by 8 pixels x 8 channels transposes, small groups per pixel; element
+   by element otherwise and at the edges. */
+static inline __attribute__((always_inline)) void pack_any(const dlc_lowp_gspc_pack_args *a, const int q8) {
+  float *dst = a->dst;
+  const size_t gpv = a->gpv, nq = a->nq;
+  const size_t qlo = a->q_lo < a->q_hi ? a->q_lo : nq, qhi = a->q_lo < a->q_hi ? a->q_hi : nq;
+  const __m256i zp = _mm256_set1_epi32(a->zp);
+  if (a->px_step == 1 && (a->col_step == 1 || a->col_step == 2)) {
+    const size_t need = a->col_step == 1 ? 8 : 9;
+    for (size_t c = 0; c < a->n_c; c++) {
+      float *d = dst + c * a->dst_c_stride;
+      size_t q = qlo;
+      for (; q + need <= qhi; q += 8) {
+        __m256 v[8];
+        for (size_t gl = 0; gl < gpv; gl++)
+          v[gl] = gl >= a->ng ? _mm256_setzero_ps() : q8 ? pairs8(a, c, q, gl, zp) : cols8_f16(a, c, q, gl);
+        put_cols(d, q, gpv, v);
+      }
+      for (size_t e = 0; e < nq; e++) {
+        if (e == qlo) e = q; /* [qlo, q) is done */
+        if (e >= nq) break;
+        for (size_t gl = 0; gl < gpv; gl++) {
+          if (q8)
+            ((int32_t *)(void *)d)[e * gpv + gl] = q8_elem(a, c, e, gl);
+          else
+            d[e * gpv + gl] = f16_elem(a, c, e, gl);
+        }
+      }
+    }
+    return;
+  }
+  if (gpv > 1 && a->src_c_stride == 1 && gpv * a->n_c <= 8 &&
+      (q8 ? a->n_src_c == 2 * a->n_c && a->g_step == (ptrdiff_t)a->n_src_c : a->g_step == (ptrdiff_t)a->n_c)) {
+    pack_small_groups(a, q8, qlo, qhi);
+    return;
+  }
+  if (q8)
+    pack_q8_nhwc(a, qlo, qhi);
+  else
+    pack_f16_nhwc(a, qlo, qhi);
+}
+
+static void pack_f16(const dlc_lowp_gspc_pack_args *a) { pack_any(a, 0); }
+static void pack_q8(const dlc_lowp_gspc_pack_args *a) { pack_any(a, 1); }
 
 /* ---- the menu ---------------------------------------------------------------------------------- */
 
