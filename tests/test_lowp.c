@@ -591,6 +591,10 @@ static const fixed_shape FIXED[] = {
     {1, 32, 7, 7, 18, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, even K, 7 x 7 */
     {2, 12, 5, 6, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, DLCONV_NCHW},     /* the same, groups 2 */
     {2, 5, 20, 21, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, 420 pixels: several N blocks */
+    {1, 16, 9, 37, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 4, DLCONV_NCHW},   /* small groups, wide rows at stride 2 */
+    {2, 16, 6, 21, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, DLCONV_NHWC},   /* small groups per pixel, NHWC */
+    {1, 16, 5, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 2, DLCONV_NCHW},   /* 8 channels per group, wide rows */
+    {1, 24, 5, 33, 24, 3, 3, 1, 2, 1, 1, 0, 1, 1, 2, 3, DLCONV_NHWC},   /* 8 per group, NHWC, stride 2 columns */
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {

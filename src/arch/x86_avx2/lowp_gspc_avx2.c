@@ -328,26 +328,29 @@ static inline __attribute__((always_inline)) void pack_any(const dlc_lowp_gspc_p
   const size_t qlo = a->q_lo < a->q_hi ? a->q_lo : nq, qhi = a->q_lo < a->q_hi ? a->q_hi : nq;
   const __m256i zp = _mm256_set1_epi32(a->zp);
   if (a->px_step == 1 && (a->col_step == 1 || a->col_step == 2)) {
+    /* Vectors cover [q_lo, qv): at stride 2 the last column of a row is left to the scalar path,
+       as its vector would read past it. The last vector is shifted left to end at qv (its overlap
+       is written twice). */
     const size_t need = a->col_step == 1 ? 8 : 9;
     for (size_t c = 0; c < a->n_c; c++) {
       float *d = dst + c * a->dst_c_stride;
-      size_t q = qlo;
-      for (; q + need <= qhi; q += 8) {
+      memset(d, 0, qlo * gpv * sizeof(float));
+      memset(d + qhi * gpv, 0, (nq - qhi) * gpv * sizeof(float));
+      const size_t qv = qhi - qlo < need ? qlo : qhi - (need - 8);
+      for (size_t q0 = qlo; q0 < qv; q0 += 8) {
+        const size_t q = q0 + 8 <= qv ? q0 : qv - 8;
         __m256 v[8];
         for (size_t gl = 0; gl < gpv; gl++)
           v[gl] = gl >= a->ng ? _mm256_setzero_ps() : q8 ? pairs8(a, c, q, gl, zp) : cols8_f16(a, c, q, gl);
         put_cols(d, q, gpv, v);
       }
-      for (size_t e = 0; e < nq; e++) {
-        if (e == qlo) e = q; /* [qlo, q) is done */
-        if (e >= nq) break;
+      for (size_t e = qv; e < qhi; e++)
         for (size_t gl = 0; gl < gpv; gl++) {
           if (q8)
             ((int32_t *)(void *)d)[e * gpv + gl] = q8_elem(a, c, e, gl);
           else
             d[e * gpv + gl] = f16_elem(a, c, e, gl);
         }
-      }
     }
     return;
   }
