@@ -154,6 +154,49 @@ static inline int32_t q8_elem(const dlc_lowp_gspc_pack_args *a, size_t c, size_t
   return pair(lo, hi);
 }
 
+/* Packed channels [c0, c1), columns [q0, q1), every group, without vectors: the padding as zeros,
+   each (channel, group) row as one strided loop (the paths below leave edges and odd shapes here). */
+static inline __attribute__((always_inline)) void fill_scalar(const dlc_lowp_gspc_pack_args *a, const int q8, size_t c0,
+                                                              size_t c1, size_t q0, size_t q1) {
+  const size_t gpv = a->gpv, lo = a->q_lo < q0 ? q0 : a->q_lo, hi = a->q_hi > q1 ? q1 : a->q_hi;
+  const ptrdiff_t step = a->col_step * a->px_step, cs = a->src_c_stride;
+  for (size_t c = c0; c < c1; c++) {
+    uint32_t *d = (uint32_t *)a->dst + c * a->dst_c_stride;
+    for (size_t gl = 0; gl < gpv; gl++) {
+      size_t q = q0;
+      if (gl < a->ng && lo < hi) {
+        for (; q < lo; q++) d[q * gpv + gl] = 0;
+        const ptrdiff_t i0 = (ptrdiff_t)c * (q8 ? 2 : 1) * cs + a->col0 * a->px_step + (ptrdiff_t)gl * a->g_step;
+        if (!q8) {
+          const uint16_t *sp = (const uint16_t *)a->src + i0;
+          for (; q < hi; q++) {
+            const float f = _cvtsh_ss(sp[(ptrdiff_t)q * step]);
+            memcpy(&d[q * gpv + gl], &f, 4);
+          }
+        } else {
+          const int two = 2 * c + 1 < a->n_src_c;
+#define DLC_PAIR_LOOP(T)                                                                        \
+  {                                                                                             \
+    const T *sp = (const T *)a->src + i0;                                                       \
+    for (; q < hi; q++) {                                                                       \
+      const ptrdiff_t i = (ptrdiff_t)q * step;                                                  \
+      const uint32_t l = (uint16_t)((int32_t)sp[i] - a->zp);                                    \
+      const uint32_t h = two ? (uint16_t)((int32_t)sp[i + cs] - a->zp) : 0u;                    \
+      d[q * gpv + gl] = l | h << 16;                                                            \
+    }                                                                                           \
+  }
+          if (a->is_signed)
+            DLC_PAIR_LOOP(int8_t)
+          else
+            DLC_PAIR_LOOP(uint8_t)
+#undef DLC_PAIR_LOOP
+        }
+      }
+      for (; q < q1; q++) d[q * gpv + gl] = 0;
+    }
+  }
+}
+
 /* NHWC, one group per vector: 8 pixels x 8 channels transposed; element by element otherwise. */
 static void pack_f16_nhwc(const dlc_lowp_gspc_pack_args *a, size_t qlo, size_t qhi) {
   float *dst = a->dst;
@@ -175,13 +218,10 @@ static void pack_f16_nhwc(const dlc_lowp_gspc_pack_args *a, size_t qlo, size_t q
       for (; q < nq; q++)
         for (size_t j = 0; j < 8; j++) dst[(c0 + j) * a->dst_c_stride + q] = f16_elem(a, c0 + j, q, 0);
     }
-    for (size_t c = c0; c < a->n_c; c++)
-      for (size_t q = 0; q < nq; q++) dst[c * a->dst_c_stride + q] = f16_elem(a, c, q, 0);
+    fill_scalar(a, 0, c0, a->n_c, 0, nq);
     return;
   }
-  for (size_t c = 0; c < a->n_c; c++)
-    for (size_t q = 0; q < nq; q++)
-      for (size_t gl = 0; gl < gpv; gl++) dst[c * a->dst_c_stride + q * gpv + gl] = f16_elem(a, c, q, gl);
+  fill_scalar(a, 0, 0, a->n_c, 0, nq);
 }
 
 /* NHWC, one group per vector: 8 pixels x 8 pairs (16 bytes each) transposed; element by element
@@ -211,13 +251,10 @@ static void pack_q8_nhwc(const dlc_lowp_gspc_pack_args *a, size_t qlo, size_t qh
       for (; q < nq; q++)
         for (size_t j = 0; j < 8; j++) dst[(c0 + j) * a->dst_c_stride + q] = q8_elem(a, c0 + j, q, 0);
     }
-    for (size_t c = c0; c < a->n_c; c++)
-      for (size_t q = 0; q < nq; q++) dst[c * a->dst_c_stride + q] = q8_elem(a, c, q, 0);
+    fill_scalar(a, 1, c0, a->n_c, 0, nq);
     return;
   }
-  for (size_t c = 0; c < a->n_c; c++)
-    for (size_t q = 0; q < nq; q++)
-      for (size_t gl = 0; gl < gpv; gl++) dst[c * a->dst_c_stride + q * gpv + gl] = q8_elem(a, c, q, gl);
+  fill_scalar(a, 1, 0, a->n_c, 0, nq);
 }
 
 /* NCHW rows (px_step 1) at column stride 1 or 2: 8 columns of a channel per vector, read
@@ -344,13 +381,7 @@ static inline __attribute__((always_inline)) void pack_any(const dlc_lowp_gspc_p
           v[gl] = gl >= a->ng ? _mm256_setzero_ps() : q8 ? pairs8(a, c, q, gl, zp) : cols8_f16(a, c, q, gl);
         put_cols(d, q, gpv, v);
       }
-      for (size_t e = qv; e < qhi; e++)
-        for (size_t gl = 0; gl < gpv; gl++) {
-          if (q8)
-            ((int32_t *)(void *)d)[e * gpv + gl] = q8_elem(a, c, e, gl);
-          else
-            d[e * gpv + gl] = f16_elem(a, c, e, gl);
-        }
+      fill_scalar(a, q8, c, c + 1, qv, qhi);
     }
     return;
   }
