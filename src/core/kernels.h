@@ -29,6 +29,7 @@ typedef struct dlc_isa_kernels {
   const dlc_q8_gemm_family *q8_gemm;
   const dlc_lowp_dw_family *lowp_dw;
   const dlc_lowp_gspc_family *lowp_gspc;
+  const dlc_q8_csr_family *q8_csr;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -46,6 +47,7 @@ extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;
+extern const dlc_q8_csr_family dlc_q8_csr__generic, dlc_q8_csr__avx2;
 
 extern const dlc_isa_kernels dlc_kernels_generic;
 extern const dlc_isa_kernels dlc_kernels_avx2;

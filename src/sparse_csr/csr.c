@@ -29,42 +29,19 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "csr_plan.h"
 
 /* Gathered operand per job in floats (operand rows x pixels), sized for the L2 cache. */
 #define CSR_OPERAND_FLOATS (64 * 1024)
 #define CSR_MAX_BLOCK 1024   /* pixels per job; bounds the per-task workspace */
 #define CSR_JOBS_PER_TASK 4  /* enough jobs per task for the split to balance */
 
-typedef struct csr_data {
-  const dlc_f32_csr_family *fam;
-  int identity;        /* 1x1, stride 1, unpadded: output pixel p reads input pixel p */
-  int slabs;           /* operand layout: slabs of padded input rows (else panels) */
-  size_t wp;           /* slabs: padded width, the output row stride of the tile */
-  size_t rows_blk;     /* slabs: output rows per job */
-  size_t slab_floats;  /* slabs: one channel's slab, (rows_blk + dil_h*(k_h-1)) * wp + dil_w*(k_w-1) */
-  size_t pix;          /* output pixels per image: h_out * w_out */
-  size_t pb, nblk;     /* pixels per job (panels: a multiple of nr; slabs: rows_blk * wp), jobs
-                          per (image, group) */
-  size_t nr;           /* panel width: the kernel's tile of pixels */
-  size_t ldp;          /* panel row stride: nr + 16, an odd number of 64-byte lines or so, so
-                          that writing a panel column (NHWC gather) spreads over the cache sets */
-  size_t panel_floats; /* one panel: u_max operand rows x ldp */
-  size_t xbuf_floats;  /* per task: the gathered operand (pb / nr panels, or u_max slabs) */
-  size_t tbuf_floats;  /* per task: output tile, cout_g x pb (0 for NCHW panels) */
-  size_t ntasks_max;   /* workspace slices */
-  size_t *row_ptr;     /* c_out + 1 */
-  int32_t *nnz;        /* c_out: nonzeros per row */
-  float *val;          /* nonzeros, row after row, columns ascending within a row */
-  int32_t *off;        /* operand offset of each nonzero: u * ldp (panels), or
-                          u * slab_floats + ky*dil_h*wp + kx*dil_w (slabs) */
-  size_t *used_ptr;    /* groups + 1 into used_k */
-  int32_t *used_k;     /* group g's operand row u gathers filter column (panels) or input
-                          channel (slabs) used_k[used_ptr[g] + u] */
-} csr_data;
 
-static void csr_data_free(csr_data *d) {
+void dlc_csr_data_free(csr_data *d) {
   if (!d) return;
   dlc_free(d->row_ptr);
+  dlc_free(d->val16);
+  dlc_free(d->zero_bias);
   dlc_free(d->nnz);
   dlc_free(d->val);
   dlc_free(d->off);
@@ -74,7 +51,7 @@ static void csr_data_free(csr_data *d) {
 }
 
 static void csr_destroy(dlconv_plan *p) {
-  csr_data_free(p->algo_data);
+  dlc_csr_data_free(p->algo_data);
   p->algo_data = NULL;
 }
 
@@ -173,11 +150,11 @@ static size_t choose_slab_rows(const dlconv_plan *p, const csr_data *d, size_t u
 /* d->row_ptr and d->val are filled, cols holds the columns (ascending within each row); this
    lays out the operand and the offsets, sizes the workspace and publishes d. Frees cols, and d
    on failure. */
-static dlconv_status csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols) {
+dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols) {
   const dlc_conv_shape *s = &p->s;
   const int64_t k_total = s->cin_g * s->k_h * s->k_w;
   const size_t nnz_total = d->row_ptr[s->c_out];
-  const size_t nr = d->fam->nr;
+  const size_t nr = d->nr_tile;
   dlconv_status st = DLCONV_ERR_OUT_OF_MEMORY;
   int32_t *col_to_u = NULL;
   size_t u_max = 0;
@@ -253,19 +230,20 @@ static dlconv_status csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols) {
                            (size_t)s->c_out * (sizeof(size_t) + sizeof(int32_t)) +
                            ((size_t)s->groups + 1) * sizeof(size_t) + d->used_ptr[s->groups] * sizeof(int32_t);
   p->weight_density = (double)nnz_total / ((double)s->c_out * (double)k_total);
-  snprintf(p->kernel, sizeof p->kernel, "%s", d->fam->name);
+  snprintf(p->kernel, sizeof p->kernel, "%s", d->kernel_name);
   p->algo_data = d;
   return DLCONV_OK;
 
 fail:
   dlc_free(col_to_u);
   dlc_free(cols);
-  csr_data_free(d);
+  dlc_csr_data_free(d);
   if (st == DLCONV_ERR_OUT_OF_MEMORY)
     return dlc_fail(st, "sparse_csr: out of memory packing %zu nonzeros", nnz_total);
   return st;
 }
 
+/* fp32: the family of this ISA. */
 static dlconv_status csr_begin(dlconv_plan *p, csr_data **out) {
   *out = NULL;
   p->algo_data = NULL;
@@ -273,15 +251,24 @@ static dlconv_status csr_begin(dlconv_plan *p, csr_data **out) {
   if (!fam)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "sparse_csr: no f32 kernel for isa %s",
                     p->kernels ? p->kernels->name : "?");
+  dlconv_status st = dlc_csr_begin(p, out, fam->nr, fam->name);
+  if (st == DLCONV_OK) (*out)->fam = fam;
+  return st;
+}
+
+dlconv_status dlc_csr_begin(dlconv_plan *p, csr_data **out, size_t nr_tile, const char *kernel_name) {
+  *out = NULL;
+  p->algo_data = NULL;
   const int64_t k_total = p->s.cin_g * p->s.k_h * p->s.k_w;
   if (k_total > INT32_MAX)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "sparse_csr: filter of %lld columns is too long", (long long)k_total);
   csr_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "sparse_csr: out of memory");
-  d->fam = fam;
+  d->nr_tile = nr_tile;
+  d->kernel_name = kernel_name;
   d->row_ptr = dlc_malloc(((size_t)p->s.c_out + 1) * sizeof(size_t));
   if (!d->row_ptr) {
-    csr_data_free(d);
+    dlc_csr_data_free(d);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "sparse_csr: out of memory");
   }
   *out = d;
@@ -300,7 +287,7 @@ static dlconv_status csr_plan(dlconv_plan *p, const float *w) {
   int32_t *cols = dlc_malloc((nnz + 1) * sizeof(int32_t));
   if (!d->val || !cols) {
     dlc_free(cols);
-    csr_data_free(d);
+    dlc_csr_data_free(d);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "sparse_csr: out of memory packing %zu nonzeros", nnz);
   }
   size_t i = 0;
@@ -315,7 +302,7 @@ static dlconv_status csr_plan(dlconv_plan *p, const float *w) {
     }
   }
   d->row_ptr[rows] = i;
-  return csr_finish(p, d, cols);
+  return dlc_csr_finish(p, d, cols);
 }
 
 typedef struct csr_entry {
@@ -361,12 +348,12 @@ static dlconv_status csr_plan_csr(dlconv_plan *p, const dlconv_csr *w) {
     }
   }
   dlc_free(tmp);
-  return csr_finish(p, d, cols);
+  return dlc_csr_finish(p, d, cols);
 
 oom:
   dlc_free(tmp);
   dlc_free(cols);
-  csr_data_free(d);
+  dlc_csr_data_free(d);
   return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "sparse_csr: out of memory packing %zu nonzeros", nnz);
 }
 

@@ -39,4 +39,24 @@ typedef struct dlc_f32_csr_family {
   dlc_f32_transpose_fn transpose;
 } dlc_f32_csr_family;
 
+/* int8 (sparse_csr for U8/S8, src/sparse_csr/csr.c): the same product in exact s32, with the
+ * operand x as s16 (x - x_zero_point, 0 on padding) and each row's nonzeros taken in pairs, so
+ * that one vpmaddwd / smlal step multiplies two of them into a pixel's accumulator. For r < rows,
+ * p < npix:
+ *   y[r*ldy + p] = sum_{i < nnz[r]} val[i] * x[off[i] + p]
+ * where nnz[r] is even (the plan pads a row with a zero value at a valid offset), val holds s8
+ * values as s16 and off element offsets, both running through all rows as for fp32. A pair's
+ * values val[2k], val[2k + 1] are adjacent (one 32-bit broadcast). The kernel may read x up to
+ * x + off[i] + round_up(npix, 16) and write y up to y + r*ldy + round_up(npix, 16): the driver
+ * pads its operand and tile buffers for that (the extra lanes are junk and never stored). Bias,
+ * requantisation and the output layout are the driver's, through the q8 GEMM family's store. */
+typedef void (*dlc_q8_csr_spmm_fn)(size_t rows, size_t npix, const int16_t *x, const int32_t *nnz,
+                                   const int16_t *val, const int32_t *off, int32_t *y, size_t ldy);
+
+typedef struct dlc_q8_csr_family {
+  const char *name;   /* e.g. "q8_csr_3x32c2__avx2" */
+  size_t nr;          /* pixels of the full register tile */
+  dlc_q8_csr_spmm_fn spmm;
+} dlc_q8_csr_family;
+
 #endif

@@ -13,4 +13,5 @@ const dlc_isa_kernels dlc_kernels_generic = {
     .q8_gemm = &dlc_q8_gemm__generic,
     .lowp_dw = &dlc_lowp_dw__generic,
     .lowp_gspc = &dlc_lowp_gspc__generic,
+    .q8_csr = &dlc_q8_csr__generic,
 };

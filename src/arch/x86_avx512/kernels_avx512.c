@@ -18,4 +18,5 @@ const dlc_isa_kernels dlc_kernels_avx512 = {
     .q8_gemm = &dlc_q8_gemm__avx2,
     .lowp_dw = &dlc_lowp_dw__avx2,
     .lowp_gspc = &dlc_lowp_gspc__avx2,
+    .q8_csr = &dlc_q8_csr__avx2,
 };
