@@ -47,14 +47,16 @@ void dlconv_plan_destroy(dlconv_plan *p) {
   dlc_free(p);
 }
 
-/* Dense OIHW weights from a validated CSR (for the dense algorithms). */
-static float *densify(const dlconv_csr *c, const dlc_conv_shape *s) {
+/* Dense OIHW weights from a validated CSR of es-byte values (for the dense algorithms, and for
+   every F16 / int8 one: those plan from dense weights of their dtype). */
+static void *densify(const dlconv_csr *c, const dlc_conv_shape *s, size_t es) {
   size_t cols = (size_t)(s->cin_g * s->k_h * s->k_w);
-  float *w = dlc_calloc(dlc_w_elems(s) * sizeof(float));
+  char *w = dlc_calloc(dlc_w_elems(s) * es);
   if (!w) return NULL;
-  const float *v = c->values;
+  const char *v = c->values;
   for (int32_t r = 0; r < c->rows; r++)
-    for (int32_t i = c->row_ptr[r]; i < c->row_ptr[r + 1]; i++) w[(size_t)r * cols + (size_t)c->col_indices[i]] = v[i];
+    for (int32_t i = c->row_ptr[r]; i < c->row_ptr[r + 1]; i++)
+      memcpy(w + ((size_t)r * cols + (size_t)c->col_indices[i]) * es, v + (size_t)i * es, es);
   return w;
 }
 
@@ -65,8 +67,8 @@ static double density_of(const float *w, size_t n) {
 }
 
 typedef struct weights {
-  const float *dense;       /* caller's dense weights, or densified CSR (owned when owned != NULL) */
-  float *owned;
+  const void *dense;        /* caller's dense weights, or densified CSR (owned when owned != NULL) */
+  void *owned;
   const dlconv_csr *csr;    /* caller's CSR, or NULL */
 } weights;
 
@@ -79,6 +81,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
            : a == DLCONV_ALGO_DIRECT      ? &dlc_direct_lowp_ops
            : a == DLCONV_ALGO_SPATIAL_PACK ? &dlc_spack_lowp_ops
            : a == DLCONV_ALGO_GSPC        ? &dlc_gspc_lowp_ops
+           : a == DLCONV_ALGO_SPARSE_CSR  ? &dlc_csr_lowp_ops
                                           : NULL;
   p->algo_data = NULL;
   p->packed_weight_bytes = p->workspace_bytes = 0;
@@ -86,7 +89,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   p->kernel[0] = 0;
   if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
   if (!p->ops)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (im2col_gemm, direct, spatial_pack and gspc have)", algo_name(a),
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (every algorithm has)", algo_name(a),
                     p->dtype == DLCONV_F16 ? "F16" : "int8");
   if (p->dtype != DLCONV_F32) {
     dlconv_status st = p->ops->plan_lowp(p, w->dense);
@@ -95,7 +98,7 @@ static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, wei
   }
   if (w->csr && p->ops->plan_csr) return p->ops->plan_csr(p, w->csr);
   if (!w->dense) {
-    w->owned = densify(w->csr, &p->s);
+    w->owned = densify(w->csr, &p->s, sizeof(float));
     if (!w->owned) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
     w->dense = w->owned;
   }
@@ -290,9 +293,6 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   if (csr && csr->nnz > 0 && misaligned(csr->values, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr->values is not aligned to its element size");
   if (csr && (st = dlc_validate_csr(csr, s))) return st;
-  if (csr && dtype != DLCONV_F32)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "CSR weights are implemented for F32 only (dtype %s)",
-                    dtype == DLCONV_F16 ? "F16" : dtype == DLCONV_U8 ? "U8" : "S8");
 
   dlconv_options defaults;
   if (!opt) {
@@ -326,9 +326,17 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   }
 
   weights w = {dense, NULL, csr};
+  if (csr && dtype != DLCONV_F32) {
+    w.dense = w.owned = densify(csr, s, dtype == DLCONV_F16 ? 2 : 1);
+    w.csr = NULL;
+    if (!w.dense) {
+      dlconv_plan_destroy(p);
+      return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
+    }
+  }
   st = choose_and_pack(p, opt, &w);
   if (st == DLCONV_OK && dlc_env()->verify) {
-    if (!w.dense) w.dense = w.owned = densify(csr, s);
+    if (!w.dense) w.dense = w.owned = densify(csr, s, sizeof(float));
     st = w.dense ? dlc_verify_keep_weights(p, w.dense)
                  : dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
   }

@@ -92,6 +92,7 @@ extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: 
 extern const dlc_algo_ops dlc_direct_lowp_ops;  /* src/direct/direct_lowp.c: F16 and int8 depthwise */
 extern const dlc_algo_ops dlc_spack_lowp_ops;   /* src/spatial_pack/spack_lowp.c: F16 and int8 */
 extern const dlc_algo_ops dlc_gspc_lowp_ops;    /* src/gspc/gspc_lowp.c: F16 and int8 */
+extern const dlc_algo_ops dlc_csr_lowp_ops;     /* src/sparse_csr/csr_lowp.c: F16 and int8 */
 /* src/direct/direct_lowp_conv.c: F16 and int8 NCHW, c_in/groups > 1 (dlc_direct_lowp_ops hands
    such plans over to it) */
 extern const dlc_algo_ops dlc_direct_lowp_conv_ops;

@@ -75,6 +75,13 @@ typedef void (*dlc_q8_gemm_ib_fn)(size_t m, size_t kc, const int16_t *a, const i
 typedef void (*dlc_f16_gemm_ib_fn)(size_t m, size_t kc, const float *a, const uint16_t *b, const ptrdiff_t *boff,
                                    float *c, size_t ldc, int accumulate);
 
+/* A run of n contiguous activations widened, for drivers that gather an operand (sparse_csr):
+ *   F16:   dst[j] = f32(src[j])
+ *   int8:  dst[j] = src[j] - zp        (src u8 or s8 per is_signed)
+ * for j < n; reads n elements of src, writes n of dst, no alignment needed. */
+typedef void (*dlc_f16_widen_run_fn)(size_t n, const uint16_t *src, float *dst);
+typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -83,6 +90,7 @@ typedef struct dlc_f16_gemm_family {
   dlc_f16_widen_a_fn widen_a;
   dlc_f16_gemm_a32_fn ukernel_a32;
   dlc_f16_gemm_ib_fn ukernel_ib; /* optional */
+  dlc_f16_widen_run_fn widen_run;
 } dlc_f16_gemm_family;
 
 typedef struct dlc_q8_gemm_family {
@@ -93,6 +101,7 @@ typedef struct dlc_q8_gemm_family {
   dlc_q8_pack_pairs_fn pack_pairs;
   dlc_q8_pack_pairs_strided_fn pack_pairs_strided;
   dlc_q8_gemm_ib_fn ukernel_ib; /* optional */
+  dlc_q8_widen_run_fn widen_run;
 } dlc_q8_gemm_family;
 
 #define DLC_LOWP_MR_MAX 16

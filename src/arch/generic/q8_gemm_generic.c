@@ -59,6 +59,11 @@ static void dlc_q8_pack_pairs__generic(size_t n, const void *a, const void *b, i
   }
 }
 
+static void dlc_q8_widen_run__generic(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
+  for (size_t j = 0; j < n; j++)
+    dst[j] = (int16_t)((is_signed ? ((const int8_t *)src)[j] : ((const uint8_t *)src)[j]) - zp);
+}
+
 static void dlc_q8_pack_pairs_strided__generic(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
                                                size_t stride) {
   for (size_t p = 0; p < n; p++)
@@ -76,5 +81,6 @@ const dlc_q8_gemm_family dlc_q8_gemm__generic = {
     .store = dlc_q8_store__generic,
     .pack_pairs = dlc_q8_pack_pairs__generic,
     .pack_pairs_strided = dlc_q8_pack_pairs_strided__generic,
+    .widen_run = dlc_q8_widen_run__generic,
     .ukernel_ib = dlc_q8_gemm_ib_4x8c2__generic,
 };

@@ -312,6 +312,12 @@ static void dlc_f16_store__avx2(size_t n, const float *acc, const float *bias, s
   }
 }
 
+static void dlc_f16_widen_run__avx2(size_t n, const uint16_t *src, float *dst) {
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(dst + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + j))));
+  for (; j < n; j++) dst[j] = _cvtsh_ss(src[j]);
+}
+
 const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .name = "f16_gemm_6x16__avx2",
     .mr = MR,
@@ -321,4 +327,5 @@ const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .widen_a = dlc_f16_widen_a__avx2,
     .ukernel_a32 = dlc_f16_gemm_6x16_a32__avx2,
     .ukernel_ib = dlc_f16_gemm_ib_6x16__avx2,
+    .widen_run = dlc_f16_widen_run__avx2,
 };

@@ -330,6 +330,18 @@ static void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t z
   pairs8_strided(_mm_loadu_si128((const __m128i *)tail), is_signed, z, dst + p * stride, stride, n - p);
 }
 
+static void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
+  const uint8_t *s = src;
+  const __m256i z = _mm256_set1_epi16((int16_t)zp);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m128i b = _mm_loadu_si128((const __m128i *)(s + j));
+    const __m256i w = is_signed ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+    _mm256_storeu_si256((__m256i *)(dst + j), _mm256_sub_epi16(w, z));
+  }
+  for (; j < n; j++) dst[j] = (int16_t)((is_signed ? (int32_t)(int8_t)s[j] : (int32_t)s[j]) - zp);
+}
+
 const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
     .name = "q8_gemm_6x16c2__avx2",
     .mr = MR,
@@ -339,4 +351,5 @@ const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
     .pack_pairs = dlc_q8_pack_pairs__avx2,
     .pack_pairs_strided = dlc_q8_pack_pairs_strided__avx2,
     .ukernel_ib = dlc_q8_gemm_ib_6x16c2__avx2,
+    .widen_run = dlc_q8_widen_run__avx2,
 };
