@@ -66,6 +66,13 @@ static double density_of(const float *w, size_t n) {
   return n ? (double)nz / (double)n : 1.0;
 }
 
+/* F16 (either zero) or S8 weights. */
+static double density_lowp(const void *w, size_t n, int q8) {
+  size_t nz = 0;
+  for (size_t i = 0; i < n; i++) nz += q8 ? ((const int8_t *)w)[i] != 0 : (((const uint16_t *)w)[i] & 0x7fffu) != 0;
+  return n ? (double)nz / (double)n : 1.0;
+}
+
 typedef struct weights {
   const void *dense;        /* caller's dense weights, or densified CSR (owned when owned != NULL) */
   void *owned;
@@ -138,6 +145,22 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
          (s->cin_g <= 128 && s->stride_h == 1 && s->stride_w == 1 && s->h_out * s->w_out >= 28 * 28);
 }
 
+/* F16/int8 grouped convolutions (not depthwise: direct's channel kernels are 1.4-8x faster there):
+   GSPC (gspc_lowp.c, groups in lanes) against the best of direct, spatial pack and GEMM, on
+   ResNeXt-50 and WRN-40-2 g2..g16, Zen 2, 1 thread (GSPC / best):
+     F16 NHWC: 0.46-0.97 on every layer of 64 and more pixels (one of 30 at 1.02), 1.03-1.08 below;
+     F16 NCHW: 0.85-0.99 on layers of 64 pixels and fewer, 0.95-1.52 above;
+     int8 NHWC: 0.68-0.89 with 16 or more channels per group in at most 16 groups; with 32 groups
+       (ResNeXt) 0.95-1.33, with 2-8 channels 0.71-1.18;
+     int8 NCHW: 0.87-0.96 with 32 or more channels per group on planes up to 14 x 14, 0.94-1.42
+       elsewhere (vpmaddwd bounds both GSPC and GEMM; the repack and the stores decide). */
+static int gspc_lowp_pays(const dlc_conv_shape *s, int q8) {
+  if (s->groups == 1 || s->cin_g == 1) return 0;
+  const int64_t pixels = s->h_out * s->w_out;
+  if (s->layout == DLCONV_NHWC) return q8 ? s->groups <= 16 && s->cout_g >= 16 : pixels >= 64;
+  return q8 ? pixels <= 14 * 14 && s->cout_g >= 32 : pixels <= 64;
+}
+
 /* Median-free quick timing: best of a few executes on scratch data. */
 static double time_execute(const dlconv_plan *p) {
   size_t xb = dlc_x_elems(&p->s) * 4, yb = dlc_y_elems(&p->s) * 4;
@@ -202,11 +225,18 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
         double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
         nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
       } else {
-        /* the low-precision paths: direct for depthwise (a GEMM of one row per group wastes the
+        /* the low-precision paths: GSPC for the grouped layers where it pays (above), direct for
+           depthwise (a GEMM of one row per group wastes the
            register tile; NHWC: depth multiplier 1) and for other NCHW layers (it reads x in place
            where im2col + GEMM gathers it per job) unless most of its virtual positions would be
            junk; im2col + GEMM for every shape */
         nalgo = 0;
+        /* pruned weights: sparse_csr below these densities (resnet50, Zen 2, 1 thread, model
+           totals csr / dense AUTO: int8 0.86 at density 0.5, 0.76 at 0.4; F16 1.09 at 0.5, 0.90
+           at 0.4; both 0.3-0.4 at 0.1) */
+        const int q8 = p->dtype != DLCONV_F16;
+        if (density_lowp(w->dense, dlc_w_elems(&p->s), q8) < (q8 ? 0.5 : 0.4)) algos[nalgo++] = DLCONV_ALGO_SPARSE_CSR;
+        if (gspc_lowp_pays(&p->s, q8)) algos[nalgo++] = DLCONV_ALGO_GSPC;
         if (p->s.layout == DLCONV_NCHW ? p->s.cin_g == 1 || direct_lowp_positions_pay(&p->s, p->dtype != DLCONV_F16)
                                        : p->s.cin_g == 1 && p->s.cout_g == 1)
           algos[nalgo++] = DLCONV_ALGO_DIRECT;
