@@ -1622,6 +1622,70 @@ static void test_q8_bias_extremes(void **state) {
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 
+/* Every allocation of every F16/int8 plan (and of its execution) failing in turn: the call
+   answers OUT_OF_MEMORY with *plan NULL and nothing left allocated, or succeeds (an optional
+   allocation) with exact results; a plan that succeeds frees everything it holds. */
+static void test_alloc_failures(void **state) {
+  (void)state;
+  rng_t r = rng_seed(1200);
+  const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_DIRECT, DLCONV_ALGO_IM2COL_GEMM,
+                               DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC, DLCONV_ALGO_SPARSE_CSR};
+  const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8};
+  const size_t pick[] = {4, 5, 19, 20}; /* grouped NHWC / NCHW, small groups both layouts */
+  long points = 0, oom = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t f = 0; f < ARRAY_LEN(pick); f++) {
+      dlconv_conv2d_desc d;
+      fixed_desc(&FIXED[pick[f]], ts[ti], &d);
+      layer L;
+      layer_make(&L, &d, 0, &r, &GEN_RANDOM);
+      for (size_t a = 0; a < ARRAY_LEN(algos); a++) {
+        dlconv_options o;
+        dlconv_options_init(&o);
+        o.algo = algos[a];
+        o.num_threads = 2;
+        dlconv_plan *plan = NULL;
+        dlc_test_alloc_arm(0);
+        dlconv_status st = layer_plan(&L, &plan, &o);
+        const long n_alloc = dlc_test_alloc_count();
+        dlc_test_alloc_disarm();
+        if (st == DLCONV_ERR_UNSUPPORTED) continue;
+        assert_int_equal(st, DLCONV_OK);
+        dlconv_plan_destroy(plan);
+        for (long k = 1; k <= n_alloc; k++) {
+          plan = (dlconv_plan *)(uintptr_t)0x10;
+          dlc_test_alloc_arm(k);
+          st = layer_plan(&L, &plan, &o);
+          const int fired = dlc_test_alloc_fired();
+          gbuf yb;
+          gb_alloc(&yb, L.yn * L.es, 0);
+          if (st == DLCONV_OK) {
+            const dlconv_status se = dlconv_execute(plan, L.xb.p, yb.p, NULL);
+            if (se == DLCONV_OK) check_output(&L, yb.p, "alloc failure");
+            else if (se != DLCONV_ERR_OUT_OF_MEMORY) FAIL("%s: %s: execute after failed allocation %ld -> %s", L.name, algo_name(algos[a]), k, dlconv_status_string(se));
+            dlconv_plan_destroy(plan);
+          } else if (st == DLCONV_ERR_OUT_OF_MEMORY) {
+            oom++;
+            if (plan) FAIL("%s: %s: OUT_OF_MEMORY left *plan non-NULL", L.name, algo_name(algos[a]));
+          } else {
+            FAIL("%s: %s: allocation %ld failing -> %s (%s)", L.name, algo_name(algos[a]), k, dlconv_status_string(st),
+                 dlconv_last_error());
+          }
+          const long live = dlc_test_alloc_live();
+          dlc_test_alloc_disarm();
+          gb_free(&yb);
+          if (!fired) FAIL("%s: %s: allocation %ld of %ld never happened", L.name, algo_name(algos[a]), k, n_alloc);
+          if (live != 0) FAIL("%s: %s: allocation %ld failing leaves %ld allocations", L.name, algo_name(algos[a]), k, live);
+          points++;
+        }
+      }
+      layer_free(&L);
+    }
+  printf("allocation failures: %ld injected, %ld answered OUT_OF_MEMORY\n", points, oom);
+  assert_true(oom > 0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -1644,6 +1708,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_bad_quant, setup_test),
       cmocka_unit_test_setup(test_q8_long_reduction, setup_test),
       cmocka_unit_test_setup(test_q8_bias_extremes, setup_test),
+      cmocka_unit_test_setup(test_alloc_failures, setup_test),
   };
   int rc = cmocka_run_group_tests_name("lowp", tests, NULL, NULL);
   printf("test_lowp: %ld runs (%ld UNSUPPORTED where allowed), %.2f s\n", g_runs, g_unsupported, now_s() - t0);
