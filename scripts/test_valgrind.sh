@@ -2,7 +2,8 @@
 # Valgrind stage of scripts/test.sh: memcheck (uninitialised reads, invalid accesses, leaks) on
 # a subset of the suite, run from the plain build (BUILD_DIR, default build; set up if missing):
 # the API, bad-input, fault-injection, self-check and hostile-input tests, a reduced sweep per
-# algorithm (test_sweep --shapes/--dense) and the fuzz corpus with its regressions. Valgrind has no AVX-512 (its CPU model hides it, so AUTO runs the AVX2 and generic
+# algorithm (test_sweep --shapes/--dense), the fuzz corpus with its regressions and the int8 csr
+# micro-kernel test (its operand fences). Valgrind has no AVX-512 (its CPU model hides it, so AUTO runs the AVX2 and generic
 # kernels here). Any error fails the stage. Prints its wall time.
 set -eu
 cd "$(dirname "$0")/.."
@@ -50,6 +51,7 @@ run "$t/test_faults"
 run DLCONV_VERIFY=1 "$t/test_verify_hook"
 run "$t/test_hostile"
 run "$t/fuzz/fuzz_replay" tests/fuzz/corpus tests/fuzz/regressions
+run "$t/test_ukernel_q8_csr"
 for algo in auto direct im2col spack gspc csr; do
   run "$t/test_sweep" "$algo" --shapes 60 --dense 15
 done

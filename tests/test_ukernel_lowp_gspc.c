@@ -502,7 +502,7 @@ done:
 }
 
 typedef struct counts {
-  size_t tiles_f16, tiles_q8, kcases, long_k, packs;
+  size_t tiles_f16, tiles_q8, kcases, long_k;
 } counts;
 
 static void kernels_of(const dlc_lowp_gspc_family *f, counts *cnt) {
@@ -552,7 +552,8 @@ static void kernels_of(const dlc_lowp_gspc_family *f, counts *cnt) {
   }
 }
 
-/* int8: the longest reduction the plan accepts (K = 65536 channels: K * 255 * 128 < 2^31), all
+/* int8: a reduction near the longest the plan accepts (K = 65536 channels of the DLC_Q8_MAX_K =
+   65793 with K * 255 * 128 < 2^31), all
    products -255 x -128 (the largest sum, 2139095040), all 255 x -128 (-2139095040) and random
    extremes, so an accumulator narrower than s32 or a saturating step shows. */
 static void long_k_of(const dlc_lowp_gspc_family *f, counts *cnt) {
@@ -590,7 +591,11 @@ static void test_ukernels(void **state) {
   size_t n_seen = 0;
   for (size_t i = 0; i < N_ISAS; i++) {
     const dlc_lowp_gspc_family *f = family_of(all_isas[i]);
-    if (!f) continue;
+    if (!f) {
+      print_message("[ lowp_gspc ] %s: %s\n", isa_str(all_isas[i]),
+                    dlc_kernels_for(all_isas[i]) ? "no lowp_gspc family" : "not available on this machine / build");
+      continue;
+    }
     int dup = 0;
     for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == f;
     if (dup) {
