@@ -20,6 +20,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "gspc_geom.h"
 #include "lowp_gspc_ukernel.h"
 
 #define GLP_MAX_NV 4
@@ -197,11 +198,7 @@ static dlconv_status glp_plan(dlconv_plan *p, const void *w) {
   /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
      block is group j / kpg, channel j % kpg. */
   if (gpv > 1) {
-    int identity = 1;
-    for (size_t j = 0; j < d->nvl; j++) {
-      d->perm[j] = j < gpv * kpg ? (int32_t)((j % kpg) * gpv + j / kpg) : (int32_t)j;
-      identity &= d->perm[j] == (int32_t)j;
-    }
+    const int identity = dlc_gspc_lane_perm(d->nvl, gpv, kpg, d->perm);
     prm->perm = identity ? NULL : d->perm; /* depthwise: lane j is channel j already */
   }
 
@@ -213,12 +210,7 @@ static dlconv_status glp_plan(dlconv_plan *p, const void *w) {
     glp_destroy(p);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing %zu weights", welems);
   }
-  for (size_t ky = 0; ky < (size_t)s->k_h; ky++)
-    for (size_t kx = 0; kx < (size_t)s->k_w; kx++) {
-      const size_t col = kx * (size_t)s->dil_w;
-      d->tap_off[ky * (size_t)s->k_w + kx] =
-          (ptrdiff_t)(ky * (size_t)s->dil_h * d->row_stride + ((col % sw) * d->wq + col / sw) * gpv);
-    }
+  dlc_gspc_tap_offsets(s, d->row_stride, d->wq, gpv, d->tap_off);
   prm->tap_off = d->tap_off;
   pack_weights(s, w, d);
 
@@ -272,16 +264,13 @@ static void pack_rows(const dlconv_plan *p, const glp_data *d, const void *x, si
       const int inside = ih >= 0 && ih < h_in;
       a.src = ximg + (inside ? ((ptrdiff_t)c0 * ch_step + (ptrdiff_t)ih * (ptrdiff_t)w_in * px_step) * (ptrdiff_t)es : 0);
       for (size_t ph = 0; ph < sw; ph++) {
-        /* padded column q*sw + ph is image column q*sw + col0 */
-        const int64_t col0 = (int64_t)ph - s->pad_l;
-        int64_t lo = col0 >= 0 ? 0 : (-col0 + (int64_t)sw - 1) / (int64_t)sw;
-        int64_t hi = w_in - col0 <= 0 ? 0 : (w_in - col0 + (int64_t)sw - 1) / (int64_t)sw;
-        lo = DLC_MIN(lo, (int64_t)wq);
-        hi = DLC_MAX(lo, DLC_MIN(hi, (int64_t)wq));
+        ptrdiff_t col0;
+        size_t lo, hi;
+        dlc_gspc_phase_columns(s, ph, wq, &col0, &lo, &hi);
         a.dst = row + ph * wq * gpv;
-        a.col0 = (ptrdiff_t)col0;
-        a.q_lo = inside ? (size_t)lo : 0;
-        a.q_hi = inside ? (size_t)hi : 0;
+        a.col0 = col0;
+        a.q_lo = inside ? lo : 0;
+        a.q_hi = inside ? hi : 0;
         pack(&a);
       }
     }
@@ -360,16 +349,7 @@ static void glp_task(void *arg, size_t task) {
         for (size_t r = 0; r < r_valid; r++)
           store_run(p, d, wo, (const int32_t *)buf + j * ldb + r * d->prm.ldr, c0 + j, 0,
                     y + (((n * co + c0 + j) * ho + oh0 + r) * wo) * es);
-    if (++ob == d->n_ocb) {
-      ob = 0;
-      if (++rt == d->n_rt) {
-        rt = 0;
-        if (++n == n_img) {
-          n = 0;
-          gb++;
-        }
-      }
-    }
+    dlc_gspc_next_job(d->n_ocb, d->n_rt, n_img, &ob, &rt, &n, &gb);
   }
 }
 

@@ -41,9 +41,13 @@ static inline __attribute__((always_inline)) void f16_tile(const dlc_lowp_gspc_p
         const float *restrict iv = ib + (ptrdiff_t)ti * prm->in_ti_stride;
         for (size_t r = 0; r < rn; r++)
           for (size_t x = 0; x < wn; x++) {
-            /* lane l reads the input of its group, l % gpv, in the gpv-wide pixel */
-            const float *restrict src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
-            for (size_t l = 0; l < nvl; l++) acc[r * wn + x][l] += src[l & (gpv - 1)] * wv[l];
+            /* lane l reads the input of its group, l % gpv, in the gpv-wide pixel; the gpv values
+               are read first, one by one: with the reads inside the lane loop, gcc 12's -O3
+               vectorised the row loop into loads one row past the tile (outside the contract) */
+            const float *src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
+            float v[TO];
+            for (size_t g = 0; g < gpv; g++) v[g] = src[g];
+            for (size_t l = 0; l < nvl; l++) acc[r * wn + x][l] += v[l & (gpv - 1)] * wv[l];
           }
       }
     }
@@ -67,9 +71,11 @@ static inline __attribute__((always_inline)) void q8_tile(const dlc_lowp_gspc_pa
         const int32_t *restrict iv = ib + (ptrdiff_t)ti * prm->in_ti_stride;
         for (size_t r = 0; r < rn; r++)
           for (size_t x = 0; x < wn; x++) {
-            const int32_t *restrict src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
+            const int32_t *src = iv + (ptrdiff_t)r * prm->in_r_stride + x * gpv;
+            int32_t v[TO]; /* as in f16_tile */
+            for (size_t g = 0; g < gpv; g++) v[g] = src[g];
             for (size_t l = 0; l < nvl; l++) {
-              const uint32_t pr = (uint32_t)src[l & (gpv - 1)];
+              const uint32_t pr = (uint32_t)v[l & (gpv - 1)];
               const int32_t lo = (int16_t)(uint16_t)(pr & 0xffffu), hi = (int16_t)(uint16_t)(pr >> 16);
               acc[r * wn + x][l] += lo * wv[2 * l] + hi * wv[2 * l + 1];
             }
