@@ -44,13 +44,14 @@ typedef struct dlc_lowp_gspc_params {
   ptrdiff_t in_ti_stride;    /* elements between two channels (pairs) of a tile */
   ptrdiff_t in_ct_stride;    /* elements between two channel tiles */
   ptrdiff_t in_r_stride;     /* elements between the windows of output rows r and r+1 */
-  const int32_t *perm;       /* NV*T_O lane indices, or NULL for the identity */
+  const int32_t *perm;       /* NV*T_O lane indices, or NULL for the identity; set only with NV == 1
+                                (groups in lanes), and kernels of NV > 1 may ignore it */
   int channel_major;
   size_t ldb, ldr;
 } dlc_lowp_gspc_params;
 
 /* One register tile: in at the window origin of the tile's pixel (0, 0) in channel tile 0, w the
-   weights of one (group block, oc block). */
+   weights of one (group block, oc block), 32-byte aligned (vector loads of a weight row). */
 typedef void (*dlc_f16_gspc_ukernel_fn)(const dlc_lowp_gspc_params *prm, const float *in, const uint16_t *w,
                                         float *buf);
 typedef void (*dlc_q8_gspc_ukernel_fn)(const dlc_lowp_gspc_params *prm, const int32_t *in, const int16_t *w,
@@ -60,7 +61,8 @@ typedef void (*dlc_q8_gspc_ukernel_fn)(const dlc_lowp_gspc_params *prm, const in
    q < nq, gl < gpv, with v(ch) = src[ch*src_c_stride + ((ptrdiff_t)q*col_step + col0)*px_step + gl*g_step],
      F16:   dst[c*dst_c_stride + q*gpv + gl] = inside ? f32(v(c)) : 0
      int8:  dst[c*dst_c_stride + q*gpv + gl] = inside ? pair(v(2c) - zp, 2c+1 < n_src_c ? v(2c+1) - zp : 0) : 0
-   with inside = gl < ng && q_lo <= q < q_hi (outside is the zero padding, never read). src holds
+   with inside = gl < ng && q_lo <= q < q_hi (outside is the zero padding, never read; q_hi <= nq,
+   and q_lo >= q_hi means a row of padding). src holds
    halves (F16) or u8 / s8 bytes (int8, per is_signed); dst floats or s32 pairs. */
 typedef struct dlc_lowp_gspc_pack_args {
   void *dst;
