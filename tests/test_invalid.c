@@ -529,14 +529,14 @@ static void test_cuda_unavailable(void **state) {
   gbuf_free(&yb);
 }
 
-/* F16 / U8 / S8 (values are checked in test_lowp.c): AUTO, IM2COL_GEMM, SPATIAL_PACK and GSPC plan and execute on
+/* F16 / U8 / S8 (values are checked in test_lowp.c): AUTO, IM2COL_GEMM, SPATIAL_PACK, GSPC and SPARSE_CSR plan and execute on
  * every available ISA; an explicit algorithm without a low-precision path answers UNSUPPORTED and
  * leaves no trace. Flip an entry of LOWP_PATH to 1 once that algorithm gains F16/int8 support. */
 static void test_other_dtypes(void **state) {
   (void)state;
   static const int LOWP_PATH[N_ALGOS] = {
       [DLCONV_ALGO_AUTO] = 1, [DLCONV_ALGO_DIRECT] = 0, [DLCONV_ALGO_IM2COL_GEMM] = 1,
-      [DLCONV_ALGO_SPATIAL_PACK] = 1, [DLCONV_ALGO_GSPC] = 1, [DLCONV_ALGO_SPARSE_CSR] = 0,
+      [DLCONV_ALGO_SPATIAL_PACK] = 1, [DLCONV_ALGO_GSPC] = 1, [DLCONV_ALGO_SPARSE_CSR] = 1,
   };
   long f0 = g_t.fails;
   const float wsc[8] = {0.01f, 0.02f, 0.03f, 0.01f, 0.02f, 0.05f, 0.01f, 0.01f};
