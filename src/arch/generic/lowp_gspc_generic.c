@@ -8,6 +8,15 @@
 #include "../../gspc/lowp_gspc_ukernel.h"
 #include "../../quant/quant.h"
 
+/* gcc 12's loop vectoriser turned these tiles' strided reads (a pixel's gpv inputs, one channel
+   after another) into vector loads reaching past the last channel the tile reads: one row or
+   channel beyond the packed input (found by test_ukernel_lowp_gspc's guard pages, x86-64 and
+   AArch64 at -O3). The kernels stay scalar in gcc; they are the portable reference, the fast
+   paths are the ISA families. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
+
 #define TO 8
 #define MAX_P 8     /* R*W */
 #define MAX_NVL 16  /* NV*TO */
