@@ -75,11 +75,11 @@ typedef void (*dlc_q8_gemm_ib_fn)(size_t m, size_t kc, const int16_t *a, const i
 typedef void (*dlc_f16_gemm_ib_fn)(size_t m, size_t kc, const float *a, const uint16_t *b, const ptrdiff_t *boff,
                                    float *c, size_t ldc, int accumulate);
 
-/* A run of n contiguous activations widened, for drivers that gather an operand (sparse_csr):
- *   F16:   dst[j] = f32(src[j])
- *   int8:  dst[j] = src[j] - zp        (src u8 or s8 per is_signed)
- * for j < n; reads n elements of src, writes n of dst, no alignment needed. */
-typedef void (*dlc_f16_widen_run_fn)(size_t n, const uint16_t *src, float *dst);
+/* A run of n activations widened, for drivers that gather an operand (sparse_csr):
+ *   F16:   dst[j] = f32(src[j * step])     (step >= 1: NHWC pixels, strided columns)
+ *   int8:  dst[j] = src[j] - zp            (contiguous; src u8 or s8 per is_signed)
+ * for j < n; reads those n elements of src, writes n of dst, no alignment needed. */
+typedef void (*dlc_f16_widen_run_fn)(size_t n, const uint16_t *src, size_t step, float *dst);
 typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst);
 
 typedef struct dlc_f16_gemm_family {

@@ -150,11 +150,7 @@ static inline void put_run(const dlconv_plan *p, int q8, void *dst, const void *
       for (size_t j = 0; j < n; j++) o[j] = (int16_t)(((const uint8_t *)src)[j * step] - zp);
     }
   } else {
-    float *o = dst;
-    if (step == 1)
-      p->kernels->f16_gemm->widen_run(n, src, o);
-    else
-      for (size_t j = 0; j < n; j++) o[j] = dlc_f16_to_f32(((const uint16_t *)src)[j * step]);
+    p->kernels->f16_gemm->widen_run(n, src, step, dst);
   }
 }
 

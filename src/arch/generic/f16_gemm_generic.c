@@ -45,8 +45,8 @@ static void dlc_f16_store__generic(size_t n, const float *acc, const float *bias
     y[j] = dlc_f32_to_f16(dlc_clamp(acc[j] + bias[per_column ? c0 + j : c0], out_min, out_max));
 }
 
-static void dlc_f16_widen_run__generic(size_t n, const uint16_t *src, float *dst) {
-  for (size_t j = 0; j < n; j++) dst[j] = dlc_f16_to_f32(src[j]);
+static void dlc_f16_widen_run__generic(size_t n, const uint16_t *src, size_t step, float *dst) {
+  for (size_t j = 0; j < n; j++) dst[j] = dlc_f16_to_f32(src[j * step]);
 }
 
 const dlc_f16_gemm_family dlc_f16_gemm__generic = {
