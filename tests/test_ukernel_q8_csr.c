@@ -33,6 +33,7 @@
 #define HAVE_GUARD_PAGES 1
 #endif
 
+#include "core/cpu.h"
 #include "core/kernels.h"
 #include "dlconv.h"
 
@@ -85,12 +86,43 @@ static const dlc_q8_csr_family *family_of(dlconv_isa isa) {
   return kt ? kt->q8_csr : NULL;
 }
 
-/* A family must exist where this build has written one, so losing it from a table fails. */
+/* A family must exist where this build has written one, so losing it from a table fails; on a
+   CPU with VNNI the x86 tables must carry the VNNI family (kernels.c). */
 static void check_expected_families(void) {
   assert_non_null(family_of(DLCONV_ISA_GENERIC));
 #if defined(__x86_64__) || defined(__i386__)
   if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
 #endif
+#if defined(DLC_HAVE_AVXVNNI)
+  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2)) assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8_csr__avxvnni);
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
+    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8_csr__avx512vnni);
+#endif
+}
+
+/* Candidate s of the families under test: each table's, then the avx2 family and the VNNI ones
+   wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). */
+#define N_CANDIDATES (N_ISAS + 3)
+static const dlc_q8_csr_family *candidate(size_t s, const char **label) {
+  if (s < N_ISAS) {
+    *label = isa_str(all_isas[s]);
+    return family_of(all_isas[s]);
+  }
+  *label = "(by name)";
+#if defined(DLC_HAVE_X86)
+  if (s == N_ISAS && dlconv_isa_available(DLCONV_ISA_AVX2) == 1) return &dlc_q8_csr__avx2;
+#if defined(DLC_HAVE_AVXVNNI)
+  if (s == N_ISAS + 1 && dlc_cpu()->avx_vnni) return &dlc_q8_csr__avxvnni;
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (s == N_ISAS + 2 && dlc_cpu()->avx512_vnni) return &dlc_q8_csr__avx512vnni;
+#endif
+#endif
+  if (s == N_ISAS + 1 && !dlc_cpu()->avx_vnni && !dlc_cpu()->avx512_vnni)
+    print_message("[ q8_csr ] no VNNI on this CPU: its families untested here\n");
+  return NULL;
 }
 
 static void check_family_fields(const dlc_q8_csr_family *f) {
@@ -591,7 +623,7 @@ static void long_case(const dlc_q8_csr_family *f, bufs *b, size_t npix, counts *
 static void test_q8_csr(void **state) {
   (void)state;
   check_expected_families();
-  const dlc_q8_csr_family *seen[N_ISAS];
+  const dlc_q8_csr_family *seen[N_CANDIDATES];
   size_t n_seen = 0, bad = 0;
   static const size_t long_npix[] = {1, 16, 17, 33, 100};
   bufs b;
@@ -600,13 +632,14 @@ static void test_q8_csr(void **state) {
   arena_open(&b.aval, LONG_TOTAL * sizeof(int16_t));
   arena_open(&b.aoff, LONG_TOTAL * sizeof(int32_t));
   fence_open(&b.fc);
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_csr_family *f = family_of(all_isas[s]);
+  for (size_t s = 0; s < N_CANDIDATES; s++) {
+    const char *label;
+    const dlc_q8_csr_family *f = candidate(s, &label);
     if (!f) continue;
     int dup = 0;
     for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == f;
     if (dup) {
-      print_message("[ q8_csr ] %s: lends the %s family (checked above)\n", isa_str(all_isas[s]), f->name);
+      print_message("[ q8_csr ] %s: the %s family (checked above)\n", label, f->name);
       continue;
     }
     seen[n_seen++] = f;
@@ -620,7 +653,7 @@ static void test_q8_csr(void **state) {
     for (size_t k = 0; k < sizeof long_npix / sizeof long_npix[0]; k++) long_case(f, &b, long_npix[k], &c);
     print_message("[ q8_csr ] %s (%s, nr=%zu): %zu sweep cases (rows 0..%d x npix 0..%d, %zu fenced), %zu long-row "
                   "cases, %zu nonzeros, %zu output pixels, %zu mixed-count 3-row tiles, max |y| %lld, %zu failures\n",
-                  isa_str(all_isas[s]), f->name, f->nr, sweep_cases, MAX_ROWS, MAX_NPIX, c.fenced, c.long_cases,
+                  label, f->name, f->nr, sweep_cases, MAX_ROWS, MAX_NPIX, c.fenced, c.long_cases,
                   c.nonzeros, c.pixels, c.tiles_mixed, (long long)c.max_abs, c.bad);
     assert_true(c.max_abs >= 2147483000ll); /* the long rows reached the edge of s32 */
     bad += c.bad;

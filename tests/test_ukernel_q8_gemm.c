@@ -21,6 +21,7 @@
 #define HAVE_GUARD_PAGES 1
 #endif
 
+#include "core/cpu.h"
 #include "core/kernels.h"
 #include "dlconv.h"
 
@@ -55,12 +56,51 @@ static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
   return kt ? kt->q8_gemm : NULL;
 }
 
-/* A family must exist where this build has written one, so losing it from a table fails. */
+/* A family must exist where this build has written one, so losing it from a table fails; on a
+   CPU with VNNI the x86 tables must carry the VNNI family (kernels.c). */
 static void check_expected_families(void) {
   assert_non_null(family_of(DLCONV_ISA_GENERIC));
 #if defined(__x86_64__) || defined(__i386__)
   if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
 #endif
+#if defined(DLC_HAVE_AVXVNNI)
+  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2)) assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8_gemm__avxvnni);
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
+    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8_gemm__avx512vnni);
+#endif
+}
+
+/* The families under test, each once: the one each table gives this CPU, plus the avx2 family and
+   the VNNI families wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). */
+#define MAX_FAMILIES 8
+static size_t families(const dlc_q8_gemm_family *out[MAX_FAMILIES]) {
+  const dlc_q8_gemm_family *cand[MAX_FAMILIES];
+  size_t nc = 0, n = 0;
+  for (size_t s = 0; s < N_ISAS; s++) cand[nc++] = family_of(all_isas[s]);
+#if defined(DLC_HAVE_X86)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) cand[nc++] = &dlc_q8_gemm__avx2;
+#if defined(DLC_HAVE_AVXVNNI)
+  if (dlc_cpu()->avx_vnni) cand[nc++] = &dlc_q8_gemm__avxvnni;
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni) cand[nc++] = &dlc_q8_gemm__avx512vnni;
+#endif
+#endif
+  for (size_t i = 0; i < nc; i++) {
+    int seen = !cand[i];
+    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == cand[i];
+    if (!seen) out[n++] = cand[i];
+  }
+  static int said;
+  if (!said) {
+    said = 1;
+    printf("q8 gemm families under test:");
+    for (size_t i = 0; i < n; i++) printf(" %s", out[i]->name);
+    printf("%s\n", dlc_cpu()->avx_vnni || dlc_cpu()->avx512_vnni ? "" : " (no VNNI on this CPU: its families untested)");
+  }
+  return n;
 }
 
 /* ================================================================ micro-kernel */
@@ -139,8 +179,10 @@ static void test_ukernel_edges(void **state) {
   check_expected_families();
   static const size_t kcs[] = {2, 4, 6, 10, 30, 258};
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
     assert_non_null(f->name);
     assert_non_null(f->ukernel);
@@ -167,8 +209,10 @@ static void test_ukernel_edges(void **state) {
 /* A row stride far beyond the tile (NCHW rows an image apart). */
 static void test_ukernel_wide_ldc(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
     uk_case t = {f, f->mr, f->nr, 64, 3137, 1, V_RANDOM};
     run_uk_case(&t);
@@ -323,8 +367,10 @@ static void test_ukernel_ib(void **state) {
   check_expected_families();
   static const size_t kcs[] = {2, 4, 6, 8, 10, 30, 256, 258};
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f || !f->ukernel_ib) continue;
     tested++;
     for (size_t m = 1; m <= f->mr; m++)
@@ -477,8 +523,10 @@ static void test_store(void **state) {
       {-INFINITY, INFINITY}, {0.0, INFINITY}, {-INFINITY, 6.5}, {-20.5, 17.5}, {-1e6, 3e5}, {2.5, 2.5},
   };
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
     assert_non_null(f->store);
     tested++;
@@ -506,8 +554,10 @@ static void test_store(void **state) {
    unbounded, so half-even decides the byte. */
 static void test_store_ties_exact(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
     enum { N = 64 };
     int32_t acc[N], bias[N];
@@ -545,8 +595,10 @@ static void test_store_ties_exact(void **state) {
 static void test_pack_pairs(void **state) {
   (void)state;
   static const int32_t zps[] = {0, 128, 37, -51, 255, -128};
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_gemm_family *f = family_of(all_isas[s]);
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
     assert_non_null(f->pack_pairs);
     for (int is_signed = 0; is_signed < 2; is_signed++)

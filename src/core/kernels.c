@@ -3,6 +3,8 @@
 
 #include "cpu.h"
 
+#include <pthread.h>
+
 #if defined(DLC_HAVE_NEON)
 /* A table whose families are all still NULL is not offered: forcing that ISA then answers
    "not available" up front instead of UNSUPPORTED for every shape, and AUTO skips it. */
@@ -11,13 +13,46 @@ static const dlc_isa_kernels *offered(const dlc_isa_kernels *t) {
 }
 #endif
 
+#if defined(DLC_HAVE_X86)
+/* The avx2 and avx512 tables with the int8 gemm and csr families swapped for VNNI ones where this
+   CPU has the instruction: vpdpwssd is vpmaddwd + vpaddd in one, on the same packed formats, with the same
+   results bit for bit (q8_gemm_tiles.h), so everything else in the tables stays. The avx2 table
+   takes only the VEX form (AVX-VNNI): a caller capping at avx2 gets no EVEX instruction. */
+static dlc_isa_kernels avx2_table, avx512_table;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void make_x86_tables(void) {
+  const dlc_cpu_features *f = dlc_cpu();
+  avx2_table = dlc_kernels_avx2;
+  avx512_table = dlc_kernels_avx512;
+#if defined(DLC_HAVE_AVXVNNI)
+  if (f->avx_vnni) {
+    avx2_table.q8_gemm = avx512_table.q8_gemm = &dlc_q8_gemm__avxvnni;
+    avx2_table.q8_csr = avx512_table.q8_csr = &dlc_q8_csr__avxvnni;
+  }
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (f->avx512_vnni) {
+    avx512_table.q8_gemm = &dlc_q8_gemm__avx512vnni;
+    avx512_table.q8_csr = &dlc_q8_csr__avx512vnni;
+  }
+#endif
+  (void)f;
+}
+
+static const dlc_isa_kernels *x86_table(const dlc_isa_kernels *t) {
+  pthread_once(&tables_once, make_x86_tables);
+  return t == &dlc_kernels_avx2 ? &avx2_table : &avx512_table;
+}
+#endif
+
 static const dlc_isa_kernels *table_for(dlconv_isa isa) {
   const dlc_cpu_features *f = dlc_cpu();
   switch (isa) {
     case DLCONV_ISA_GENERIC: return &dlc_kernels_generic;
 #if defined(DLC_HAVE_X86)
-    case DLCONV_ISA_AVX2: return f->avx2_fma && f->f16c ? &dlc_kernels_avx2 : NULL;
-    case DLCONV_ISA_AVX512: return f->avx512 && f->f16c ? &dlc_kernels_avx512 : NULL; /* its lowp families are avx2 ones */
+    case DLCONV_ISA_AVX2: return f->avx2_fma && f->f16c ? x86_table(&dlc_kernels_avx2) : NULL;
+    case DLCONV_ISA_AVX512: return f->avx512 && f->f16c ? x86_table(&dlc_kernels_avx512) : NULL; /* its lowp families are avx2 ones */
 #endif
 #if defined(DLC_HAVE_NEON)
     case DLCONV_ISA_NEON: return f->neon ? offered(&dlc_kernels_neon) : NULL;

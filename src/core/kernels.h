@@ -45,6 +45,11 @@ DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
 extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
+/* The int8 gemm and csr families on vpdpwssd (q8_gemm_tiles.h, q8_csr_tiles.h), where the
+   compiler has the instruction: kernels.c swaps them into the avx2 / avx512 table on CPUs with
+   AVX-VNNI / AVX512-VNNI. */
+extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
+extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;
 extern const dlc_q8_csr_family dlc_q8_csr__generic, dlc_q8_csr__avx2;
@@ -54,7 +59,8 @@ extern const dlc_isa_kernels dlc_kernels_avx2;
 extern const dlc_isa_kernels dlc_kernels_avx512;
 extern const dlc_isa_kernels dlc_kernels_neon;
 
-/* The table for isa if this build has it and this CPU can run it, else NULL. */
+/* The table for isa if this build has it and this CPU can run it, else NULL. On x86 the avx2 and
+   avx512 tables carry the int8 gemm family of this CPU's best dot-product instruction. */
 const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa);
 
 /* Test hook (core/kernel_hooks.c, turned on by dlc_test_corrupt_kernels in test_hooks.h): while

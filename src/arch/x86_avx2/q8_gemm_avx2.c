@@ -1,164 +1,20 @@
-/* int8 gemm micro-kernel and requantising store, avx2 (contract: lowp_gemm_ukernel.h).
- *
- * Tile 6 x 16c2: per k pair two ymm of B (8 columns x 2 k each) and, per row, one broadcast A pair;
- * vpmaddwd forms each column's pair sum exactly in s32 (|sum| <= 2 * 255 * 128) and vpaddd adds
- * it to one of 12 accumulators. Zen 2 issues one vpmaddwd per cycle, so the tile is bound by it
- * as long as loads (8 per 12 vpmaddwd) and the vpaddd fit beside it; 12 accumulators + 2 B + the
- * broadcast + the product use all 16 ymm without spilling.
- *
- * As in the f32 file, one function per (rows, vectors) pair, so an edge tile computes only what
- * it stores, and C is written in 4 + 2 + 1 pieces (no vpmaskmovd stores: microcoded on AMD). */
+/* int8 gemm family, avx2 (contract: lowp_gemm_ukernel.h): the avx2 instance of the product
+ * kernels (q8_gemm_tiles.h, which describes the tile), the requantising store and the activation
+ * packing. The store and packing do not depend on the dot-product instruction, so the VNNI
+ * families (q8_gemm_avxvnni.c, ../x86_avx512/q8_gemm_avx512vnni.c) use these (q8_gemm_avx2.h). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../core/kernels.h"
+#include "q8_gemm_avx2.h"
 
-#define MR 6
-#define NR 16
+#define Q8_ISA avx2
+#define Q8_DOT2(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
+#include "q8_gemm_tiles.h"
+
 #define INLINE_PAIRS static inline __attribute__((always_inline))
-/* k pairs between a B load and its prefetch: B is one cache line per k pair, as in the f32
-   kernel per k step, so the same distances (one- and two-row tiles are bound by memory). */
-#define B_PREFETCH_PAIRS(M) ((M) <= 2 ? 64 : 16)
-
-typedef void (*tile_fn)(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
-                        int32_t *restrict c, size_t ldc, int accumulate);
-
-#define FOR_ROWS _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++)
-
-static const int32_t lane_mask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-
-static inline __m256i first_lanes(size_t v) {
-  return _mm256_loadu_si256((const __m256i *)(lane_mask + 8 - (v > 8 ? 8 : v)));
-}
-
-/* p[i] = v[i] for i < min(n, 8); nothing else written. */
-static inline __attribute__((always_inline)) void store_first_epi32(int32_t *p, ptrdiff_t n, __m256i v) {
-  if (n >= 8) {
-    _mm256_storeu_si256((__m256i *)p, v);
-    return;
-  }
-  if (n <= 0) return;
-  __m128i x = _mm256_castsi256_si128(v);
-  if (n & 4) {
-    _mm_storeu_si128((__m128i *)p, x);
-    x = _mm256_extracti128_si256(v, 1);
-    p += 4;
-  }
-  if (n & 2) {
-    _mm_storel_epi64((__m128i *)p, x);
-    x = _mm_unpackhi_epi64(x, x);
-    p += 2;
-  }
-  if (n & 1) *p = _mm_cvtsi128_si32(x);
-}
-
-static inline __attribute__((always_inline)) void tile_body(const size_t M, const size_t NV, size_t n, size_t kc,
-                                                            const int16_t *restrict a, const int16_t *restrict b,
-                                                            int32_t *restrict c, size_t ldc, int accumulate) {
-  __m256i acc0[MR], acc1[MR];
-  FOR_ROWS {
-    acc0[i] = _mm256_setzero_si256();
-    acc1[i] = _mm256_setzero_si256();
-    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch((const char *)(c + i * ldc + 8 * NV - 1), _MM_HINT_T0);
-  }
-  _Pragma("GCC unroll 4") for (size_t k2 = 0; k2 < kc / 2; k2++) {
-    _mm_prefetch((const char *)(b + B_PREFETCH_PAIRS(M) * 2 * NR), _MM_HINT_T0);
-    __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_setzero_si256();
-    if (NV == 2) b1 = _mm256_loadu_si256((const __m256i *)(b + 16));
-    FOR_ROWS {
-      int32_t pair;
-      memcpy(&pair, a + 2 * i, sizeof pair);
-      __m256i ai = _mm256_set1_epi32(pair);
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
-      if (NV == 2) acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
-    }
-    a += 2 * MR;
-    b += 2 * NR;
-  }
-
-  if (accumulate) {
-    __m256i m0 = first_lanes(n), m1 = first_lanes(n > 8 ? n - 8 : 0);
-    FOR_ROWS {
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_maskload_epi32(c + i * ldc, m0));
-      if (NV == 2) acc1[i] = _mm256_add_epi32(acc1[i], _mm256_maskload_epi32(c + i * ldc + 8, m1));
-    }
-  }
-  /* n is 8 * NV on all but the right-edge tiles: whole-vector stores there */
-  const ptrdiff_t n0 = n == 8 * NV ? 8 : (ptrdiff_t)n, n1 = n == 8 * NV ? 8 : (ptrdiff_t)n - 8;
-  FOR_ROWS {
-    store_first_epi32(c + i * ldc, n0, acc0[i]);
-    if (NV == 2) store_first_epi32(c + i * ldc + 8, n1, acc1[i]);
-  }
-}
-
-#define DEFINE_TILE(M, NV)                                                                                 \
-  static void tile_##M##x##NV(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b, \
-                              int32_t *restrict c, size_t ldc, int accumulate) {                        \
-    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate);                                                   \
-  }
-#define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
-DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4) DEFINE_TILES(5) DEFINE_TILES(6)
-
-static const tile_fn tiles[2][MR] = {
-    {tile_1x1, tile_2x1, tile_3x1, tile_4x1, tile_5x1, tile_6x1},
-    {tile_1x2, tile_2x2, tile_3x2, tile_4x2, tile_5x2, tile_6x2},
-};
-
-static void dlc_q8_gemm_6x16c2__avx2(size_t m, size_t n, size_t kc, const int16_t *a, const int16_t *b,
-                                     int32_t *c, size_t ldc, int accumulate) {
-  tiles[n > 8][m - 1](n, kc, a, b, c, ldc, accumulate);
-}
-
-/* ukernel_ib: the same 6 x 16c2 register tile with each k pair's B row read where the offset
-   table says (one 64-byte run of the direct algorithm's copy of x) and always 16 columns. */
-static inline __attribute__((always_inline)) void ib_body(const size_t M, size_t kc, const int16_t *restrict a,
-                                                          const int16_t *restrict b, const ptrdiff_t *restrict boff,
-                                                          int32_t *restrict c, size_t ldc, int accumulate) {
-  __m256i acc0[MR], acc1[MR];
-  FOR_ROWS {
-    acc0[i] = _mm256_setzero_si256();
-    acc1[i] = _mm256_setzero_si256();
-  }
-  _Pragma("GCC unroll 4") for (size_t k2 = 0; k2 < kc / 2; k2++) {
-    const int16_t *bk = b + boff[k2];
-    const __m256i b0 = _mm256_loadu_si256((const __m256i *)bk), b1 = _mm256_loadu_si256((const __m256i *)(bk + 16));
-    FOR_ROWS {
-      int32_t pair;
-      memcpy(&pair, a + 2 * i, sizeof pair);
-      __m256i ai = _mm256_set1_epi32(pair);
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_madd_epi16(ai, b0));
-      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_madd_epi16(ai, b1));
-    }
-    a += 2 * MR;
-  }
-  FOR_ROWS {
-    int32_t *ci = c + i * ldc;
-    if (accumulate) {
-      acc0[i] = _mm256_add_epi32(acc0[i], _mm256_loadu_si256((const __m256i *)ci));
-      acc1[i] = _mm256_add_epi32(acc1[i], _mm256_loadu_si256((const __m256i *)(ci + 8)));
-    }
-    _mm256_storeu_si256((__m256i *)ci, acc0[i]);
-    _mm256_storeu_si256((__m256i *)(ci + 8), acc1[i]);
-  }
-}
-
-typedef void (*ib_fn)(size_t kc, const int16_t *restrict a, const int16_t *restrict b, const ptrdiff_t *restrict boff,
-                      int32_t *restrict c, size_t ldc, int accumulate);
-#define DEFINE_IB(M)                                                                                     \
-  static void ib_##M(size_t kc, const int16_t *restrict a, const int16_t *restrict b,                    \
-                     const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) { \
-    ib_body(M, kc, a, b, boff, c, ldc, accumulate);                                                      \
-  }
-DEFINE_IB(1) DEFINE_IB(2) DEFINE_IB(3) DEFINE_IB(4) DEFINE_IB(5) DEFINE_IB(6)
-static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6};
-
-static void dlc_q8_gemm_ib_6x16c2__avx2(size_t m, size_t kc, const int16_t *a, const int16_t *b,
-                                        const ptrdiff_t *boff, int32_t *c, size_t ldc, int accumulate) {
-  ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
-}
 
 /* Four outputs of quant.h's formula, one double operation per step in its order. acc + bias is
    exact as a sum of doubles (|sum| < 2^33). max(lo, v) and min(hi, v) return v unless the bound
@@ -217,7 +73,7 @@ static size_t store_s32(size_t n, const int32_t *acc, const dlc_q8_params *q, si
   return j;
 }
 
-static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
+void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column,
                                void *y) {
   const __m256d lo = _mm256_set1_pd(q->lo), hi = _mm256_set1_pd(q->hi);
   const __m256d zp = _mm256_set1_pd((double)q->y_zero_point);
@@ -279,7 +135,7 @@ static void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params
 
 /* 16 lanes a step: widen both rows to s16, remove the zero point, interleave. unpacklo/hi work
    within 128-bit halves, so the two halves are put back in lane order by permute2x128. */
-static void dlc_q8_pack_pairs__avx2(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst) {
+void dlc_q8_pack_pairs__avx2(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst) {
   const uint8_t *pa = a, *pb = b;
   const __m256i z = _mm256_set1_epi16((int16_t)zp);
   size_t j = 0;
@@ -317,7 +173,7 @@ INLINE_PAIRS void pairs8_strided(__m128i bytes, const int is_signed, __m256i z, 
   for (size_t p = 0; p < count; p++) memcpy(dst + p * stride, &pr[p], 4);
 }
 
-static void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
+void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
                                             size_t stride) {
   const uint8_t *s = src;
   const __m256i z = _mm256_set1_epi16((int16_t)zp);
@@ -330,7 +186,7 @@ static void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t z
   pairs8_strided(_mm_loadu_si128((const __m128i *)tail), is_signed, z, dst + p * stride, stride, n - p);
 }
 
-static void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
+void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
   const uint8_t *s = src;
   const __m256i z = _mm256_set1_epi16((int16_t)zp);
   size_t j = 0;
@@ -342,14 +198,4 @@ static void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is
   for (; j < n; j++) dst[j] = (int16_t)((is_signed ? (int32_t)(int8_t)s[j] : (int32_t)s[j]) - zp);
 }
 
-const dlc_q8_gemm_family dlc_q8_gemm__avx2 = {
-    .name = "q8_gemm_6x16c2__avx2",
-    .mr = MR,
-    .nr = NR,
-    .ukernel = dlc_q8_gemm_6x16c2__avx2,
-    .store = dlc_q8_store__avx2,
-    .pack_pairs = dlc_q8_pack_pairs__avx2,
-    .pack_pairs_strided = dlc_q8_pack_pairs_strided__avx2,
-    .ukernel_ib = dlc_q8_gemm_ib_6x16c2__avx2,
-    .widen_run = dlc_q8_widen_run__avx2,
-};
+const dlc_q8_gemm_family dlc_q8_gemm__avx2 = DLC_Q8_GEMM_6X16C2_FAMILY(avx2);
