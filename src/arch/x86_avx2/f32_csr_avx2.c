@@ -10,6 +10,7 @@
 
 #include "../../sparse_csr/csr_ukernel.h"
 #include "avx2_store.h"
+#include "avx2_transpose.h"
 
 #define MR 3            /* rows in lockstep */
 #define NV 4            /* vectors of 8 pixels per row */
@@ -112,28 +113,6 @@ static void dlc_f32_csr_spmm_3x32__avx2(size_t rows, size_t npix, const float *x
 
 /* ---- transposition (NHWC) ---------------------------------------------------------------- */
 
-/* r[i] <- column i of the 8x8 block r. */
-AI void transpose8x8(__m256 *r) {
-  __m256 t[8], u[8];
-#pragma GCC unroll 4
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; i++) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
-
 /* Lanes below n (1..8). */
 AI __m256i lanes_below(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -152,7 +131,7 @@ static void dlc_f32_transpose_8x8__avx2(size_t rows, size_t cols, const float *i
       if (nr == 8 && nc == 8) {
 #pragma GCC unroll 8
         for (size_t i = 0; i < 8; i++) v[i] = _mm256_loadu_ps(in + (r0 + i) * ldi + c0);
-        transpose8x8(v);
+        dlc_avx2_transpose8(v);
 #pragma GCC unroll 8
         for (size_t j = 0; j < 8; j++) _mm256_storeu_ps(out + (c0 + j) * ldo + r0, v[j]);
         continue;
@@ -161,7 +140,7 @@ static void dlc_f32_transpose_8x8__avx2(size_t rows, size_t cols, const float *i
 #pragma GCC unroll 8
       for (size_t i = 0; i < 8; i++)
         v[i] = i < nr ? _mm256_maskload_ps(in + (r0 + i) * ldi + c0, mc) : _mm256_setzero_ps();
-      transpose8x8(v);
+      dlc_avx2_transpose8(v);
       for (size_t j = 0; j < nc; j++) dlc_avx2_store_first(out + (c0 + j) * ldo + r0, (ptrdiff_t)nr, v[j]);
     }
   }

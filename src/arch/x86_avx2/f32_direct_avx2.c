@@ -10,6 +10,7 @@
 
 #include "../../direct/direct_ukernel.h"
 #include "avx2_store.h"
+#include "avx2_transpose.h"
 
 #define VL 8
 #define CONV_TW1 12
@@ -36,29 +37,6 @@ INLINE __m256i range_mask(ptrdiff_t lo, ptrdiff_t hi) {
 
 /* No vmaskmovps store (avx2_store.h): most stores are whole vectors, the rest 4+2+1 pieces. */
 INLINE void store_lanes(float *p, ptrdiff_t n, __m256 v) { dlc_avx2_store_first(p, n, v); }
-
-/* r[i][j] -> r[j][i]: unpack pairs, shuffle quads, swap 128-bit halves. */
-INLINE void transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  UNROLL
-  for (int i = 0; i < 4; i++) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  UNROLL
-  for (int q = 0; q < 2; q++) {
-    u[4 * q + 0] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
-    u[4 * q + 1] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
-    u[4 * q + 2] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
-    u[4 * q + 3] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
-  }
-  /* u[4q+j], 128-bit half k: rows 4q..4q+3 of column 4k+j. */
-  UNROLL
-  for (int j = 0; j < 4; j++) {
-    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
-    r[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
-  }
-}
 
 /* Start of a tile: acc_in, or the bias on the nc valid lanes. */
 INLINE void tile_init(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
@@ -108,7 +86,7 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
         __m256 r[8];
         UNROLL
         for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
-        transpose8(r);
+        dlc_avx2_transpose8(r);
         for (int c = 0; c < nch; c++) store_lanes(a->y + (v * VL + c) * a->y_c + p0, NW - p0, r[c]);
       }
     }
@@ -479,7 +457,7 @@ static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci,
         r[i] = i < nc ? (nx == VL ? _mm256_loadu_ps(src + (c0 + i) * plane + x0)
                                   : _mm256_maskload_ps(src + (c0 + i) * plane + x0, m))
                       : _mm256_setzero_ps();
-      transpose8(r);
+      dlc_avx2_transpose8(r);
       for (size_t j = 0; j < nx; j++) dlc_avx2_store_first(dst + (x0 + j) * ci + c0, (ptrdiff_t)nc, r[j]);
     }
   }

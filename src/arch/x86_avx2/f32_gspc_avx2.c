@@ -13,41 +13,11 @@
 
 #include "../../gspc/gspc_ukernel.h"
 #include "avx2_store.h"
+#include "avx2_transpose.h"
 
 #define TO 8
 #define MAX_P 12
 #define BUF_FLOATS 96 /* largest NV*R*W*8 of the menu */
-
-static inline __attribute__((always_inline)) __m256 bcast(const float *p, const size_t gpv) {
-  if (gpv == 1) return _mm256_broadcast_ss(p);
-  if (gpv == 2) {
-    double d;
-    memcpy(&d, p, sizeof d);
-    return _mm256_castpd_ps(_mm256_set1_pd(d));
-  }
-  if (gpv == 4) return _mm256_broadcast_ps((const __m128 *)(const void *)p);
-  return _mm256_loadu_ps(p);
-}
-
-/* rows[0..7] (8 pixels x 8 lanes) -> rows[j] = lane j of every pixel. */
-static inline void transpose8(__m256 r[8]) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
 
 /* Lanes lo <= i < hi set (as a maskload/maskstore mask). */
 static inline __m256i lane_range(ptrdiff_t lo, ptrdiff_t hi) {
@@ -94,7 +64,7 @@ static __attribute__((noinline)) void store_tile(const dlc_f32_gspc_params *prm,
       for (size_t p0 = 0; p0 < np; p0 += 8) {
         __m256 t[8];
         for (size_t p = 0; p < 8; p++) t[p] = p0 + p < np ? _mm256_load_ps(buf + (p0 + p) * nvl + v * TO) : _mm256_setzero_ps();
-        transpose8(t);
+        dlc_avx2_transpose8(t);
         for (size_t r = 0; r < r_valid; r++) {
           const ptrdiff_t a = (ptrdiff_t)(r * wn) - (ptrdiff_t)p0, b = a + (ptrdiff_t)wn;
           if (b <= 0 || a >= 8) continue;
@@ -139,7 +109,7 @@ static inline __attribute__((always_inline)) void gspc_tile(
         for (size_t r = 0; r < rn; r++)
 #pragma GCC unroll 12
           for (size_t x = 0; x < wn; x++) {
-            const __m256 b = bcast(ip + (ptrdiff_t)r * r_stride + x * gpv, gpv);
+            const __m256 b = dlc_avx2_bcast_groups(ip + (ptrdiff_t)r * r_stride + x * gpv, gpv);
 #pragma GCC unroll 3
             for (size_t v = 0; v < nv; v++) acc[r * wn + x][v] = _mm256_fmadd_ps(b, wv[v], acc[r * wn + x][v]);
           }
@@ -207,7 +177,7 @@ static void pack_transpose(const dlc_f32_gspc_pack_args *a) {
         r[i] = i < nu && gl < a->ng && q >= a->q_lo && q < a->q_hi ? _mm256_maskload_ps(src_at(a, q, gl) + c0, cm)
                                                                      : _mm256_setzero_ps();
       }
-      transpose8(r);
+      dlc_avx2_transpose8(r);
       for (size_t j = 0; j < nc; j++) dlc_avx2_store_first(a->dst + (c0 + j) * a->dst_c_stride + u0, (ptrdiff_t)nu, r[j]);
     }
   }

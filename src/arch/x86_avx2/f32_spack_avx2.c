@@ -7,6 +7,7 @@
 
 #include "../../spatial_pack/spack_ukernel.h"
 #include "avx2_store.h"
+#include "avx2_transpose.h"
 
 #define VH 3
 #define VW 12
@@ -21,28 +22,6 @@ static inline __m256 clamp8(__m256 v, __m256 lo, __m256 hi) {
 /* Lanes [0, n) set, n <= 8. */
 static inline __m256i lane_mask(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-/* r[i][j] <-> r[j][i]: unpack pairs of rows, shuffle 2x2 blocks, swap 128-bit halves. */
-static inline __attribute__((always_inline)) void transpose8x8(__m256 r[8]) {
-  __m256 t[8], u[8];
-#pragma GCC unroll 4
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; j++) {
-    r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
-    r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
-  }
 }
 
 static inline __attribute__((always_inline)) void spack_tile(
@@ -97,7 +76,7 @@ static inline __attribute__((always_inline)) void spack_tile(
       __m256 r[8];
 #pragma GCC unroll 8
       for (size_t i = 0; i < 8; i++) r[i] = i < np ? acc[vh][j + i < VW ? j + i : 0] : _mm256_setzero_ps();
-      transpose8x8(r);
+      dlc_avx2_transpose8(r);
 #pragma GCC unroll 8
       for (size_t c = 0; c < VC; c++) {
         if (c >= nc) break;
