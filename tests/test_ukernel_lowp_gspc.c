@@ -33,6 +33,7 @@
 #define HAVE_GUARD_PAGES 1
 #endif
 
+#include "core/cpu.h"
 #include "core/kernels.h"
 #include "dlconv.h"
 
@@ -214,12 +215,44 @@ static const dlc_lowp_gspc_family *family_of(dlconv_isa isa) {
   return k ? k->lowp_gspc : NULL;
 }
 
-/* A family must exist where this build has written one, so losing it from a table fails. */
+/* A family must exist where this build has written one, so losing it from a table fails; on a
+   CPU with VNNI the x86 tables must carry the VNNI family (kernels.c). */
 static void check_expected_families(void) {
   assert_non_null(family_of(DLCONV_ISA_GENERIC));
 #if defined(__x86_64__) || defined(__i386__)
   if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
 #endif
+#if defined(DLC_HAVE_AVXVNNI)
+  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2))
+    assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_lowp_gspc__avxvnni);
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
+    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_lowp_gspc__avx512vnni);
+#endif
+}
+
+/* Candidate s of the families under test: each table's, then the avx2 family and the VNNI ones
+   wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). NULL: none there. */
+#define N_CANDIDATES (N_ISAS + 3)
+static const dlc_lowp_gspc_family *candidate(size_t s, const char **label) {
+  if (s < N_ISAS) {
+    *label = isa_str(all_isas[s]);
+    return family_of(all_isas[s]);
+  }
+  *label = "(by name)";
+#if defined(DLC_HAVE_X86)
+  if (s == N_ISAS && dlconv_isa_available(DLCONV_ISA_AVX2) == 1) return &dlc_lowp_gspc__avx2;
+#if defined(DLC_HAVE_AVXVNNI)
+  if (s == N_ISAS + 1 && dlc_cpu()->avx_vnni) return &dlc_lowp_gspc__avxvnni;
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (s == N_ISAS + 2 && dlc_cpu()->avx512_vnni) return &dlc_lowp_gspc__avx512vnni;
+#endif
+#endif
+  if (s == N_ISAS + 1 && !dlc_cpu()->avx_vnni && !dlc_cpu()->avx512_vnni)
+    print_message("[ lowp_gspc ] no VNNI on this CPU: its families untested here\n");
+  return NULL;
 }
 
 static void check_family_fields(const dlc_lowp_gspc_family *f) {
@@ -587,19 +620,21 @@ static void test_ukernels(void **state) {
   (void)state;
   check_expected_families();
   g_failures = 0;
-  const dlc_lowp_gspc_family *seen[N_ISAS];
+  const dlc_lowp_gspc_family *seen[N_CANDIDATES];
   size_t n_seen = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_lowp_gspc_family *f = family_of(all_isas[i]);
+  for (size_t i = 0; i < N_CANDIDATES; i++) {
+    const char *label;
+    const dlc_lowp_gspc_family *f = candidate(i, &label);
     if (!f) {
-      print_message("[ lowp_gspc ] %s: %s\n", isa_str(all_isas[i]),
-                    dlc_kernels_for(all_isas[i]) ? "no lowp_gspc family" : "not available on this machine / build");
+      if (i < N_ISAS)
+        print_message("[ lowp_gspc ] %s: %s\n", label,
+                      dlc_kernels_for(all_isas[i]) ? "no lowp_gspc family" : "not available on this machine / build");
       continue;
     }
     int dup = 0;
     for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == f;
     if (dup) {
-      print_message("[ lowp_gspc ] %s: lends the %s family (checked above)\n", isa_str(all_isas[i]), f->isa);
+      print_message("[ lowp_gspc ] %s: the %s family (checked above)\n", label, f->isa);
       continue;
     }
     seen[n_seen++] = f;
@@ -610,7 +645,7 @@ static void test_ukernels(void **state) {
     long_k_of(f, &c);
     assert_true(c.tiles_f16 > 0 && c.tiles_q8 > 0);
     print_message("[ lowp_gspc ] %s (%s family): %zu f16 tiles, %zu q8 tiles, %zu kernel cases, %zu long-K q8 cases\n",
-                  isa_str(all_isas[i]), f->isa, c.tiles_f16, c.tiles_q8, c.kcases, c.long_k);
+                  label, f->isa, c.tiles_f16, c.tiles_q8, c.kcases, c.long_k);
   }
   if (g_failures) fail_msg("%zu kernel cases failed", g_failures);
 }

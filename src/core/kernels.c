@@ -14,10 +14,11 @@ static const dlc_isa_kernels *offered(const dlc_isa_kernels *t) {
 #endif
 
 #if defined(DLC_HAVE_X86)
-/* The avx2 and avx512 tables with the int8 gemm and csr families swapped for VNNI ones where this
-   CPU has the instruction: vpdpwssd is vpmaddwd + vpaddd in one, on the same packed formats, with the same
-   results bit for bit (q8_gemm_tiles.h), so everything else in the tables stays. The avx2 table
-   takes only the VEX form (AVX-VNNI): a caller capping at avx2 gets no EVEX instruction. */
+/* The avx2 and avx512 tables with the int8 gemm, csr and gspc families swapped for VNNI ones where
+   this CPU has the instruction: vpdpwssd is vpmaddwd + vpaddd in one, on the same packed formats,
+   with the same results bit for bit (the *_tiles.h templates in src/arch/x86_avx2), so everything
+   else in the tables stays. The avx2 table takes only the VEX form (AVX-VNNI): a caller capping at
+   avx2 gets no EVEX instruction. */
 static dlc_isa_kernels avx2_table, avx512_table;
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
@@ -29,12 +30,14 @@ static void make_x86_tables(void) {
   if (f->avx_vnni) {
     avx2_table.q8_gemm = avx512_table.q8_gemm = &dlc_q8_gemm__avxvnni;
     avx2_table.q8_csr = avx512_table.q8_csr = &dlc_q8_csr__avxvnni;
+    avx2_table.lowp_gspc = avx512_table.lowp_gspc = &dlc_lowp_gspc__avxvnni;
   }
 #endif
 #if defined(DLC_HAVE_AVX512VNNI)
   if (f->avx512_vnni) {
     avx512_table.q8_gemm = &dlc_q8_gemm__avx512vnni;
     avx512_table.q8_csr = &dlc_q8_csr__avx512vnni;
+    avx512_table.lowp_gspc = &dlc_lowp_gspc__avx512vnni;
   }
 #endif
   (void)f;

@@ -45,11 +45,12 @@ DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
 extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
-/* The int8 gemm and csr families on vpdpwssd (q8_gemm_tiles.h, q8_csr_tiles.h), where the
-   compiler has the instruction: kernels.c swaps them into the avx2 / avx512 table on CPUs with
-   AVX-VNNI / AVX512-VNNI. */
+/* The int8 gemm, csr and gspc families on vpdpwssd (the *_tiles.h templates in src/arch/x86_avx2),
+   where the compiler has the instruction: kernels.c swaps them into the avx2 / avx512 table on
+   CPUs with AVX-VNNI / AVX512-VNNI. */
 extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
+extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;
 extern const dlc_q8_csr_family dlc_q8_csr__generic, dlc_q8_csr__avx2;
