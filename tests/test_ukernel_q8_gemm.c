@@ -415,7 +415,9 @@ static int32_t ref_requant(int32_t acc, int32_t bias, double mult, const dlc_q8_
 }
 
 enum { A_RANDOM_FULL, A_EXTREMES, A_SMALL, A_TIES, A_NEAR_OUTPUT, N_ACC_KINDS };
-enum { M_RANDOM_SMALL, M_HALF, M_ONE, M_LARGE, N_MULT_KINDS };
+/* M_NEAR_HALF: 0.5 +- 2^-30, which fp32 rounds to 0.5: with odd acc + bias the double product
+   lies just off a tie, the fp32 one on it, so the store must leave the fp32 screen (quant.h). */
+enum { M_RANDOM_SMALL, M_HALF, M_ONE, M_LARGE, M_NEAR_HALF, N_MULT_KINDS };
 
 static const int32_t int_extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
 #define N_INT_EXTREMES (sizeof int_extremes / sizeof int_extremes[0])
@@ -424,7 +426,11 @@ typedef struct store_case {
   int is_signed, per_column, acc_kind, mult_kind;
   int32_t zp;
   double lo, hi;
+  int derived; /* the plan's derived fields (dlc_q8_derive): the s32 bias path and the fp32 screen */
 } store_case;
+
+/* |acc| bound of the acc kinds the derived stores run with (A_RANDOM_FULL, A_EXTREMES are not). */
+#define DERIVED_ACC_MAX 2001
 
 /* Channel values differ from channel to channel, so the store using a wrong channel fails. */
 static void fill_channels(const store_case *sc, size_t nch, double *mult, int32_t *bias) {
@@ -433,6 +439,7 @@ static void fill_channels(const store_case *sc, size_t nch, double *mult, int32_
       case M_RANDOM_SMALL: mult[c] = ldexp(1.0 + (double)next_u32() / 4294967296.0, -(int)irand(4, 24)); break;
       case M_HALF: mult[c] = 0.5; break;
       case M_ONE: mult[c] = 1.0; break;
+      case M_NEAR_HALF: mult[c] = 0.5 + (c % 2 ? 0x1p-30 : -0x1p-30); break;
       default: mult[c] = ldexp(1.0 + (double)next_u32() / 4294967296.0, (int)irand(0, 40)); break;
     }
     switch (sc->acc_kind) {
@@ -473,6 +480,12 @@ static void run_store_case(const dlc_q8_gemm_family *f, const store_case *sc) {
   q.is_signed = sc->is_signed;
   q.lo = sc->lo, q.hi = sc->hi;
   q.mult = mult, q.bias = bias;
+  float *mult_f = xalloc(nch * sizeof(float));
+  if (sc->derived) {
+    dlc_q8_derive(&q, DERIVED_ACC_MAX, nch, mult_f);
+    assert_true(q.bias_s32);
+    assert_true(q.mult_f != NULL || q.lo_sat > q.hi_sat);
+  }
 
   for (size_t n = 0; n <= MAXN; n++) {
     for (size_t c0 = 0; c0 <= C0_MAX; c0 += C0_MAX) {
@@ -490,14 +503,14 @@ static void run_store_case(const dlc_q8_gemm_family *f, const store_case *sc) {
         int32_t want = ref_requant(acc[j], bias[c], mult[c], &q);
         int32_t got = sc->is_signed ? (int32_t)(int8_t)y[j] : (int32_t)y[j];
         if (got != want)
-          fail_msg("%s store signed=%d per_column=%d zp=%d lo=%g hi=%g n=%zu c0=%zu: y[%zu] = %d, want %d "
-                   "(acc %d, bias %d, mult %.17g)",
-                   f->name, sc->is_signed, sc->per_column, sc->zp, sc->lo, sc->hi, n, c0, j, got, want, acc[j],
-                   bias[c], mult[c]);
+          fail_msg("%s store signed=%d per_column=%d zp=%d lo=%g hi=%g derived=%d n=%zu c0=%zu: y[%zu] = %d, "
+                   "want %d (acc %d, bias %d, mult %.17g)",
+                   f->name, sc->is_signed, sc->per_column, sc->zp, sc->lo, sc->hi, sc->derived, n, c0, j, got, want,
+                   acc[j], bias[c], mult[c]);
       }
     }
   }
-  free(mult), free(bias), free(accbuf), free(ybuf);
+  free(mult), free(mult_f), free(bias), free(accbuf), free(ybuf);
 }
 
 /* The reference itself on exact ties: with mult 0.5 and odd acc + bias, v = s / 2 is k + 0.5 and
@@ -536,10 +549,13 @@ static void test_store(void **state) {
           for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
             for (int ak = 0; ak < N_ACC_KINDS; ak++) {
               for (int mk = 0; mk < N_MULT_KINDS; mk++) {
-                /* ties only mean something with mult 0.5 */
-                if ((ak == A_TIES) != (mk == M_HALF)) continue;
-                store_case sc = {sg, pc, ak, mk, zps[zi], bounds[bi][0], bounds[bi][1]};
-                run_store_case(f, &sc);
+                /* ties only mean something with mult 0.5 (or next to it) */
+                if ((ak == A_TIES) != (mk == M_HALF || mk == M_NEAR_HALF)) continue;
+                for (int dv = 0; dv <= 1; dv++) {
+                  if (dv && (ak == A_RANDOM_FULL || ak == A_EXTREMES)) continue;
+                  store_case sc = {sg, pc, ak, mk, zps[zi], bounds[bi][0], bounds[bi][1], dv};
+                  run_store_case(f, &sc);
+                }
               }
             }
           }
@@ -565,24 +581,29 @@ static void test_store_ties_exact(void **state) {
     uint8_t y[N];
     for (int sg = 0; sg <= 1; sg++) {
       for (int pc = 0; pc <= 1; pc++) {
-        dlc_q8_params q;
-        memset(&q, 0, sizeof q);
-        q.is_signed = sg, q.y_min = sg ? -128 : 0, q.y_max = sg ? 127 : 255;
-        q.y_zero_point = sg ? 0 : 128;
-        q.lo = -INFINITY, q.hi = INFINITY, q.mult = mult, q.bias = bias;
-        for (int base = -300; base <= 300; base += N) {
-          for (int j = 0; j < N; j++) {
-            mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
-            acc[j] = 2 * (base + j) + 1 - (pc ? bias[j] : 0); /* acc + bias = 2 (base + j) + 1 */
-          }
-          f->store(N, acc, &q, 0, pc, y);
-          for (int j = 0; j < N; j++) {
-            int64_t k = base + j, r = k % 2 == 0 ? k : k + 1, t = r + q.y_zero_point;
-            t = t < q.y_min ? q.y_min : t > q.y_max ? q.y_max : t;
-            int32_t got = sg ? (int8_t)y[j] : y[j];
-            if (got != t)
-              fail_msg("%s tie %lld.5 signed=%d pc=%d: got %d, want %lld", f->name, (long long)k, sg, pc, got,
-                       (long long)t);
+        for (int dv = 0; dv <= 1; dv++) {
+          dlc_q8_params q;
+          memset(&q, 0, sizeof q);
+          q.is_signed = sg, q.y_min = sg ? -128 : 0, q.y_max = sg ? 127 : 255;
+          q.y_zero_point = sg ? 0 : 128;
+          q.lo = -INFINITY, q.hi = INFINITY, q.mult = mult, q.bias = bias;
+          float mult_f[N];
+          for (int j = 0; j < N; j++) mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
+          if (dv) dlc_q8_derive(&q, 1024, N, mult_f); /* the s32 bias path, the screen on every tie */
+          for (int base = -300; base <= 300; base += N) {
+            for (int j = 0; j < N; j++) {
+              mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
+              acc[j] = 2 * (base + j) + 1 - (pc ? bias[j] : 0); /* acc + bias = 2 (base + j) + 1 */
+            }
+            f->store(N, acc, &q, 0, pc, y);
+            for (int j = 0; j < N; j++) {
+              int64_t k = base + j, r = k % 2 == 0 ? k : k + 1, t = r + q.y_zero_point;
+              t = t < q.y_min ? q.y_min : t > q.y_max ? q.y_max : t;
+              int32_t got = sg ? (int8_t)y[j] : y[j];
+              if (got != t)
+                fail_msg("%s tie %lld.5 signed=%d pc=%d derived=%d: got %d, want %lld", f->name, (long long)k, sg,
+                         pc, dv, got, (long long)t);
+            }
           }
         }
       }

@@ -43,6 +43,7 @@ void dlconv_plan_destroy(dlconv_plan *p) {
   dlc_free(p->verify_w);
   dlc_free(p->bias);
   dlc_free(p->q8.mult);
+  dlc_free(p->q8_mult_f);
   dlc_free(p->q8.bias);
   dlc_free(p);
 }
@@ -290,7 +291,9 @@ static dlconv_status copy_quant(dlconv_plan *p, const dlconv_quant *q, const voi
   dlc_q8_params *r = &p->q8;
   r->mult = dlc_malloc((size_t)co * sizeof(double));
   r->bias = dlc_calloc((size_t)co * sizeof(int32_t));
-  if (!r->mult || !r->bias) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory copying the quantisation");
+  p->q8_mult_f = dlc_malloc((size_t)co * sizeof(float));
+  if (!r->mult || !r->bias || !p->q8_mult_f)
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory copying the quantisation");
   r->x_zero_point = q->x_zero_point;
   r->y_zero_point = q->y_zero_point;
   r->is_signed = p->dtype == DLCONV_S8;
@@ -301,11 +304,7 @@ static dlconv_status copy_quant(dlconv_plan *p, const dlconv_quant *q, const voi
   for (int64_t c = 0; c < co; c++)
     r->mult[c] = (double)q->x_scale * (double)q->w_scales[q->n_w_scales == 1 ? 0 : c] / (double)q->y_scale;
   if (bias) memcpy(r->bias, bias, (size_t)co * sizeof(int32_t));
-  r->lo_sat = fmax(r->lo, (double)(r->y_min - r->y_zero_point - 1));
-  r->hi_sat = fmin(r->hi, (double)(r->y_max - r->y_zero_point + 1));
-  const int64_t acc_max = p->s.cin_g * p->s.k_h * p->s.k_w * 255 * 128;
-  r->bias_s32 = acc_max <= INT32_MAX;
-  for (int64_t c = 0; c < co && r->bias_s32; c++) r->bias_s32 = llabs((long long)r->bias[c]) <= INT32_MAX - acc_max;
+  dlc_q8_derive(r, p->s.cin_g * p->s.k_h * p->s.k_w * 255 * 128, (size_t)co, p->q8_mult_f);
   return DLCONV_OK;
 }
 

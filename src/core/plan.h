@@ -47,6 +47,7 @@ struct dlconv_plan {
   char kernel[64];                 /* set by ops->plan: micro-kernel name and tile */
   float *verify_w;                 /* OIHW weights kept for DLCONV_VERIFY (F16/S8 widened exactly), else NULL */
   dlc_q8_params q8;                /* int8 plans: the copied quantisation (mult and bias owned here) */
+  float *q8_mult_f;                /* int8 plans: the buffer q8.mult_f points into when set (owned) */
 };
 
 /* One algorithm (one folder under src/). All functions may assume the shape is valid

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dlconv.h"
@@ -36,9 +37,46 @@ typedef struct dlc_q8_params {
      in s32 for every c (|acc| <= K * 255 * 128), so the bias can be added before the conversion. */
   double lo_sat, hi_sat;
   int bias_s32;
+  /* The fp32 screen (dlc_q8_derive): where mult_f is set, a vector store may compute 8 outputs
+     as c = clamp((float)(acc + bias) * mult_f[oc], lo_f, hi_f) and keep round_half_even(c) + zp
+     when c lies more than DLC_Q8_SCREEN_MARGIN from every half-integer: that is then the
+     formula's result. Within the margin it must take the double path. */
+  float *mult_f;            /* c_out: (float)mult[oc], or NULL: no screen */
+  float lo_f, hi_f;         /* (float)lo_sat, (float)hi_sat */
   double *mult;             /* c_out: x_scale * w_scale[oc] / y_scale */
   int32_t *bias;            /* c_out: the caller's s32 bias, zeros when none */
 } dlc_q8_params;
+
+/* Why the screen is exact. Let a = acc + bias (exact in s32), v = (double)a * mult the formula's
+   product and v' = (float)a * (float)mult in fp32: three roundings of relative error <= 2^-24
+   each, so |v' - v| <= 3.01 * 2^-24 * |v|, below 2^-12.4 while |v| <= 1024. Clamping is
+   1-Lipschitz in the value and in the bounds, and |lo_f - lo_sat|, |hi_f - hi_sat| <= 2^-16
+   (|lo_sat|, |hi_sat| <= 257), so the clamped values differ by less than 2^-12 whenever
+   |v| <= 1024; beyond that both clamp to the same bound (|v'| > 1023 > 257), to within 2^-16.
+   A clamped fp32 value farther than 2^-10 from every half-integer therefore rounds to the
+   double's integer. The multipliers must be normal floats (relative rounding 2^-24), hence the
+   range [2^-60, 2^60] below. */
+#define DLC_Q8_SCREEN_MARGIN 0x1p-10f
+
+/* Fills the stores' derived fields from lo, hi, zero points, mult and bias: lo_sat, hi_sat,
+   bias_s32 (with |acc| <= acc_max for every accumulator) and the fp32 screen, whose c_out
+   multipliers go to mult_f (NULL: no screen; also none where a multiplier is out of range or
+   lo_sat > hi_sat). Plans and tests derive them the same way. */
+static inline void dlc_q8_derive(dlc_q8_params *q, int64_t acc_max, size_t c_out, float *mult_f) {
+  q->lo_sat = fmax(q->lo, (double)(q->y_min - q->y_zero_point - 1));
+  q->hi_sat = fmin(q->hi, (double)(q->y_max - q->y_zero_point + 1));
+  q->bias_s32 = acc_max <= INT32_MAX;
+  for (size_t c = 0; c < c_out && q->bias_s32; c++)
+    q->bias_s32 = llabs((long long)q->bias[c]) <= INT32_MAX - acc_max;
+  int screen = mult_f && q->bias_s32 && q->lo_sat <= q->hi_sat;
+  for (size_t c = 0; c < c_out && screen; c++) {
+    screen = q->mult[c] >= 0x1p-60 && q->mult[c] <= 0x1p60;
+    mult_f[c] = (float)q->mult[c];
+  }
+  q->mult_f = screen ? mult_f : NULL;
+  q->lo_f = (float)q->lo_sat;
+  q->hi_f = (float)q->hi_sat;
+}
 
 /* The requantisation of one accumulator (acc already includes the zero-point correction). */
 static inline int32_t dlc_q8_requant1(int64_t acc_plus_bias, double mult, const dlc_q8_params *q) {
