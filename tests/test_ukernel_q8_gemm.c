@@ -647,6 +647,53 @@ static void test_pack_pairs(void **state) {
   }
 }
 
+/* widen_run: steps 1 (contiguous), 2 (stride-2 columns) and 3, 7 (NHWC pixels), every length 0..80
+   (the vector blocks, the overlapping last block, the 8-wide pair, scalar), u8 and s8 over their
+   whole range, several zero points; the run's first and last elements at the edges of guard
+   pages, so a read before src[0] or past src[(n - 1) * step] faults; dst fenced by sentinels. */
+static void test_widen_run(void **state) {
+  (void)state;
+  static const int32_t zps[] = {0, 128, 37, -51, 255, -128};
+  static const size_t steps[] = {1, 2, 3, 7};
+  enum { NMAX = 80, FENCE = 8 };
+  size_t cases = 0;
+  const dlc_q8_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8_gemm_family *f = fams[s];
+    if (!f || !f->widen_run) continue;
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++)
+      for (size_t n = 0; n <= NMAX; n++)
+        for (int at_end = 0; at_end <= 1; at_end++)
+          for (int sg = 0; sg <= 1; sg++) {
+            const size_t step = steps[si], bytes = n ? (n - 1) * step + 1 : 0;
+            const int32_t zp = zps[(n + si + (size_t)sg) % (sizeof zps / sizeof zps[0])];
+            gbuf g;
+            unsigned char *src = gbuf_open(&g, bytes, at_end);
+            for (size_t b = 0; b < bytes; b++) src[b] = (unsigned char)next_u32();
+            int16_t dst[NMAX + 2 * FENCE];
+            for (size_t i = 0; i < NMAX + 2 * FENCE; i++) dst[i] = (int16_t)0x5A5A;
+            f->widen_run(n, src, step, zp, sg, dst + FENCE);
+            for (size_t i = 0; i < NMAX + 2 * FENCE; i++) {
+              if (i >= FENCE && i < FENCE + n) {
+                const size_t j = i - FENCE;
+                const int32_t v = sg ? (int32_t)(int8_t)src[j * step] : (int32_t)src[j * step];
+                if (dst[i] != (int16_t)(v - zp))
+                  fail_msg("%s widen_run n=%zu step=%zu signed=%d zp=%d: dst[%zu] = %d, want %d", f->name, n, step,
+                           sg, zp, j, dst[i], v - zp);
+              } else if (dst[i] != (int16_t)0x5A5A) {
+                fail_msg("%s widen_run n=%zu step=%zu: wrote outside dst at %td", f->name, n, step,
+                         (ptrdiff_t)i - FENCE);
+              }
+            }
+            gbuf_close(&g);
+            cases++;
+          }
+  }
+  print_message("[ widen_run ] %zu cases\n", cases);
+  assert_true(cases > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -656,6 +703,7 @@ int main(void) {
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_ties_exact),
       cmocka_unit_test(test_pack_pairs),
+      cmocka_unit_test(test_widen_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,11 +76,12 @@ typedef void (*dlc_f16_gemm_ib_fn)(size_t m, size_t kc, const float *a, const ui
                                    float *c, size_t ldc, int accumulate);
 
 /* A run of n activations widened, for drivers that gather an operand (sparse_csr):
- *   F16:   dst[j] = f32(src[j * step])     (step >= 1: NHWC pixels, strided columns)
- *   int8:  dst[j] = src[j] - zp            (contiguous; src u8 or s8 per is_signed)
- * for j < n; reads those n elements of src, writes n of dst, no alignment needed. */
+ *   F16:   dst[j] = f32(src[j * step])
+ *   int8:  dst[j] = src[j * step] - zp     (src u8 or s8 per is_signed)
+ * for j < n, step >= 1 (NHWC pixels, strided columns); reads nothing of src outside
+ * [src[0], src[(n - 1) * step]], writes n of dst, no alignment needed. */
 typedef void (*dlc_f16_widen_run_fn)(size_t n, const uint16_t *src, size_t step, float *dst);
-typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst);
+typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, size_t step, int32_t zp, int is_signed, int16_t *dst);
 
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */

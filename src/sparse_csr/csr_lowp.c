@@ -140,15 +140,7 @@ static dlconv_status csrl_plan(dlconv_plan *p, const void *w) {
 /* n elements of x from src at a step (in elements), widened into dst (fp32 or s16). */
 static inline void put_run(const dlconv_plan *p, int q8, void *dst, const void *src, size_t step, size_t n) {
   if (q8) {
-    int16_t *o = dst;
-    const int32_t zp = p->q8.x_zero_point;
-    if (step == 1) {
-      p->kernels->q8_gemm->widen_run(n, src, zp, p->q8.is_signed, o);
-    } else if (p->q8.is_signed) {
-      for (size_t j = 0; j < n; j++) o[j] = (int16_t)(((const int8_t *)src)[j * step] - zp);
-    } else {
-      for (size_t j = 0; j < n; j++) o[j] = (int16_t)(((const uint8_t *)src)[j * step] - zp);
-    }
+    p->kernels->q8_gemm->widen_run(n, src, step, p->q8.x_zero_point, p->q8.is_signed, dst);
   } else {
     p->kernels->f16_gemm->widen_run(n, src, step, dst);
   }

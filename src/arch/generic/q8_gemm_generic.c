@@ -59,9 +59,10 @@ static void dlc_q8_pack_pairs__generic(size_t n, const void *a, const void *b, i
   }
 }
 
-static void dlc_q8_widen_run__generic(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
+static void dlc_q8_widen_run__generic(size_t n, const void *src, size_t step, int32_t zp, int is_signed,
+                                      int16_t *dst) {
   for (size_t j = 0; j < n; j++)
-    dst[j] = (int16_t)((is_signed ? ((const int8_t *)src)[j] : ((const uint8_t *)src)[j]) - zp);
+    dst[j] = (int16_t)((is_signed ? ((const int8_t *)src)[j * step] : ((const uint8_t *)src)[j * step]) - zp);
 }
 
 static void dlc_q8_pack_pairs_strided__generic(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,

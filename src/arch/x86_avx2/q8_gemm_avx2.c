@@ -216,16 +216,69 @@ void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t zp, int 
   pairs8_strided(_mm_loadu_si128((const __m128i *)tail), is_signed, z, dst + p * stride, stride, n - p);
 }
 
-void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst) {
-  const uint8_t *s = src;
+/* 16 or 8 s16 from the low (even) or high (odd) byte of each 16-bit lane, minus the zero point. */
+static inline __attribute__((always_inline)) __m256i bytes16_of_lanes(__m256i b, const int odd, const int sgn) {
+  if (odd) return sgn ? _mm256_srai_epi16(b, 8) : _mm256_srli_epi16(b, 8);
+  return sgn ? _mm256_srai_epi16(_mm256_slli_epi16(b, 8), 8) : _mm256_and_si256(b, _mm256_set1_epi16(0xff));
+}
+static inline __attribute__((always_inline)) __m128i bytes8_of_lanes(__m128i b, const int odd, const int sgn) {
+  if (odd) return sgn ? _mm_srai_epi16(b, 8) : _mm_srli_epi16(b, 8);
+  return sgn ? _mm_srai_epi16(_mm_slli_epi16(b, 8), 8) : _mm_and_si128(b, _mm_set1_epi16(0xff));
+}
+
+/* Runs are output rows (7 to 56 long on ResNet-50), so the tails are vectors too: a last block
+   overlapping the one before it (the same values stored twice), and 8-wide blocks below 16.
+   Step 2 (stride-2 columns) loads the bytes between elements and keeps the even ones, or, for a
+   load that must end at the last element, the odd ones. Other steps (NHWC pixels, c_in apart):
+   one element at a time. Nothing past src[(n - 1) * step] is read. */
+static inline __attribute__((always_inline)) void widen_run(size_t n, const uint8_t *s, size_t step, int32_t zp,
+                                                            const int sgn, int16_t *dst) {
   const __m256i z = _mm256_set1_epi16((int16_t)zp);
-  size_t j = 0;
-  for (; j + 16 <= n; j += 16) {
-    const __m128i b = _mm_loadu_si128((const __m128i *)(s + j));
-    const __m256i w = is_signed ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
-    _mm256_storeu_si256((__m256i *)(dst + j), _mm256_sub_epi16(w, z));
+  const __m128i z8 = _mm256_castsi256_si128(z);
+  if (step == 1 && n >= 16) {
+    for (size_t j = 0;; j += 16) {
+      if (j + 16 > n) j = n - 16;
+      const __m128i b = _mm_loadu_si128((const __m128i *)(s + j));
+      const __m256i w = sgn ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+      _mm256_storeu_si256((__m256i *)(dst + j), _mm256_sub_epi16(w, z));
+      if (j + 16 == n) return;
+    }
   }
-  for (; j < n; j++) dst[j] = (int16_t)((is_signed ? (int32_t)(int8_t)s[j] : (int32_t)s[j]) - zp);
+  if (step == 1 && n >= 8) {
+    const size_t at[2] = {0, n - 8};
+    for (int k = 0; k < 2; k++) {
+      const __m128i b = _mm_loadl_epi64((const __m128i *)(s + at[k]));
+      const __m128i w = sgn ? _mm_cvtepi8_epi16(b) : _mm_cvtepu8_epi16(b);
+      _mm_storeu_si128((__m128i *)(dst + at[k]), _mm_sub_epi16(w, z8));
+    }
+    return;
+  }
+  if (step == 2 && n >= 17) {
+    /* blocks of bytes 2j .. 2j + 31 while inside the run; the last block's load ends at the last
+       element (bytes 2n - 33 .. 2n - 2), its elements in the odd bytes */
+    size_t j = 0;
+    for (; j + 17 <= n; j += 16) {
+      const __m256i b = _mm256_loadu_si256((const __m256i *)(s + 2 * j));
+      _mm256_storeu_si256((__m256i *)(dst + j), _mm256_sub_epi16(bytes16_of_lanes(b, 0, sgn), z));
+    }
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(s + 2 * n - 33));
+    _mm256_storeu_si256((__m256i *)(dst + n - 16), _mm256_sub_epi16(bytes16_of_lanes(b, 1, sgn), z));
+    return;
+  }
+  if (step == 2 && n >= 9) {
+    const __m128i b0 = _mm_loadu_si128((const __m128i *)s), b1 = _mm_loadu_si128((const __m128i *)(s + 2 * n - 17));
+    _mm_storeu_si128((__m128i *)dst, _mm_sub_epi16(bytes8_of_lanes(b0, 0, sgn), z8));
+    _mm_storeu_si128((__m128i *)(dst + n - 8), _mm_sub_epi16(bytes8_of_lanes(b1, 1, sgn), z8));
+    return;
+  }
+  for (size_t j = 0; j < n; j++) dst[j] = (int16_t)((sgn ? (int32_t)(int8_t)s[j * step] : (int32_t)s[j * step]) - zp);
+}
+
+void dlc_q8_widen_run__avx2(size_t n, const void *src, size_t step, int32_t zp, int is_signed, int16_t *dst) {
+  if (is_signed)
+    widen_run(n, src, step, zp, 1, dst);
+  else
+    widen_run(n, src, step, zp, 0, dst);
 }
 
 const dlc_q8_gemm_family dlc_q8_gemm__avx2 = DLC_Q8_GEMM_6X16C2_FAMILY(avx2);

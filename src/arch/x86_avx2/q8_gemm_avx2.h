@@ -10,7 +10,7 @@ void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, si
 void dlc_q8_pack_pairs__avx2(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst);
 void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst,
                                      size_t stride);
-void dlc_q8_widen_run__avx2(size_t n, const void *src, int32_t zp, int is_signed, int16_t *dst);
+void dlc_q8_widen_run__avx2(size_t n, const void *src, size_t step, int32_t zp, int is_signed, int16_t *dst);
 
 /* A family of the 6 x 16c2 tile: the avx2 store and packing around the given product kernels. */
 #define DLC_Q8_GEMM_6X16C2_FAMILY(isa)                  \
