@@ -13,21 +13,4 @@
 #define Q8_DOT2(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
 #include "../x86_avx2/lowp_gspc_tiles.h"
 
-/* vpdpwssd in place of vpmaddwd + vpaddd: two per cycle at a latency of 5 cycles on the cores that
-   have it (Ice Lake and later, Zen 4 and 5; published instruction tables, not measured here). */
-const dlc_lowp_gspc_family dlc_lowp_gspc__avx512vnni = {
-    .isa = "avx512vnni",
-    .t_o = TO,
-    .t_i_f16 = 16,
-    .t_i_q8 = 8,
-    .max_gpv = TO,
-    .get_f16 = dlc_lowp_gspc_get_f16__avx2,
-    .get_q8 = get_q8,
-    .pack_f16 = dlc_lowp_gspc_pack_f16__avx2,
-    .pack_q8 = dlc_lowp_gspc_pack_q8__avx2,
-    .mac_per_cycle_f16 = 2.0f,
-    .mac_per_cycle_q8 = 2.0f,
-    .loads_per_cycle = 2.0f,
-    .latency_f16 = 4.0f,
-    .latency_q8 = 5.0f,
-};
+const dlc_lowp_gspc_family dlc_lowp_gspc__avx512vnni = DLC_LOWP_GSPC_VNNI_FAMILY("avx512vnni", get_q8);
