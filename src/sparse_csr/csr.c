@@ -150,7 +150,7 @@ static size_t choose_slab_rows(const dlconv_plan *p, const csr_data *d, size_t u
 /* d->row_ptr and d->val are filled, cols holds the columns (ascending within each row); this
    lays out the operand and the offsets, sizes the workspace and publishes d. Frees cols, and d
    on failure. */
-dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols) {
+dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols, size_t value_bytes) {
   const dlc_conv_shape *s = &p->s;
   const int64_t k_total = s->cin_g * s->k_h * s->k_w;
   const size_t nnz_total = d->row_ptr[s->c_out];
@@ -226,7 +226,7 @@ dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols) {
   }
   d->ntasks_max = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->groups) * d->nblk);
   p->workspace_bytes = (d->xbuf_floats + d->tbuf_floats) * d->ntasks_max * sizeof(float);
-  p->packed_weight_bytes = nnz_total * (sizeof(float) + sizeof(int32_t)) +
+  p->packed_weight_bytes = nnz_total * (value_bytes + sizeof(int32_t)) +
                            (size_t)s->c_out * (sizeof(size_t) + sizeof(int32_t)) +
                            ((size_t)s->groups + 1) * sizeof(size_t) + d->used_ptr[s->groups] * sizeof(int32_t);
   p->weight_density = (double)nnz_total / ((double)s->c_out * (double)k_total);
@@ -302,7 +302,7 @@ static dlconv_status csr_plan(dlconv_plan *p, const float *w) {
     }
   }
   d->row_ptr[rows] = i;
-  return dlc_csr_finish(p, d, cols);
+  return dlc_csr_finish(p, d, cols, sizeof(float));
 }
 
 typedef struct csr_entry {
@@ -348,7 +348,7 @@ static dlconv_status csr_plan_csr(dlconv_plan *p, const dlconv_csr *w) {
     }
   }
   dlc_free(tmp);
-  return dlc_csr_finish(p, d, cols);
+  return dlc_csr_finish(p, d, cols, sizeof(float));
 
 oom:
   dlc_free(tmp);

@@ -106,7 +106,8 @@ static dlconv_status csrl_plan(dlconv_plan *p, const void *w) {
     }
   }
   c->row_ptr[rows] = i;
-  st = dlc_csr_finish(p, c, cols); /* publishes c as p->algo_data, or frees it */
+  /* publishes c as p->algo_data, or frees it */
+  st = dlc_csr_finish(p, c, cols, q8 ? sizeof(int16_t) : sizeof(float));
   if (st != DLCONV_OK) {
     p->algo_data = NULL;
     return st;
@@ -121,8 +122,7 @@ static dlconv_status csrl_plan(dlconv_plan *p, const void *w) {
   d->q8 = q8;
   p->algo_data = d;
   p->weight_density = (double)real / ((double)rows * (double)k_total);
-  p->packed_weight_bytes = p->packed_weight_bytes - nnz * sizeof(float) + nnz * (q8 ? sizeof(int16_t) : sizeof(float)) +
-                           (q8 ? 0 : rows * sizeof(float));
+  if (!q8) p->packed_weight_bytes += rows * sizeof(float); /* the fp32 spmm's zero bias */
   /* The workspace: csr_finish sized it for fp32 operands and an fp32 tile only where needed. */
   csrl_ws *ws = &d->ws;
   ws->es = q8 ? 2 : 4;

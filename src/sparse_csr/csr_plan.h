@@ -47,10 +47,11 @@ typedef struct csr_data {
    pixels; UNSUPPORTED when the filter has more than INT32_MAX columns. */
 dlconv_status dlc_csr_begin(dlconv_plan *p, csr_data **out, size_t nr_tile, const char *kernel_name);
 
-/* d->row_ptr (and the values) filled, cols the columns of the nonzeros (ascending, or
-   non-descending, within each row): lays out the operand, computes the offsets, sizes the fp32
-   workspace and publishes d as p->algo_data. Frees cols, and d on failure. */
-dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols);
+/* d->row_ptr (and the values, value_bytes each) filled, cols the columns of the nonzeros
+   (ascending, or non-descending, within each row): lays out the operand, computes the offsets,
+   sizes the fp32 workspace, counts the packed weights and publishes d as p->algo_data. Frees
+   cols, and d on failure. */
+dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols, size_t value_bytes);
 
 void dlc_csr_data_free(csr_data *d);
 
