@@ -54,48 +54,30 @@ typedef struct gspc_data {
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 
-/* Estimated cycles of one image with this tile: tiles x (reduction steps x cycles per step +
-   epilogue). The reduction step does nv*P FMAs and nv + P loads; it cannot beat the FMA
-   latency (each accumulator depends on itself). Wasted lanes, groups and recomputed columns
-   and rows are paid for in full, which is what steers the choice. */
-static double tile_cost(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, size_t gpv,
-                        size_t nv, size_t rn, size_t wn) {
-  const size_t nvl = nv * f->t_o, opb = nvl / gpv, np = rn * wn;
-  const size_t n_gb = div_up((size_t)s->groups, gpv), n_ocb = div_up((size_t)s->cout_g, opb);
-  const size_t n_rt = div_up((size_t)s->h_out, rn), n_wt = div_up((size_t)s->w_out, wn);
-  const double steps = (double)(s->cin_g * s->k_h * s->k_w);
-  const double fma = (double)(nv * np), loads = (double)(nv + np);
-  double cyc = fma / f->fma_per_cycle;
-  if (loads / f->loads_per_cycle > cyc) cyc = loads / f->loads_per_cycle;
-  if (f->fma_latency > cyc) cyc = f->fma_latency;
-  cyc += 0.5; /* loop control per step */
-  const double epi = fma * (s->layout == DLCONV_NHWC ? f->store_nhwc : f->store_nchw) + 20.0;
-  return (double)(n_gb * n_ocb * n_rt * n_wt) * (steps * cyc + epi);
+typedef struct search_ctx {
+  const dlc_f32_gspc_family *f;
+  double store; /* cycles per product of a tile at its store (the layout's) */
+} search_ctx;
+
+static int has_tile(const void *ctx, size_t gpv, size_t nv, size_t rn, size_t wn) {
+  return ((const search_ctx *)ctx)->f->get(gpv, nv, rn, wn) != NULL;
+}
+
+/* The tile's bias, clamp and store: per product at the layout's cost, and a fixed part. */
+static double epilogue(const void *ctx, size_t nv, size_t np, size_t rn, size_t n_wt) {
+  (void)rn, (void)n_wt;
+  return (double)(nv * np) * ((const search_ctx *)ctx)->store + 20.0;
 }
 
 static int choose_tile(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, gspc_data *d) {
-  double best = INFINITY;
-  const size_t kpg = (size_t)s->cout_g;
-  for (size_t gpv = 1; gpv <= f->max_gpv && gpv <= f->t_o; gpv *= 2) {
-    /* groups in lanes only when one vector holds all output channels of each of its groups,
-       and not more group slots than twice the groups there are */
-    if (gpv > 1 && (f->t_o / gpv < kpg || gpv / 2 >= (size_t)s->groups)) continue;
-    for (size_t nv = 1; nv <= (gpv == 1 ? GSPC_MAX_NV : 1); nv++)
-      for (size_t rn = 1; rn <= GSPC_MAX_R && rn <= (size_t)s->h_out; rn++)
-        for (size_t wn = 1; wn <= GSPC_MAX_W && wn <= (size_t)s->w_out; wn++) {
-          dlc_f32_gspc_ukernel_fn k = f->get(gpv, nv, rn, wn);
-          if (!k) continue;
-          const double c = tile_cost(s, f, gpv, nv, rn, wn);
-          if (c < best * 0.999) {
-            best = c;
-            d->kern = k;
-            d->gpv = gpv;
-            d->nv = nv;
-            d->rn = rn;
-            d->wn = wn;
-          }
-        }
-  }
+  const search_ctx sc = {f, s->layout == DLCONV_NHWC ? f->store_nhwc : f->store_nchw};
+  const dlc_gspc_tile_search ts = {f->t_o, f->max_gpv, GSPC_MAX_NV, GSPC_MAX_R, GSPC_MAX_W,
+                                   (double)(s->cin_g * s->k_h * s->k_w), f->fma_per_cycle, f->loads_per_cycle,
+                                   f->fma_latency, has_tile, epilogue, &sc};
+  dlc_gspc_tile t;
+  if (!dlc_gspc_choose_tile(s, &ts, &t)) return 0;
+  d->gpv = t.gpv, d->nv = t.nv, d->rn = t.rn, d->wn = t.wn;
+  d->kern = f->get(t.gpv, t.nv, t.rn, t.wn);
   /* NHWC becomes the channel-blocked layout by plain copies instead of transposes */
   if (d->kern && d->gpv == 1 && s->layout == DLCONV_NHWC && f->get_blocked) {
     dlc_f32_gspc_ukernel_fn k = f->get_blocked(d->nv, d->rn, d->wn);

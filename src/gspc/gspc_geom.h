@@ -1,9 +1,11 @@
 /* gspc_geom.h - the geometry both GSPC drivers (gspc.c for fp32, gspc_lowp.c for F16 / int8)
- * share: where the packed input's taps, stride phases and lanes are. Element counts are in the
- * packed input's elements (floats, or s16 pairs), so the same arithmetic serves both. */
+ * share: where the packed input's taps, stride phases and lanes are, and the search for the
+ * register tile. Element counts are in the packed input's elements (floats, or s16 pairs), so
+ * the same arithmetic serves both. */
 #ifndef DLC_GSPC_GEOM_H
 #define DLC_GSPC_GEOM_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +61,65 @@ static inline void dlc_gspc_next_job(size_t n_ocb, size_t n_rt, size_t n_img, si
   if (++*n < n_img) return;
   *n = 0;
   ++*gb;
+}
+
+/* The register-tile search both drivers run: the menu (has), the reduction step's rates and the
+   epilogue's cost are the driver's; the walk over (gpv, nv, rn, wn) and the cost of a tile are
+   shared. */
+typedef struct dlc_gspc_tile_search {
+  size_t t_o, max_gpv;                /* lanes per vector, most groups in lanes */
+  size_t max_nv, max_r, max_w;        /* the menu's bounds */
+  double steps;                       /* reduction steps of one tile */
+  double mac_per_cycle, loads_per_cycle, latency;
+  int (*has)(const void *ctx, size_t gpv, size_t nv, size_t rn, size_t wn);
+  /* cycles of a tile's epilogue: nv vectors of np = rn x wn pixels, n_wt tiles per output row */
+  double (*epilogue)(const void *ctx, size_t nv, size_t np, size_t rn, size_t n_wt);
+  const void *ctx;
+} dlc_gspc_tile_search;
+
+typedef struct dlc_gspc_tile {
+  size_t gpv, nv, rn, wn;
+} dlc_gspc_tile;
+
+/* Estimated cycles of one image with this tile: tiles x (reduction steps x cycles per step +
+   epilogue). The reduction step does nv*P products and nv + P loads; it cannot beat the product
+   latency (each accumulator depends on itself). Wasted lanes, groups and recomputed columns
+   and rows are paid for in full, which is what steers the choice. */
+static inline double dlc_gspc_tile_cost(const dlc_conv_shape *s, const dlc_gspc_tile_search *ts, size_t gpv,
+                                        size_t nv, size_t rn, size_t wn) {
+  const size_t nvl = nv * ts->t_o, opb = nvl / gpv, np = rn * wn;
+  const size_t n_gb = dlc_div_up((size_t)s->groups, gpv), n_ocb = dlc_div_up((size_t)s->cout_g, opb);
+  const size_t n_rt = dlc_div_up((size_t)s->h_out, rn), n_wt = dlc_div_up((size_t)s->w_out, wn);
+  const double mac = (double)(nv * np), loads = (double)(nv + np);
+  double cyc = mac / ts->mac_per_cycle;
+  if (loads / ts->loads_per_cycle > cyc) cyc = loads / ts->loads_per_cycle;
+  if (ts->latency > cyc) cyc = ts->latency;
+  cyc += 0.5; /* loop control per step */
+  const double epi = ts->epilogue(ts->ctx, nv, np, rn, n_wt);
+  return (double)(n_gb * n_ocb * n_rt * n_wt) * (ts->steps * cyc + epi);
+}
+
+/* The cheapest tile of the menu (the first of equal ones, within 0.1%); 0 when it has none. */
+static inline int dlc_gspc_choose_tile(const dlc_conv_shape *s, const dlc_gspc_tile_search *ts, dlc_gspc_tile *out) {
+  double best = INFINITY;
+  const size_t kpg = (size_t)s->cout_g;
+  *out = (dlc_gspc_tile){0, 0, 0, 0};
+  for (size_t gpv = 1; gpv <= ts->max_gpv && gpv <= ts->t_o; gpv *= 2) {
+    /* groups in lanes only when one vector holds all output channels of each of its groups,
+       and not more group slots than twice the groups there are */
+    if (gpv > 1 && (ts->t_o / gpv < kpg || gpv / 2 >= (size_t)s->groups)) continue;
+    for (size_t nv = 1; nv <= (gpv == 1 ? ts->max_nv : 1); nv++)
+      for (size_t rn = 1; rn <= ts->max_r && rn <= (size_t)s->h_out; rn++)
+        for (size_t wn = 1; wn <= ts->max_w && wn <= (size_t)s->w_out; wn++) {
+          if (!ts->has(ts->ctx, gpv, nv, rn, wn)) continue;
+          const double c = dlc_gspc_tile_cost(s, ts, gpv, nv, rn, wn);
+          if (c < best * 0.999) {
+            best = c;
+            *out = (dlc_gspc_tile){gpv, nv, rn, wn};
+          }
+        }
+  }
+  return best < INFINITY;
 }
 
 #endif

@@ -51,53 +51,35 @@ typedef struct glp_data {
   dlc_lowp_gspc_params prm;
 } glp_data;
 
-static int has_tile(const glp_data *d, size_t gpv, size_t nv, size_t r, size_t w) {
+typedef struct search_ctx {
+  const glp_data *d;
+  int nhwc;
+} search_ctx;
+
+static int has_tile(const void *ctx, size_t gpv, size_t nv, size_t r, size_t w) {
+  const glp_data *d = ((const search_ctx *)ctx)->d;
   return d->q8 ? d->fam->get_q8(gpv, nv, r, w) != NULL : d->fam->get_f16(gpv, nv, r, w) != NULL;
 }
 
-/* Estimated cycles of one image with this tile, as gspc.c's tile_cost: tiles x (reduction steps
-   x cycles per step + epilogue), wasted lanes, groups, columns and rows paid in full. The
-   epilogue is one store call per pixel (NHWC) or per channel row (NCHW) of the tile. */
-static double tile_cost(const dlc_conv_shape *s, const glp_data *d, size_t gpv, size_t nv, size_t rn, size_t wn) {
-  const dlc_lowp_gspc_family *f = d->fam;
-  const size_t nvl = nv * f->t_o, opb = nvl / gpv, np = rn * wn;
-  const size_t n_gb = dlc_div_up((size_t)s->groups, gpv), n_ocb = dlc_div_up((size_t)s->cout_g, opb);
-  const size_t n_rt = dlc_div_up((size_t)s->h_out, rn), n_wt = dlc_div_up((size_t)s->w_out, wn);
-  const double steps = (double)(dlc_div_up((size_t)s->cin_g, d->cpt) * (size_t)(s->k_h * s->k_w));
-  const double mac = (double)(nv * np), loads = (double)(nv + np);
-  double cyc = mac / (d->q8 ? f->mac_per_cycle_q8 : f->mac_per_cycle_f16);
-  if (loads / f->loads_per_cycle > cyc) cyc = loads / f->loads_per_cycle;
-  const double lat = d->q8 ? f->latency_q8 : f->latency_f16;
-  if (lat > cyc) cyc = lat;
-  cyc += 0.5; /* loop control per step */
-  const double calls = s->layout == DLCONV_NHWC ? (double)np : (double)(nvl * rn) / (double)n_wt;
-  const double epi = (double)(np * nvl) + 12.0 * calls + 20.0;
-  return (double)(n_gb * n_ocb * n_rt * n_wt) * (steps * cyc + epi);
+/* The epilogue: a store of every product, and one store call per pixel (NHWC) or per channel row
+   (NCHW) of the tile. */
+static double epilogue(const void *ctx, size_t nv, size_t np, size_t rn, size_t n_wt) {
+  const search_ctx *c = ctx;
+  const size_t nvl = nv * c->d->fam->t_o;
+  const double calls = c->nhwc ? (double)np : (double)(nvl * rn) / (double)n_wt;
+  return (double)(np * nvl) + 12.0 * calls + 20.0;
 }
 
 static int choose_tile(const dlc_conv_shape *s, glp_data *d) {
   const dlc_lowp_gspc_family *f = d->fam;
-  double best = INFINITY;
-  const size_t kpg = (size_t)s->cout_g;
-  for (size_t gpv = 1; gpv <= f->max_gpv && gpv <= f->t_o; gpv *= 2) {
-    /* groups in lanes only when one vector holds all output channels of each of its groups,
-       and not more group slots than twice the groups there are */
-    if (gpv > 1 && (f->t_o / gpv < kpg || gpv / 2 >= (size_t)s->groups)) continue;
-    for (size_t nv = 1; nv <= (gpv == 1 ? GLP_MAX_NV : 1); nv++)
-      for (size_t rn = 1; rn <= GLP_MAX_R && rn <= (size_t)s->h_out; rn++)
-        for (size_t wn = 1; wn <= GLP_MAX_W && wn <= (size_t)s->w_out; wn++) {
-          if (!has_tile(d, gpv, nv, rn, wn)) continue;
-          const double c = tile_cost(s, d, gpv, nv, rn, wn);
-          if (c < best * 0.999) {
-            best = c;
-            d->gpv = gpv;
-            d->nv = nv;
-            d->rn = rn;
-            d->wn = wn;
-          }
-        }
-  }
-  if (best == INFINITY) return 0;
+  const search_ctx sc = {d, s->layout == DLCONV_NHWC};
+  const dlc_gspc_tile_search ts = {f->t_o, f->max_gpv, GLP_MAX_NV, GLP_MAX_R, GLP_MAX_W,
+                                   (double)(dlc_div_up((size_t)s->cin_g, d->cpt) * (size_t)(s->k_h * s->k_w)),
+                                   d->q8 ? f->mac_per_cycle_q8 : f->mac_per_cycle_f16, f->loads_per_cycle,
+                                   d->q8 ? f->latency_q8 : f->latency_f16, has_tile, epilogue, &sc};
+  dlc_gspc_tile t;
+  if (!dlc_gspc_choose_tile(s, &ts, &t)) return 0;
+  d->gpv = t.gpv, d->nv = t.nv, d->rn = t.rn, d->wn = t.wn;
   if (d->q8)
     d->kq8 = f->get_q8(d->gpv, d->nv, d->rn, d->wn);
   else
