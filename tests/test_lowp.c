@@ -785,7 +785,8 @@ static int isa_list(dlconv_isa *out) {
 }
 
 /* The implemented paths: AUTO, IM2COL_GEMM, SPARSE_CSR for every layer, SPATIAL_PACK, GSPC for every convolution and, for
-   NCHW convolutions and NHWC depthwise ones with depth multiplier 1, DIRECT x every ISA x 1, 2 threads. */
+   NCHW convolutions, NHWC depthwise ones with depth multiplier 1 and F16 NHWC convolutions, DIRECT x every ISA x 1, 2
+   threads. */
 /* test_f16_nan: leave sparse_csr out of run_all_configs */
 static int g_skip_csr;
 
@@ -795,13 +796,18 @@ static void run_all_configs(const layer *L) {
   const dlconv_algo algos[] = {DLCONV_ALGO_AUTO,        DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_SPATIAL_PACK,
                                DLCONV_ALGO_SPARSE_CSR, DLCONV_ALGO_GSPC,        DLCONV_ALGO_DIRECT};
   const int direct_ok = !L->dense && (L->d.layout == DLCONV_NCHW || (L->d.c_in == L->d.groups && L->d.c_out == L->d.groups));
+  /* F16 convolutions run DIRECT in either layout on the fp32 conv kernels of the ISAs whose direct
+     family stores binary16: all but neon, which AUTO may pick (NHWC: UNSUPPORTED there) */
+  const int f16_conv = !L->dense && L->d.dtype == DLCONV_F16 && L->d.c_in != L->d.groups;
   int first = 1;
-  for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok ? 0 : 1); a++) {
+  for (size_t a = 0; a < ARRAY_LEN(algos) - (direct_ok || f16_conv ? 0 : 1); a++) {
     if (L->dense && (algos[a] == DLCONV_ALGO_SPATIAL_PACK || algos[a] == DLCONV_ALGO_GSPC)) continue;
     if (g_skip_csr && algos[a] == DLCONV_ALGO_SPARSE_CSR) continue;
     for (int i = 0; i < ni; i++)
       for (int t = 1; t <= 2; t++) {
-        run_layer(L, algos[a], isas[i], t, 0, first || (t == 2 && a == 0));
+        run_layer(L, algos[a], isas[i], t,
+                  algos[a] == DLCONV_ALGO_DIRECT && !direct_ok && (isas[i] == DLCONV_ISA_AUTO || isas[i] == DLCONV_ISA_NEON),
+                  first || (t == 2 && a == 0));
         first = 0;
       }
   }
@@ -811,6 +817,15 @@ static void run_all_configs(const layer *L) {
       dlc_test_direct_lowp_packed(mode);
       for (int i = 1; i < ni; i++) run_layer(L, DLCONV_ALGO_DIRECT, isas[i], 1 + (i & 1), 0, 0);
       dlc_test_direct_lowp_packed(-1);
+    }
+  /* F16 direct convolutions with bands of one and two output rows: x widened per band, several
+     times per image */
+  if (f16_conv)
+    for (int rows = 1; rows <= 2; rows++) {
+      dlc_test_direct_band_rows(rows);
+      for (int i = 1; i < ni; i++)
+        run_layer(L, DLCONV_ALGO_DIRECT, isas[i], 1 + (i & 1), !direct_ok && isas[i] == DLCONV_ISA_NEON, 0);
+      dlc_test_direct_band_rows(0);
     }
   /* spatial pack with bands of one and two output rows: several strips per image */
   if (!L->dense)

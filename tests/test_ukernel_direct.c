@@ -69,9 +69,18 @@ static const dlc_f32_direct_family *family_of(dlconv_isa isa) {
 static const int TAPS[][2] = {{1, 1}, {2, 3}, {3, 2}, {0, 2}, {2, 0}, {1, 3}};
 #define N_TAPS (sizeof TAPS / sizeof TAPS[0])
 
+/* binary16 -> float, written here from the format's definition (the oracle's own). */
+static float half_to_float(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double mag = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+  return (float)((h & 0x8000) ? -mag : mag);
+}
+static const uint16_t SENTINEL_H = 0xD7D7; /* -125.4375 */
+
 typedef struct kcase {
   size_t nv, nw, nc, nky, nkx, cin;
   int nchw_x, nchw_y, acc_in, acc_out, clamp, nan;
+  int f16;            /* conv of an f16_out family, storing into yh (acc_out unset) */
   size_t m;           /* dwc: channel multiplier; 0 for conv */
   size_t tile;        /* dwc: channel tile index */
 } kcase;
@@ -176,6 +185,12 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   const size_t ny = nchw_y ? nc * (size_t)a.y_c + GUARD : k->nw * (size_t)a.y_pix + GUARD;
   float *y = sentinel_buf(ny);
   a.y = y;
+  uint16_t *yh = NULL;
+  if (k->f16) {
+    yh = xalloc(ny * sizeof(uint16_t));
+    for (size_t i = 0; i < ny; i++) yh[i] = SENTINEL_H;
+    a.yh = yh;
+  }
   a.out_min = k->clamp ? -0.6f : -INFINITY;
   a.out_max = k->clamp ? 0.7f : INFINITY;
 
@@ -210,14 +225,20 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
         acc = clampd(acc, a.out_min, a.out_max);
         const size_t at = p * (size_t)a.y_pix + c * (size_t)a.y_c;
         assert_true(at < ny);
-        got = y[at];
+        got = k->f16 ? half_to_float(yh[at]) : y[at];
         touched[at] = 1;
       }
-      if (!close_enough(got, acc, mag, nky * nkx * cin))
+      /* binary16 output: the fp32 sum's error, then one rounding to 11 significant bits (half an
+         ulp: 2^-11 relative, 2^-25 among the subnormals) */
+      const int ok = k->f16 ? isnan(acc) ? isnan(got)
+                                        : fabs((double)got - acc) <= 3e-7 * (double)(nky * nkx * cin + 2) * mag +
+                                                                         ldexp(fabs(acc), -11) + ldexp(1.0, -25)
+                            : close_enough(got, acc, mag, nky * nkx * cin);
+      if (!ok)
         fail_msg("%s %s nv=%zu nw=%zu nc=%zu taps=%zux%zu cin=%zu m=%zu x%s y%s in=%d out=%d clamp=%d: "
-                 "pixel %zu channel %zu = %.9g, want %.9g",
+                 "pixel %zu channel %zu = %.9g, want %.9g%s",
                  f->name, what, k->nv, k->nw, nc, nky, nkx, cin, k->m, nchw_x ? "nchw" : "nhwc",
-                 nchw_y ? "nchw" : "nhwc", k->acc_in, k->acc_out, k->clamp, p, c, got, acc);
+                 nchw_y ? "nchw" : "nhwc", k->acc_in, k->acc_out, k->clamp, p, c, got, acc, k->f16 ? " (binary16 out)" : "");
     }
   /* Nothing outside the tile's valid outputs is written (raw buffers: lanes beyond nc may be). */
   if (k->acc_out) {
@@ -226,6 +247,13 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
         fail_msg("%s %s nw=%zu: acc_out[%zu] written past the tile", f->name, what, k->nw, i);
     for (size_t i = 0; i < ny; i++)
       if (y[i] != SENTINEL) fail_msg("%s %s: y written in raw mode", f->name, what);
+  } else if (k->f16) {
+    for (size_t i = 0; i < ny; i++) {
+      if (y[i] != SENTINEL) fail_msg("%s %s: y written when storing into yh", f->name, what);
+      if (!touched[i] && yh[i] != SENTINEL_H)
+        fail_msg("%s %s nv=%zu nw=%zu nc=%zu y%s: yh[%zu] written outside the tile", f->name, what, k->nv, k->nw, nc,
+                 nchw_y ? "nchw" : "nhwc", i);
+    }
   } else {
     for (size_t i = 0; i < ny; i++)
       if (!touched[i] && y[i] != SENTINEL)
@@ -236,6 +264,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
     for (size_t i = 0; i < nacc; i++)
       if (acc_in[i] != acc_in_copy[i]) fail_msg("%s %s: acc_in modified", f->name, what);
   free(touched);
+  free(yh);
   free(x);
   free(w);
   free(bias);
@@ -258,7 +287,7 @@ static size_t channel_counts(size_t vl, size_t nv, size_t out[4]) {
 
 static void test_conv_kernels(void **state) {
   (void)state;
-  int tested = 0;
+  int tested = 0, tested_f16 = 0;
   for (size_t i = 0; i < N_ISAS; i++) {
     const dlc_f32_direct_family *f = family_of(all_isas[i]);
     if (!f) continue;
@@ -283,10 +312,17 @@ static void test_conv_kernels(void **state) {
             k.nkx = (size_t)t[1];
             run_kernel_case(f, f->conv[nv - 1], &k, "conv");
             tested++;
+            if (f->f16_out && !k.acc_out) {
+              k.f16 = 1;
+              run_kernel_case(f, f->conv[nv - 1], &k, "conv");
+              tested_f16++;
+            }
           }
     }
   }
   assert_true(tested > 0);
+  assert_true(tested_f16 > 0); /* generic stores binary16 everywhere */
+  printf("conv: %d cases, %d of them again with binary16 output\n", tested, tested_f16);
 }
 
 static void test_dwc_kernels(void **state) {
@@ -703,6 +739,39 @@ static void test_to_channel_last(void **state) {
   }
 }
 
+/* to_channel_last_f16: the same sweep from halves (any bit pattern: subnormals, infinities and
+   NaNs included), widened exactly; plane == w on odd widths, so the last row ends at the end of
+   the allocation and an over-read shows under ASan. */
+static void test_to_channel_last_f16(void **state) {
+  (void)state;
+  int tested = 0;
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_f32_direct_family *f = family_of(all_isas[s]);
+    if (!f || !f->to_channel_last_f16) continue;
+    for (size_t ci = 1; ci <= 64; ci = ci < 19 ? ci + 1 : (ci == 19 ? 64 : 65))
+      for (size_t w = 1; w <= 37; w = w < 19 ? w + 1 : (w == 19 ? 37 : 38)) {
+        const size_t plane = w & 1 ? w : w + 5, n = ci * w;
+        uint16_t *src = malloc(ci * plane * sizeof(uint16_t));
+        assert_non_null(src);
+        for (size_t i = 0; i < ci * plane; i++) src[i] = (uint16_t)next_u32();
+        float *buf = sentinel_buf(n + 2 * GUARD);
+        f->to_channel_last_f16(src, plane, w, ci, buf + GUARD);
+        for (size_t i = 0; i < n + 2 * GUARD; i++) {
+          const ptrdiff_t t = (ptrdiff_t)i - GUARD;
+          const float want =
+              t >= 0 && (size_t)t < n ? half_to_float(src[((size_t)t % ci) * plane + (size_t)t / ci]) : SENTINEL;
+          if (!(buf[i] == want || (isnan(want) && isnan(buf[i]))))
+            fail_msg("%s to_channel_last_f16 ci=%zu w=%zu: float %td is %g, want %g", f->name, ci, w, t,
+                     (double)buf[i], (double)want);
+        }
+        free(src);
+        free(buf);
+        tested++;
+      }
+  }
+  assert_true(tested > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
@@ -710,6 +779,7 @@ int main(void) {
       cmocka_unit_test(test_api_shapes),
       cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
       cmocka_unit_test(test_api_unsupported),  cmocka_unit_test(test_to_channel_last),
+      cmocka_unit_test(test_to_channel_last_f16),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -24,6 +25,10 @@ int dlc_kernel_hook_on(void) { return atomic_load_explicit(&hook_on, memory_orde
 
 /* The corruption: always changes the value by at least 1 and by at least its own magnitude. */
 static void perturb(float *v) { *v += 1.0f + fabsf(*v); }
+
+/* The same on a binary16 output (the F16 conv's tiles): flipping the exponent's top bit moves a
+   finite value by orders of magnitude and turns 0 into 2. */
+static void perturb_f16(uint16_t *v) { *v ^= 0x4000u; }
 
 /* Octal slot numbers 00..077 / 000..0777: L64(M, 0) expands M(000) ... M(077), so each
    trampoline knows its slot as a literal. */
@@ -54,7 +59,12 @@ SLOT_TABLE(direct, dlc_f32_direct_fn, 64)
 #define DIRECT_T(i)                                                          \
   static void direct_t##i(size_t nw, const dlc_f32_direct_args *a) {         \
     direct_orig[i](nw, a);                                                   \
-    if (!a->acc_out) perturb(a->y);                                          \
+    if (a->acc_out) {                                                        \
+    } else if (a->yh) {                                                      \
+      perturb_f16(a->yh);                                                    \
+    } else {                                                                 \
+      perturb(a->y);                                                         \
+    }                                                                        \
   }
 L64(DIRECT_T, 0)
 #define ADDR_DIRECT(i) direct_t##i,

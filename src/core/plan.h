@@ -97,5 +97,9 @@ extern const dlc_algo_ops dlc_csr_lowp_ops;     /* src/sparse_csr/csr_lowp.c: F1
 /* src/direct/direct_lowp_conv.c: F16 and int8 NCHW, c_in/groups > 1 (dlc_direct_lowp_ops hands
    such plans over to it) */
 extern const dlc_algo_ops dlc_direct_lowp_conv_ops;
+/* src/direct/direct.c: F16, c_in/groups > 1, both layouts, on the fp32 conv kernels where the
+   family stores binary16 (dlc_direct_f16_conv_runs); dlc_direct_lowp_ops hands such plans to it */
+extern const dlc_algo_ops dlc_direct_f16_conv_ops;
+int dlc_direct_f16_conv_runs(const dlconv_plan *p);
 
 #endif

@@ -46,4 +46,10 @@ void dlc_test_direct_lowp_packed(int mode);
    made. */
 void dlc_test_spack_lowp_band_rows(int rows);
 
+/* ---- direct conv bands (src/direct/direct.c) -------------------------------------------------
+   0 (the default): bands of output rows whose input rows fit BAND_BYTES; rows > 0: bands of at
+   most that many rows, so that small test shapes run several bands per image (F16 widens x per
+   band). Read when a plan is made. */
+void dlc_test_direct_band_rows(int rows);
+
 #endif

@@ -20,14 +20,29 @@
  * (many accumulators), which matters when a call is long (cin_g x taps steps). dwc calls are short,
  * so its border pixels are instead exact small calls with their clipped tap range. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
- * channel tile) items for conv, (n, row, channel tile) for dwc and (n, channel, row group) for dwp. */
+ * channel tile) items for conv, (n, row, channel tile) for dwc and (n, channel, row group) for dwp.
+ *
+ * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
+ * weights are binary16 (half the memory), and each task widens what its items read into its own
+ * slice of the workspace: the input rows of the current band, channel-last (BAND_BYTES of floats,
+ * the L2-sized unit the loop order already reuses), and the current channel tile's weights. The
+ * kernels then round their clamped tiles to binary16 themselves (family f16_out). Converting in
+ * the kernel instead cost more: weights widened by vcvtph2ps at every step ran ResNet-50's 3x3
+ * layers 8-13% slower than fp32 on Zen 2 (two conversions per 12 FMAs), where a band's or a
+ * tile's widening is amortised over all its rows. */
 #include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "../quant/quant.h"
 #include "direct_dwp.h"
+
+#include "../core/test_hooks.h"
 
 enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP };
 
@@ -44,6 +59,11 @@ typedef struct direct_data {
   int ic_outer;             /* conv: reduce in the order (ic, ky, kx), else (ky, kx, ic) */
   size_t band;              /* conv: output rows per band (see conv_task) */
   int x_nhwc;               /* conv: x read channel-last (NHWC data, or NCHW x transposed at execute) */
+  int f16;                  /* F16 conv: weights in wh, x and y binary16 (see the top) */
+  uint16_t *wh;             /* F16: packed weights, the layout of w */
+  size_t xband_bytes;       /* F16: a band's input rows of one group, channel-last floats */
+  size_t wtile_bytes;       /* F16: one channel tile's weights as floats */
+  size_t ntasks;            /* F16: tasks of execute (a workspace slice each) */
 } direct_data;
 
 /* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
@@ -51,6 +71,9 @@ typedef struct direct_data {
    tile's packed weights are then read from memory once per band, not once per output row (for
    512x7x7 > 512, 3x3: 0.6 MB of weights per tile, re-read 7 times from L3 with rows outermost). */
 #define BAND_BYTES (1024u * 1024u)
+
+static atomic_int band_hook;
+void dlc_test_direct_band_rows(int rows) { atomic_store_explicit(&band_hook, rows, memory_order_relaxed); }
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
@@ -62,15 +85,20 @@ static size_t nv_max(const dlc_f32_direct_family *f, int dwc) {
   return (dwc ? f->dwc[1] : f->conv[1]) ? 2 : 1;
 }
 
-static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const float *w) {
+/* w: OIHW fp32, or binary16 when d->f16 (packed as given, into d->wh). */
+static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const void *w) {
   const dlc_conv_shape *s = &p->s;
   const size_t vl = p->kernels->direct->vl;
   const size_t taps = (size_t)(s->k_h * s->k_w), cin = (size_t)s->cin_g, cout = (size_t)s->cout_g;
   d->nb = dlc_div_up(cout, vl);
   d->nct = dlc_div_up(d->nb, nv_max(p->kernels->direct, 0));
   const size_t n = (size_t)s->groups * d->nb * taps * cin * vl;
-  d->w = dlc_calloc(n * sizeof(float));
-  if (!d->w) return DLCONV_ERR_OUT_OF_MEMORY;
+  const size_t es = d->f16 ? sizeof(uint16_t) : sizeof(float);
+  if (d->f16)
+    d->wh = dlc_calloc(n * es);
+  else
+    d->w = dlc_calloc(n * es);
+  if (!d->w && !d->wh) return DLCONV_ERR_OUT_OF_MEMORY;
   /* The innermost loop should be the long one: ic, unless there are fewer input channels than
      horizontal taps (a first layer: c_in 3, 7x7) and kx cannot merge with ic (NHWC, groups 1,
      dilation 1 makes (kx, ic) one run). */
@@ -78,7 +106,7 @@ static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const float *w) {
      outermost (a stem: the transpose would only interleave its 3 planes). Each step of the
      reduction then broadcasts from the same few cache lines for consecutive channels instead of a
      line of another h*w plane (Zen 2, 512x28x28>512 3x3: 76% of peak NCHW, 91% channel-last). */
-  d->x_nhwc = s->layout == DLCONV_NHWC || s->cin_g >= s->k_w;
+  d->x_nhwc = s->layout == DLCONV_NHWC || s->cin_g >= s->k_w || d->f16;
   const int merges = d->x_nhwc && s->groups == 1 && s->dil_w == 1;
   d->ic_outer = s->cin_g < s->k_w && !merges;
   if (!d->ic_outer) {
@@ -97,18 +125,25 @@ static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const float *w) {
   for (size_t g = 0; g < (size_t)s->groups; g++)
     for (size_t oc = 0; oc < cout; oc++) {
       const size_t b = oc / vl, ct = b / nvm, nvt = DLC_MIN(nvm, d->nb - ct * nvm);
-      float *wb = d->w + (g * d->nb + ct * nvm) * taps * cin * vl + (b - ct * nvm) * vl + oc % vl;
+      const size_t wb = (g * d->nb + ct * nvm) * taps * cin * vl + (b - ct * nvm) * vl + oc % vl;
       for (size_t ic = 0; ic < cin; ic++)
         for (int64_t ky = 0; ky < s->k_h; ky++)
-          for (int64_t kx = 0; kx < s->k_w; kx++)
-            wb[((ptrdiff_t)ic * d->w_c + ky * d->w_ky + kx * d->w_kx) * (ptrdiff_t)nvt] =
-                w[((g * cout + oc) * cin + ic) * taps + (size_t)(ky * s->k_w + kx)];
+          for (int64_t kx = 0; kx < s->k_w; kx++) {
+            const size_t to = wb + (size_t)(((ptrdiff_t)ic * d->w_c + ky * d->w_ky + kx * d->w_kx) * (ptrdiff_t)nvt);
+            const size_t from = ((g * cout + oc) * cin + ic) * taps + (size_t)(ky * s->k_w + kx);
+            if (d->f16)
+              d->wh[to] = ((const uint16_t *)w)[from];
+            else
+              d->w[to] = ((const float *)w)[from];
+          }
     }
-  p->packed_weight_bytes = n * sizeof(float);
+  p->packed_weight_bytes = n * es;
   const size_t row_bytes = (size_t)(s->cin_g * s->w_in) * sizeof(float);
   const size_t rows_in = BAND_BYTES / DLC_MAX(row_bytes, (size_t)1);
   const size_t win = (size_t)((s->k_h - 1) * s->dil_h + 1);
   d->band = rows_in > win ? (rows_in - win) / (size_t)s->stride_h + 1 : 1;
+  const int forced = atomic_load_explicit(&band_hook, memory_order_relaxed);
+  if (forced > 0) d->band = DLC_MIN(d->band, (size_t)forced);
   d->band = DLC_MAX((size_t)1, DLC_MIN(d->band, (size_t)s->h_out));
   return DLCONV_OK;
 }
@@ -156,6 +191,7 @@ static void direct_destroy(dlconv_plan *p) {
   direct_data *d = p->algo_data;
   if (!d) return;
   dlc_free(d->w);
+  dlc_free(d->wh);
   dlc_free(d->perm);
   dlc_free(d);
   p->algo_data = NULL;
@@ -191,6 +227,51 @@ static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
   return DLCONV_OK;
 }
 
+int dlc_direct_f16_conv_runs(const dlconv_plan *p) {
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  return p->dtype == DLCONV_F16 && p->s.cin_g > 1 && f && f->conv[0] && f->f16_out && p->kernels->f16_gemm &&
+         p->kernels->f16_gemm->widen_run;
+}
+
+/* Input rows [*lo, *hi) that output rows [oy0, oy1) read (empty when all of them are padding). */
+static void band_rows_in(const dlc_conv_shape *s, int64_t oy0, int64_t oy1, int64_t *lo, int64_t *hi) {
+  *lo = DLC_MAX(0, oy0 * s->stride_h - s->pad_t);
+  *hi = DLC_MAX(*lo, DLC_MIN(s->h_in, (oy1 - 1) * s->stride_h - s->pad_t + (s->k_h - 1) * s->dil_h + 1));
+}
+
+static dlconv_status direct_f16_plan(dlconv_plan *p, const void *w) {
+  const dlc_conv_shape *s = &p->s;
+  if (!dlc_direct_f16_conv_runs(p))
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s has no F16 conv kernels", p->kernels->name);
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  for (size_t i = 0; i < 2; i++)
+    if (f->conv_tw[i] * (i + 1) * f->vl > TILE_BUF_FLOATS)
+      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: %s tile exceeds the border buffer", f->name);
+  direct_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory");
+  d->mode = MODE_CONV;
+  d->f16 = 1;
+  p->algo_data = d;
+  if (pack_conv(p, d, w) != DLCONV_OK) {
+    direct_destroy(p);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory packing weights");
+  }
+  /* the most input rows a band reads: its first band's output rows, or any band's, when clipped
+     by no padding, read (band - 1) * stride + the kernel's extent */
+  int64_t lo, hi;
+  band_rows_in(s, 0, (int64_t)d->band, &lo, &hi);
+  const size_t rows = DLC_MIN((size_t)s->h_in, DLC_MAX((size_t)(hi - lo),
+                                  (d->band - 1) * (size_t)s->stride_h + (size_t)((s->k_h - 1) * s->dil_h + 1)));
+  d->xband_bytes = dlc_round_up(rows * (size_t)(s->w_in * s->cin_g) * sizeof(float), DLC_ALIGN);
+  d->wtile_bytes = dlc_round_up((size_t)(s->k_h * s->k_w * s->cin_g) * nv_max(f, 0) * f->vl * sizeof(float), DLC_ALIGN);
+  const size_t items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
+  d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), items));
+  p->workspace_bytes = d->ntasks * (d->xband_bytes + d->wtile_bytes);
+  p->weight_density = 1.0;
+  snprintf(p->kernel, sizeof p->kernel, "f16+%s", f->name);
+  return DLCONV_OK;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Execute: conv and dwc, one output row of one channel tile at a time. */
 
@@ -206,8 +287,10 @@ typedef struct row_job {
   loop_dim ky, kx, ic;      /* ky.n: the row's clipped ky range; kx.n set per call; ic: (1, 0, 0) for dwc */
   int ic_outer;             /* conv NCHW: reduce in the order (ic, ky, kx) */
   const float *xrow;        /* x at the tile's channel base, input row of ky0, column 0 */
+  int64_t x_row0;           /* the input row at which x starts (F16: the band's first row) */
   const float *wrow;        /* packed weights of the tile's first vector at (ky0, kx 0) */
   float *yrow;              /* y at the tile's channel base, output row, column 0 */
+  uint16_t *ych, *yrowh;    /* F16: y at the tile's channel base, and at the output row */
   ptrdiff_t x_col, y_col;   /* floats between input columns / output pixels */
   int64_t in_lo, in_hi;     /* output columns [in_lo, in_hi) see every horizontal tap */
 } row_job;
@@ -255,7 +338,10 @@ static void call(const dlconv_plan *p, row_job *r, int64_t p0, size_t nw, int64_
     set_loops(a, r->ky, kx, r->ic);
   a->x = a->n[0] ? r->xrow + (p0 * s->stride_w - s->pad_l + kx0 * s->dil_w) * r->x_col : r->xrow;
   a->w = r->wrow + kx0 * r->kx.ws;
-  a->y = r->yrow + p0 * r->y_col;
+  if (r->ych)
+    a->yh = r->yrowh + p0 * r->y_col;
+  else
+    a->y = r->yrow + p0 * r->y_col;
   a->acc_in = acc_in;
   a->acc_out = acc_out;
   r->fn(nw, a);
@@ -365,9 +451,12 @@ static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc
   const int64_t ky0 = DLC_MAX(0, ceil_div(-iy0, s->dil_h));
   const int64_t ky1 = DLC_MIN(s->k_h, floor_div(s->h_in - 1 - iy0, s->dil_h) + 1);
   r->ky.n = ky1 > ky0 ? (size_t)(ky1 - ky0) : 0;
-  r->xrow = r->ky.n ? xc + (iy0 + ky0 * s->dil_h) * s->w_in * r->x_col : xc;
+  r->xrow = r->ky.n ? xc + (iy0 + ky0 * s->dil_h - r->x_row0) * s->w_in * r->x_col : xc;
   r->wrow = wb + (r->ky.n ? ky0 : 0) * r->ky.ws;
-  r->yrow = yc + oy * s->w_out * r->y_col;
+  if (r->ych)
+    r->yrowh = r->ych + oy * s->w_out * r->y_col;
+  else
+    r->yrow = yc + oy * s->w_out * r->y_col;
   if (tw == 0) {
     run_row_exact(p, r);
     return;
@@ -398,6 +487,9 @@ typedef struct exec_ctx {
   const float *x;
   float *y;
   size_t items, ntasks;
+  const uint16_t *xh;       /* F16 */
+  uint16_t *yh;
+  char *ws;
 } exec_ctx;
 
 /* Strides and clamp shared by every call of one channel tile. */
@@ -405,7 +497,9 @@ static void job_common(const dlconv_plan *p, row_job *r, size_t nv) {
   const dlc_conv_shape *s = &p->s;
   const direct_data *d = p->algo_data;
   const int nhwc = s->layout == DLCONV_NHWC;
-  r->x_col = nhwc || (d->mode == MODE_CONV && d->x_nhwc) ? s->c_in : 1;
+  r->x_col = d->f16 ? s->cin_g : nhwc || (d->mode == MODE_CONV && d->x_nhwc) ? s->c_in : 1;
+  r->x_row0 = 0;
+  r->ych = r->yrowh = NULL;
   r->y_col = nhwc ? s->c_out : 1;
   memset(&r->a, 0, sizeof r->a);
   r->ky = (loop_dim){0, s->dil_h * s->w_in * r->x_col, d->w_ky};
@@ -422,6 +516,32 @@ static void job_common(const dlconv_plan *p, row_job *r, size_t nv) {
   r->in_hi = floor_div(s->w_in - 1 + s->pad_l - (s->k_w - 1) * s->dil_w, s->stride_w) + 1;
 }
 
+/* F16: input rows [lo, hi) of image n, group g, widened into dst channel-last (row-major, cin_g
+   floats per pixel). */
+static void widen_band(const dlconv_plan *p, const uint16_t *x, size_t n, size_t g, int64_t lo, int64_t hi, float *dst) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_f16_direct_to_channel_last_fn tcl = p->kernels->direct->to_channel_last_f16;
+  const dlc_f16_widen_run_fn widen = p->kernels->f16_gemm->widen_run;
+  const size_t ci = (size_t)s->cin_g, cin = (size_t)s->c_in, w = (size_t)s->w_in, h = (size_t)s->h_in, icg = g * ci;
+  for (size_t iy = (size_t)lo; iy < (size_t)hi; iy++, dst += w * ci) {
+    if (s->layout == DLCONV_NCHW) {
+      const uint16_t *src = x + ((n * cin + icg) * h + iy) * w;
+      if (tcl) {
+        tcl(src, h * w, w, ci, dst);
+        continue;
+      }
+      for (size_t ix = 0; ix < w; ix++)
+        for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = dlc_f16_to_f32(src[ic * h * w + ix]);
+    } else {
+      const uint16_t *src = x + (n * h + iy) * w * cin + icg;
+      if (s->groups == 1)
+        widen(w * ci, src, 1, dst);
+      else
+        for (size_t ix = 0; ix < w; ix++) widen(ci, src + ix * cin, 1, dst + ix * ci);
+    }
+  }
+}
+
 static void conv_task(void *arg, size_t task) {
   const exec_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -434,6 +554,13 @@ static void conv_task(void *arg, size_t task) {
   dlc_split_range(c->items, c->ntasks, task, &i, &end);
   row_job r;
   const size_t per_img = d->nct * (size_t)s->h_out;
+  /* F16: the task's slice, and the band and channel tile it last widened there */
+  float *xb = NULL, *wt = NULL;
+  size_t xkey = SIZE_MAX, wkey = SIZE_MAX;
+  if (d->f16) {
+    xb = (float *)(c->ws + task * (d->xband_bytes + d->wtile_bytes));
+    wt = (float *)((char *)xb + d->xband_bytes);
+  }
   for (; i < end; i++) {
     /* Item i: (n, g), then band, then channel tile, then the row within the band. */
     const size_t q = i / per_img, rb = i % per_img;
@@ -454,6 +581,24 @@ static void conv_task(void *arg, size_t task) {
     r.a.nc = DLC_MIN(nv * vl, (size_t)s->cout_g - oc0);
     r.a.bias = p->bias + g * (size_t)s->cout_g + oc0;
     const size_t ocg = g * (size_t)s->cout_g + oc0, icg = g * (size_t)s->cin_g;
+    if (d->f16) {
+      int64_t lo, hi;
+      band_rows_in(s, (int64_t)(band * d->band), (int64_t)(band * d->band + nrows), &lo, &hi);
+      if (q * (size_t)s->h_out + band != xkey) {
+        xkey = q * (size_t)s->h_out + band;
+        widen_band(p, c->xh, n, g, lo, hi, xb);
+      }
+      if (g * d->nct + ct != wkey) {
+        wkey = g * d->nct + ct;
+        const size_t nw = taps * (size_t)s->cin_g * nv * vl;
+        p->kernels->f16_gemm->widen_run(nw, d->wh + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl, 1, wt);
+      }
+      r.x_row0 = lo;
+      r.ych = c->yh + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
+                            : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
+      run_row(p, &r, xb, NULL, wt, oy, f->conv_tw[nv - 1]);
+      continue;
+    }
     const float *xc = c->x + (d->x_nhwc ? n * (size_t)(s->h_in * s->w_in * s->c_in) + icg
                                    : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
     float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
@@ -638,6 +783,25 @@ static void direct_execute(const dlconv_plan *p, const float *x, float *y, void 
   }
   dlc_parallel_for(p, c.ntasks, fn, &c);
 }
+
+static void direct_f16_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  exec_ctx c = {.p = p, .xh = x, .yh = y, .ws = workspace, .ntasks = d->ntasks};
+  c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
+  if (c.ntasks <= 1)
+    conv_task(&c, 0);
+  else
+    dlc_parallel_for(p, c.ntasks, conv_task, &c);
+}
+
+const dlc_algo_ops dlc_direct_f16_conv_ops = {
+    .algo = DLCONV_ALGO_DIRECT,
+    .name = "direct",
+    .destroy = direct_destroy,
+    .plan_lowp = direct_f16_plan,
+    .execute_lowp = direct_f16_execute,
+};
 
 const dlc_algo_ops dlc_direct_ops = {
     .algo = DLCONV_ALGO_DIRECT,

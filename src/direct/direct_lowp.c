@@ -21,8 +21,9 @@
  * family's store finishes the row into y (bias, clamp and binary16 rounding, or the exact
  * requantisation of quant.h). Padding is never materialised.
  *
- * Layers with several input channels per group go to direct_lowp_conv.c (this file's plan hands
- * them over), so DIRECT is one algorithm for the caller.
+ * Layers with several input channels per group go to direct.c's F16 conv path (F16, where the
+ * direct family stores binary16) or to direct_lowp_conv.c (int8, and F16 elsewhere): this file's
+ * plan hands them over, so DIRECT is one algorithm for the caller.
  *
  * NHWC (depth multiplier 1) goes row by row instead: each tap adds a run of all channels of
  * several output pixels (x contiguous along them with stride 1, weights transposed to taps x
@@ -76,7 +77,7 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   const int q8 = p->dtype != DLCONV_F16;
   if (s->cin_g != 1) {
     /* several input channels per group: the other driver owns the plan from here on */
-    p->ops = &dlc_direct_lowp_conv_ops;
+    p->ops = !q8 && dlc_direct_f16_conv_runs(p) ? &dlc_direct_f16_conv_ops : &dlc_direct_lowp_conv_ops;
     return p->ops->plan_lowp(p, w);
   }
   const int nhwc = s->layout == DLCONV_NHWC;

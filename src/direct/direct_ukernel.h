@@ -52,6 +52,9 @@ typedef struct dlc_f32_direct_args {
   float *y;
   ptrdiff_t y_pix, y_c;       /* NHWC: (c_out, 1); NCHW: (1, h_out*w_out) */
   float out_min, out_max;
+  /* conv of a family with f16_out: when yh is not NULL the clamped tile is rounded to binary16
+     (nearest even, as dlc_f32_to_f16) into yh, with the same strides in halves, and y is unused. */
+  uint16_t *yh;
   /* dwc only (its loops run over taps; channels are contiguous in x), per channel vector v: its input
      channels start at x + x_v[v] and are n_in[v] long (masked load); lane l takes input channel
      perm[v*vl + l] of them. perm is NULL when the channel multiplier is 1 (lane l is channel l). */
@@ -73,6 +76,7 @@ static inline void dlc_f32_direct_args_at(const dlc_f32_direct_args *a, size_t p
   if (a->n[0] && a->n[1] && a->n[2]) t->x = a->x + p * a->x_pix;
   if (a->acc_in) t->acc_in = a->acc_in + p * a->acc_ld;
   if (a->acc_out) t->acc_out = a->acc_out + p * a->acc_ld;
+  else if (a->yh) t->yh = a->yh + p * a->y_pix;
   else t->y = a->y + p * a->y_pix;
 }
 
@@ -118,6 +122,10 @@ typedef void (*dlc_f32_dwp_fn)(size_t nw, const dlc_f32_dwp_args *a);
    Reads and writes nothing else. */
 typedef void (*dlc_f32_direct_to_channel_last_fn)(const float *src, size_t plane, size_t w, size_t ci, float *dst);
 
+/* The same from binary16, widened: dst[ix * ci + ic] = f32(src[ic * plane + ix]) (the F16 conv
+   runs the fp32 conv kernels on a band of x widened this way, see direct.c). */
+typedef void (*dlc_f16_direct_to_channel_last_fn)(const uint16_t *src, size_t plane, size_t w, size_t ci, float *dst);
+
 typedef struct dlc_f32_direct_family {
   const char *name;           /* conv kernel and tile, e.g. "f32_direct_14x32__avx512" */
   const char *dw_name;        /* depthwise kernels, e.g. "f32_dwconv_..__avx512" */
@@ -130,6 +138,8 @@ typedef struct dlc_f32_direct_family {
   size_t dwp_rows[DLC_DIRECT_MAX_DWP_VECS];  /* dwp: max rows of a tile with npv = index+1 vectors */
   dlc_f32_dwp_fn dwp;
   dlc_f32_direct_to_channel_last_fn to_channel_last;   /* NULL: the driver's scalar loop */
+  int f16_out;                /* the conv kernels honour yh (binary16 output): F16 layers may run them */
+  dlc_f16_direct_to_channel_last_fn to_channel_last_f16; /* NULL: the driver's scalar loop */
 } dlc_f32_direct_family;
 
 #endif

@@ -3,6 +3,7 @@
  * register tile's lanes, so compilers vectorise them with whatever the baseline offers. */
 #include "../../core/util.h"
 #include "../../direct/direct_ukernel.h"
+#include "../../quant/quant.h"
 
 #define VL 8
 #define CONV_TW1 8
@@ -28,8 +29,14 @@ static inline void tile_store(tile_t acc, size_t nw, size_t lanes, const dlc_f32
     return;
   }
   for (size_t p = 0; p < nw; p++)
-    for (size_t c = 0; c < a->nc; c++)
-      a->y[(ptrdiff_t)p * a->y_pix + (ptrdiff_t)c * a->y_c] = dlc_clamp(acc[p][c], a->out_min, a->out_max);
+    for (size_t c = 0; c < a->nc; c++) {
+      const float v = dlc_clamp(acc[p][c], a->out_min, a->out_max);
+      const ptrdiff_t at = (ptrdiff_t)p * a->y_pix + (ptrdiff_t)c * a->y_c;
+      if (a->yh)
+        a->yh[at] = dlc_f32_to_f16(v);
+      else
+        a->y[at] = v;
+    }
 }
 
 static inline __attribute__((always_inline)) void conv_tile(size_t nw, const dlc_f32_direct_args *restrict a,
@@ -125,6 +132,11 @@ static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci,
     for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = src[ic * plane + ix];
 }
 
+static void to_channel_last_f16(const uint16_t *src, size_t plane, size_t w, size_t ci, float *dst) {
+  for (size_t ix = 0; ix < w; ix++)
+    for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = dlc_f16_to_f32(src[ic * plane + ix]);
+}
+
 const dlc_f32_direct_family dlc_f32_direct__generic = {
     .name = "f32_direct_4x16__generic",
     .dw_name = "f32_dwconv_4x16c_4x8p__generic",
@@ -137,4 +149,6 @@ const dlc_f32_direct_family dlc_f32_direct__generic = {
     .dwp_rows = {1, 1, 1, 1},
     .dwp = dwp,
     .to_channel_last = to_channel_last,
+    .f16_out = 1,
+    .to_channel_last_f16 = to_channel_last_f16,
 };

@@ -10,6 +10,8 @@
 
 #include <immintrin.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* p[i] = v[i] for i < min(n, 8); nothing else is written. */
 static inline __attribute__((always_inline)) void dlc_avx2_store_first(float *p, ptrdiff_t n, __m256 v) {
@@ -30,6 +32,30 @@ static inline __attribute__((always_inline)) void dlc_avx2_store_first(float *p,
     p += 2;
   }
   if (n & 1) _mm_store_ss(p, x);
+}
+
+/* The same for 8 binary16 values (a vcvtps2ph result): p[i] = h[i] for i < min(n, 8). */
+static inline __attribute__((always_inline)) void dlc_avx2_store_first_f16(uint16_t *p, ptrdiff_t n, __m128i h) {
+  if (n >= 8) {
+    _mm_storeu_si128((__m128i *)p, h);
+    return;
+  }
+  if (n <= 0) return;
+  if (n & 4) {
+    _mm_storel_epi64((__m128i *)p, h);
+    h = _mm_srli_si128(h, 8);
+    p += 4;
+  }
+  if (n & 2) {
+    const int32_t w = _mm_cvtsi128_si32(h);
+    memcpy(p, &w, 4);
+    h = _mm_srli_si128(h, 4);
+    p += 2;
+  }
+  if (n & 1) {
+    const uint16_t w = (uint16_t)_mm_cvtsi128_si32(h);
+    memcpy(p, &w, 2);
+  }
 }
 
 #endif

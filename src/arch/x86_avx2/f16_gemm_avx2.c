@@ -293,23 +293,8 @@ static void dlc_f16_store__avx2(size_t n, const float *acc, const float *bias, s
   if (r == 0) return;
   /* the last 1..7: masked loads, then 4 + 2 + 1 half pieces (no byte past y[n - 1]) */
   const __m256i mk = first_lanes(r);
-  __m128i h = to_f16(_mm256_maskload_ps(acc + j, mk), per_column ? _mm256_maskload_ps(bp + j, mk) : bc, lo, hi);
-  uint16_t *p = y + j;
-  if (r & 4) {
-    _mm_storel_epi64((__m128i *)p, h);
-    h = _mm_srli_si128(h, 8);
-    p += 4;
-  }
-  if (r & 2) {
-    int32_t w = _mm_cvtsi128_si32(h);
-    memcpy(p, &w, 4);
-    h = _mm_srli_si128(h, 4);
-    p += 2;
-  }
-  if (r & 1) {
-    uint16_t w = (uint16_t)_mm_cvtsi128_si32(h);
-    memcpy(p, &w, 2);
-  }
+  dlc_avx2_store_first_f16(y + j, (ptrdiff_t)r,
+                           to_f16(_mm256_maskload_ps(acc + j, mk), per_column ? _mm256_maskload_ps(bp + j, mk) : bc, lo, hi));
 }
 
 /* Strided runs convert one element at a time with F16C (the portable conversion branches on

@@ -7,10 +7,13 @@
  * accumulators in registers; edges use _mm256_maskload_ps and piecewise stores (avx2_store.h); NCHW output goes
  * through 8x8 in-register transposes. */
 #include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "../../direct/direct_ukernel.h"
 #include "avx2_store.h"
 #include "avx2_transpose.h"
+#include "f32_direct_avx2.h"
 
 #define VL 8
 #define CONV_TW1 12
@@ -55,7 +58,47 @@ INLINE void tile_init(__m256 acc[][2], const int NW, const int NV, const dlc_f32
   }
 }
 
-/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed). */
+/* vcvtps2ph with an immediate mode rounds to nearest even whatever MXCSR says, overflows to inf
+   and keeps NaN a NaN: dlc_f32_to_f16 bit for bit apart from NaN payloads. */
+INLINE __m128i to_f16(__m256 v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT); }
+
+/* The clamped tile into yh, laid out as tile_store's y. */
+INLINE void tile_store_f16(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->y_c == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
+      UNROLL
+      for (int p = 0; p < NW; p++) dlc_avx2_store_first_f16(a->yh + p * a->y_pix + v * VL, n, to_f16(acc[p][v]));
+    }
+  } else if (a->y_pix == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      UNROLL
+      for (int p0 = 0; p0 < NW; p0 += 8) {
+        __m256 r[8];
+        UNROLL
+        for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
+        dlc_avx2_transpose8(r);
+        for (int c = 0; c < nch; c++) dlc_avx2_store_first_f16(a->yh + (v * VL + c) * a->y_c + p0, NW - p0, to_f16(r[c]));
+      }
+    }
+  } else {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      uint16_t t[VL];
+      UNROLL
+      for (int p = 0; p < NW; p++) {
+        _mm_storeu_si128((__m128i *)t, to_f16(acc[p][v]));
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->yh[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+      }
+    }
+  }
+}
+
+/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed), or
+   into yh as binary16. */
 INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
   if (a->acc_out) {
     UNROLL
@@ -70,6 +113,10 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p][v]));
+  if (a->yh) {
+    tile_store_f16(acc, NW, NV, a);
+    return;
+  }
   if (a->y_c == 1) {
     UNROLL
     for (int v = 0; v < NV; v++) {
@@ -463,6 +510,32 @@ static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci,
   }
 }
 
+/* The same from halves: 8 rows of 8 widened by vcvtph2ps (a short row through a zeroed copy,
+   as there is no 16-bit masked load), transposed, stored as floats. */
+void dlc_f16_to_channel_last__avx2(const uint16_t *src, size_t plane, size_t w, size_t ci, float *dst) {
+  for (size_t c0 = 0; c0 < ci; c0 += VL) {
+    const size_t nc = ci - c0 < VL ? ci - c0 : VL;
+    for (size_t x0 = 0; x0 < w; x0 += VL) {
+      const size_t nx = w - x0 < VL ? w - x0 : VL;
+      __m256 r[8];
+      UNROLL
+      for (size_t i = 0; i < 8; i++) {
+        if (i >= nc) {
+          r[i] = _mm256_setzero_ps();
+        } else if (nx == VL) {
+          r[i] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + (c0 + i) * plane + x0)));
+        } else {
+          uint16_t t[VL] = {0};
+          memcpy(t, src + (c0 + i) * plane + x0, nx * sizeof(uint16_t));
+          r[i] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
+        }
+      }
+      dlc_avx2_transpose8(r);
+      for (size_t j = 0; j < nx; j++) dlc_avx2_store_first(dst + (x0 + j) * ci + c0, (ptrdiff_t)nc, r[j]);
+    }
+  }
+}
+
 const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .name = "f32_direct_6x16__avx2",
     .dw_name = "f32_dwconv_6x16c_8x8p__avx2",
@@ -475,4 +548,6 @@ const dlc_f32_direct_family dlc_f32_direct__avx2 = {
     .dwp_rows = {DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR},
     .dwp = dwp,
     .to_channel_last = to_channel_last,
+    .f16_out = 1,
+    .to_channel_last_f16 = dlc_f16_to_channel_last__avx2,
 };

@@ -9,8 +9,10 @@
  * Tiles are compile-time shapes: one always-inline body instantiated per pixel count, so the
  * accumulators live in registers. NCHW output is stored through 16x16 in-register transposes. */
 #include <immintrin.h>
+#include <stdint.h>
 
 #include "../../direct/direct_ukernel.h"
+#include "../x86_avx2/f32_direct_avx2.h"
 
 #define VL 16
 #define CONV_TW1 24
@@ -91,7 +93,52 @@ INLINE void tile_init(__m512 acc[][2], const int NW, const int NV, const dlc_f32
   }
 }
 
-/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed). */
+/* 16 floats to binary16 under a lane mask: vcvtps2ph with an immediate mode rounds to nearest even
+   whatever MXCSR says, overflows to inf and keeps NaN a NaN (dlc_f32_to_f16 apart from NaN
+   payloads); the masked 16-bit store (AVX512-BW + VL) writes only the lanes of m. */
+INLINE void store_lanes_f16(uint16_t *p, __mmask16 m, __m512 v) {
+  _mm256_mask_storeu_epi16(p, m, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* The clamped tile into yh, laid out as tile_store's y. */
+INLINE void tile_store_f16(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->y_c == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const __mmask16 m = lane_mask((ptrdiff_t)a->nc - v * VL);
+      UNROLL
+      for (int p = 0; p < NW; p++) store_lanes_f16(a->yh + p * a->y_pix + v * VL, m, acc[p][v]);
+    }
+  } else if (a->y_pix == 1) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      UNROLL
+      for (int p0 = 0; p0 < NW; p0 += 16) {
+        __m512 r[16];
+        UNROLL
+        for (int i = 0; i < 16; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm512_setzero_ps();
+        transpose16(r);
+        const __mmask16 m = lane_mask(NW - p0);
+        for (int c = 0; c < nch; c++) store_lanes_f16(a->yh + (v * VL + c) * a->y_c + p0, m, r[c]);
+      }
+    }
+  } else {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      UNROLL
+      for (int p = 0; p < NW; p++) {
+        uint16_t t[VL];
+        store_lanes_f16(t, (__mmask16)0xFFFF, acc[p][v]);
+        for (int c = 0; c < nch; c++) a->yh[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+      }
+    }
+  }
+}
+
+/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed), or
+   into yh as binary16. */
 INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
   if (a->acc_out) {
     UNROLL
@@ -106,6 +153,10 @@ INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p][v]));
+  if (a->yh) {
+    tile_store_f16(acc, NW, NV, a);
+    return;
+  }
   if (a->y_c == 1) {
     UNROLL
     for (int v = 0; v < NV; v++) {
@@ -383,4 +434,6 @@ const dlc_f32_direct_family dlc_f32_direct__avx512 = {
     .dwp_vecs = DWP_VECS,
     .dwp_rows = {8, 4, 2, 2, 1, 1, 1, 1},
     .dwp = dwp,
+    .f16_out = 1,
+    .to_channel_last_f16 = dlc_f16_to_channel_last__avx2,
 };
