@@ -577,6 +577,42 @@ static void test_store_nan(void **state) {
   dlc_fpmode_leave(saved);
 }
 
+/* pack_cols_f32 (where a family has it): every n in 1..nr, kc 0..5, rows of any bit pattern
+   (subnormals, infinities, NaNs) widened exactly, zeros past n, nothing written past kc * nr; the
+   last row ends at the end of its allocation, so an over-read shows under ASan / valgrind. */
+static void test_pack_cols_f32(void **state) {
+  (void)state;
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  size_t nf = families(fams), tested = 0;
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    if (!f->pack_cols_f32) continue;
+    for (size_t kc = 0; kc <= 5; kc++)
+      for (size_t n = 1; n <= f->nr; n++) {
+        const size_t ld = n + (kc + n) % 3;
+        const size_t nsrc = kc ? (kc - 1) * ld + n : 1;
+        uint16_t *src = malloc(nsrc * sizeof(uint16_t));
+        assert_non_null(src);
+        for (size_t i = 0; i < nsrc; i++) src[i] = (uint16_t)next_u32();
+        const size_t ndst = kc * f->nr + 11;
+        float *dst = xalloc(ndst * sizeof(float));
+        for (size_t i = 0; i < ndst; i++) dst[i] = SENTINEL;
+        f->pack_cols_f32(kc, n, src, ld, dst);
+        for (size_t i = 0; i < ndst; i++) {
+          const size_t k = i / f->nr, j = i % f->nr;
+          const double want = i >= kc * f->nr ? SENTINEL : j < n ? half_value(src[k * ld + j]) : 0.0;
+          if (!(dst[i] == want || (isnan(want) && isnan(dst[i]))))
+            fail_msg("%s pack_cols_f32 kc=%zu n=%zu ld=%zu: dst[%zu] = %g, want %g", f->name, kc, n, ld, i,
+                     (double)dst[i], want);
+        }
+        free(src);
+        free(dst);
+        tested++;
+      }
+  }
+  assert_true(tested > 0);
+}
+
 /* widen_a + ukernel_a32 (where a family has them): the same bits as ukernel for every tile edge,
    kc around the kernel's A chunk, accumulate on and off; widen_a exact and within its bound. */
 static void test_ukernel_a32(void **state) {
@@ -626,6 +662,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_special_halves),
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_nan),
+      cmocka_unit_test(test_pack_cols_f32),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,10 +173,9 @@ static int push_algo(dlconv_algo *algos, int n, dlconv_algo a) {
 /* F16 convolutions (c_in/groups > 1) on an ISA whose direct family stores binary16 (direct.c's
    F16 path, the fp32 conv kernels): the first choice among direct, im2col + GEMM and spatial pack.
    Measured on Zen 2, 1 thread, ResNet-50 and MobileNetV2 (% of fp32 peak):
-     NCHW: direct wins every layer with a window (3x3 and 7x7: 76-90% against 51-79%); 1 x 1
-       layers go to GEMM (direct 57-80%, GEMM 60-82%) or, on planes of 56 x 56 and more with at
-       most 256 input channels or in expansions of 4x and more from at most 128 channels, to
-       spatial pack (54-80% against 44-78%);
+     NCHW: direct wins every layer with a window (3x3 and 7x7: 76-90% against 51-79%); GEMM every
+       1 x 1 layer but one (52-91%, with its B panels widened for the fp32 micro-kernel,
+       gemm_lowp.c; spatial pack 49-79%, direct 57-80%);
      NHWC: direct wins almost everywhere (3x3 85-93% against 54-77%, 1 x 1 with more channels in
        than out 54-86% against 15-76%), GEMM on 7 x 7 outputs (77-78% against 60-66%) and in 1 x 1
        expansions on 28 x 28 and less (75-81% against 52-77%). */
@@ -187,11 +186,7 @@ static dlconv_algo f16_conv_first_choice(const dlc_conv_shape *s) {
     if (pixels <= 7 * 7 || (pointwise && s->c_out > s->c_in && pixels <= 28 * 28)) return DLCONV_ALGO_IM2COL_GEMM;
     return DLCONV_ALGO_DIRECT;
   }
-  if (!pointwise) return DLCONV_ALGO_DIRECT;
-  const int strided = s->stride_h > 1 || s->stride_w > 1;
-  if (!strided && ((pixels >= 56 * 56 && s->cin_g <= 256) || (s->cout_g >= 4 * s->cin_g && s->cin_g <= 128)))
-    return DLCONV_ALGO_SPATIAL_PACK;
-  return DLCONV_ALGO_IM2COL_GEMM;
+  return pointwise ? DLCONV_ALGO_IM2COL_GEMM : DLCONV_ALGO_DIRECT;
 }
 
 /* Median-free quick timing: best of a few executes on scratch data. */

@@ -83,6 +83,12 @@ typedef void (*dlc_f16_gemm_ib_fn)(size_t m, size_t kc, const float *a, const ui
 typedef void (*dlc_f16_widen_run_fn)(size_t n, const uint16_t *src, size_t step, float *dst);
 typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, size_t step, int32_t zp, int is_signed, int16_t *dst);
 
+/* Optional: a B micro-panel of nr columns widened from a row-major matrix of halves (NCHW 1 x 1
+ * layers, whose B rows are input channels, each a run of pixels), for the fp32 GEMM micro-kernel:
+ *   dst[k * nr + j] = j < n ? f32(src[k * ld + j]) : 0      for k < kc, j < nr
+ * reads no half of a row past its n-th. */
+typedef void (*dlc_f16_pack_cols_f32_fn)(size_t kc, size_t n, const uint16_t *src, size_t ld, float *dst);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -92,6 +98,7 @@ typedef struct dlc_f16_gemm_family {
   dlc_f16_gemm_a32_fn ukernel_a32;
   dlc_f16_gemm_ib_fn ukernel_ib; /* optional */
   dlc_f16_widen_run_fn widen_run;
+  dlc_f16_pack_cols_f32_fn pack_cols_f32; /* optional */
 } dlc_f16_gemm_family;
 
 typedef struct dlc_q8_gemm_family {

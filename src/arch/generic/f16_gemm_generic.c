@@ -49,6 +49,11 @@ static void dlc_f16_widen_run__generic(size_t n, const uint16_t *src, size_t ste
   for (size_t j = 0; j < n; j++) dst[j] = dlc_f16_to_f32(src[j * step]);
 }
 
+static void dlc_f16_pack_cols_f32__generic(size_t kc, size_t n, const uint16_t *src, size_t ld, float *dst) {
+  for (size_t k = 0; k < kc; k++)
+    for (size_t j = 0; j < NR; j++) dst[k * NR + j] = j < n ? dlc_f16_to_f32(src[k * ld + j]) : 0.0f;
+}
+
 const dlc_f16_gemm_family dlc_f16_gemm__generic = {
     .name = "f16_gemm_4x8__generic",
     .mr = MR,
@@ -57,4 +62,5 @@ const dlc_f16_gemm_family dlc_f16_gemm__generic = {
     .store = dlc_f16_store__generic,
     .ukernel_ib = dlc_f16_gemm_ib_4x8__generic,
     .widen_run = dlc_f16_widen_run__generic,
+    .pack_cols_f32 = dlc_f16_pack_cols_f32__generic,
 };

@@ -306,6 +306,24 @@ static void dlc_f16_widen_run__avx2(size_t n, const uint16_t *src, size_t step, 
   for (; j < n; j++) dst[j] = _cvtsh_ss(src[j * step]);
 }
 
+/* Full panels: two vcvtph2ps per row; a short last panel goes through a zeroed row copy (no
+   16-bit masked load), so nothing past src[k * ld + n - 1] is read. */
+static void dlc_f16_pack_cols_f32__avx2(size_t kc, size_t n, const uint16_t *src, size_t ld, float *dst) {
+  if (n == NR) {
+    for (size_t k = 0; k < kc; k++, src += ld, dst += NR) {
+      _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)src)));
+      _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + 8))));
+    }
+    return;
+  }
+  for (size_t k = 0; k < kc; k++, src += ld, dst += NR) {
+    uint16_t t[NR] = {0};
+    memcpy(t, src, n * sizeof(uint16_t));
+    _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t)));
+    _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(t + 8))));
+  }
+}
+
 const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .name = "f16_gemm_6x16__avx2",
     .mr = MR,
@@ -316,4 +334,5 @@ const dlc_f16_gemm_family dlc_f16_gemm__avx2 = {
     .ukernel_a32 = dlc_f16_gemm_6x16_a32__avx2,
     .ukernel_ib = dlc_f16_gemm_ib_6x16__avx2,
     .widen_run = dlc_f16_widen_run__avx2,
+    .pack_cols_f32 = dlc_f16_pack_cols_f32__avx2,
 };
