@@ -197,6 +197,20 @@ static void direct_destroy(dlconv_plan *p) {
   p->algo_data = NULL;
 }
 
+/* The plan's data for mode, attached to p, once the family's tiles are known to fit the border
+   buffer. */
+static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, enum direct_mode mode, direct_data **out) {
+  for (size_t i = 0; i < 2; i++)
+    if (f->conv_tw[i] * (i + 1) * f->vl > TILE_BUF_FLOATS)
+      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: %s tile exceeds the border buffer", f->name);
+  direct_data *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory");
+  d->mode = mode;
+  p->algo_data = d;
+  *out = d;
+  return DLCONV_OK;
+}
+
 static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
   const dlc_f32_direct_family *f = p->kernels->direct;
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
@@ -205,14 +219,10 @@ static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
   if ((mode == MODE_CONV && !f->conv[0]) || (mode == MODE_DWC && !f->dwc[0]) || (mode == MODE_DWP && !f->dwp))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s lacks the %s kernel", p->kernels->name,
                     mode == MODE_CONV ? "conv" : "depthwise");
-  for (size_t i = 0; i < 2; i++)
-    if (f->conv_tw[i] * (i + 1) * f->vl > TILE_BUF_FLOATS)
-      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: %s tile exceeds the border buffer", f->name);
-  direct_data *d = dlc_calloc(sizeof *d);
-  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory");
-  d->mode = mode;
-  p->algo_data = d;
-  dlconv_status st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWC ? pack_dwc(p, d, w) : pack_dwp(p, d, w);
+  direct_data *d = NULL;
+  dlconv_status st = new_data(p, f, mode, &d);
+  if (st != DLCONV_OK) return st;
+  st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWC ? pack_dwc(p, d, w) : pack_dwp(p, d, w);
   if (st != DLCONV_OK) {
     direct_destroy(p);
     return dlc_fail(st, "direct: out of memory packing weights");
@@ -244,14 +254,10 @@ static dlconv_status direct_f16_plan(dlconv_plan *p, const void *w) {
   if (!dlc_direct_f16_conv_runs(p))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s has no F16 conv kernels", p->kernels->name);
   const dlc_f32_direct_family *f = p->kernels->direct;
-  for (size_t i = 0; i < 2; i++)
-    if (f->conv_tw[i] * (i + 1) * f->vl > TILE_BUF_FLOATS)
-      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: %s tile exceeds the border buffer", f->name);
-  direct_data *d = dlc_calloc(sizeof *d);
-  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory");
-  d->mode = MODE_CONV;
+  direct_data *d = NULL;
+  const dlconv_status st = new_data(p, f, MODE_CONV, &d);
+  if (st != DLCONV_OK) return st;
   d->f16 = 1;
-  p->algo_data = d;
   if (pack_conv(p, d, w) != DLCONV_OK) {
     direct_destroy(p);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "direct: out of memory packing weights");

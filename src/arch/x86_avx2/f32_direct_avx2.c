@@ -62,14 +62,23 @@ INLINE void tile_init(__m256 acc[][2], const int NW, const int NV, const dlc_f32
    and keeps NaN a NaN: dlc_f32_to_f16 bit for bit apart from NaN payloads. */
 INLINE __m128i to_f16(__m256 v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT); }
 
-/* The clamped tile into yh, laid out as tile_store's y. */
-INLINE void tile_store_f16(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+/* The first n lanes of v into y at element offset off, or (F16) into yh rounded to binary16. */
+INLINE void put_first(const dlc_f32_direct_args *a, ptrdiff_t off, ptrdiff_t n, __m256 v, const int F16) {
+  if (F16)
+    dlc_avx2_store_first_f16(a->yh + off, n, to_f16(v));
+  else
+    store_lanes(a->y + off, n, v);
+}
+
+/* The clamped tile into y, or (F16, a compile-time choice) into yh: NHWC masked rows, NCHW
+   transposed, other strides one element at a time. */
+INLINE void tile_put(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16) {
   if (a->y_c == 1) {
     UNROLL
     for (int v = 0; v < NV; v++) {
       const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
       UNROLL
-      for (int p = 0; p < NW; p++) dlc_avx2_store_first_f16(a->yh + p * a->y_pix + v * VL, n, to_f16(acc[p][v]));
+      for (int p = 0; p < NW; p++) put_first(a, p * a->y_pix + v * VL, n, acc[p][v], F16);
     }
   } else if (a->y_pix == 1) {
     UNROLL
@@ -81,17 +90,28 @@ INLINE void tile_store_f16(__m256 acc[][2], const int NW, const int NV, const dl
         UNROLL
         for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
         dlc_avx2_transpose8(r);
-        for (int c = 0; c < nch; c++) dlc_avx2_store_first_f16(a->yh + (v * VL + c) * a->y_c + p0, NW - p0, to_f16(r[c]));
+        for (int c = 0; c < nch; c++) put_first(a, (v * VL + c) * a->y_c + p0, NW - p0, r[c], F16);
       }
     }
   } else {
+    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
     UNROLL
     for (int v = 0; v < NV; v++) {
-      uint16_t t[VL];
+      float t[VL];
+      uint16_t h[VL];
       UNROLL
       for (int p = 0; p < NW; p++) {
-        _mm_storeu_si128((__m128i *)t, to_f16(acc[p][v]));
-        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->yh[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+        if (F16)
+          _mm_storeu_si128((__m128i *)h, to_f16(acc[p][v]));
+        else
+          _mm256_storeu_ps(t, acc[p][v]);
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) {
+          const ptrdiff_t at = p * a->y_pix + (v * VL + c) * a->y_c;
+          if (F16)
+            a->yh[at] = h[c];
+          else
+            a->y[at] = t[c];
+        }
       }
     }
   }
@@ -113,42 +133,10 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p][v]));
-  if (a->yh) {
-    tile_store_f16(acc, NW, NV, a);
-    return;
-  }
-  if (a->y_c == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
-      UNROLL
-      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, n, acc[p][v]);
-    }
-  } else if (a->y_pix == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
-      UNROLL
-      for (int p0 = 0; p0 < NW; p0 += 8) {
-        __m256 r[8];
-        UNROLL
-        for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
-        dlc_avx2_transpose8(r);
-        for (int c = 0; c < nch; c++) store_lanes(a->y + (v * VL + c) * a->y_c + p0, NW - p0, r[c]);
-      }
-    }
-  } else {
-    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      float t[VL];
-      UNROLL
-      for (int p = 0; p < NW; p++) {
-        _mm256_storeu_ps(t, acc[p][v]);
-        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->y[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
-      }
-    }
-  }
+  if (a->yh)
+    tile_put(acc, NW, NV, a, 1);
+  else
+    tile_put(acc, NW, NV, a, 0);
 }
 
 /* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), a compile-time constant so

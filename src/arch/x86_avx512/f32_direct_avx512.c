@@ -97,17 +97,30 @@ INLINE void tile_init(__m512 acc[][2], const int NW, const int NV, const dlc_f32
    whatever MXCSR says, overflows to inf and keeps NaN a NaN (dlc_f32_to_f16 apart from NaN
    payloads); the masked 16-bit store (AVX512-BW + VL) writes only the lanes of m. */
 INLINE void store_lanes_f16(uint16_t *p, __mmask16 m, __m512 v) {
-  _mm256_mask_storeu_epi16(p, m, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+  if (m == (__mmask16)0xFFFF)
+    _mm256_storeu_si256((__m256i *)p, h);
+  else
+    _mm256_mask_storeu_epi16(p, m, h);
 }
 
-/* The clamped tile into yh, laid out as tile_store's y. */
-INLINE void tile_store_f16(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+/* The lanes m of v into y at element offset off, or (F16) into yh rounded to binary16. */
+INLINE void put_lanes(const dlc_f32_direct_args *a, ptrdiff_t off, __mmask16 m, __m512 v, const int F16) {
+  if (F16)
+    store_lanes_f16(a->yh + off, m, v);
+  else
+    store_lanes(a->y + off, m, v);
+}
+
+/* The clamped tile into y, or (F16, a compile-time choice) into yh: NHWC masked rows, NCHW
+   transposed, other strides one element at a time. */
+INLINE void tile_put(__m512 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16) {
   if (a->y_c == 1) {
     UNROLL
     for (int v = 0; v < NV; v++) {
       const __mmask16 m = lane_mask((ptrdiff_t)a->nc - v * VL);
       UNROLL
-      for (int p = 0; p < NW; p++) store_lanes_f16(a->yh + p * a->y_pix + v * VL, m, acc[p][v]);
+      for (int p = 0; p < NW; p++) put_lanes(a, p * a->y_pix + v * VL, m, acc[p][v], F16);
     }
   } else if (a->y_pix == 1) {
     UNROLL
@@ -120,18 +133,28 @@ INLINE void tile_store_f16(__m512 acc[][2], const int NW, const int NV, const dl
         for (int i = 0; i < 16; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm512_setzero_ps();
         transpose16(r);
         const __mmask16 m = lane_mask(NW - p0);
-        for (int c = 0; c < nch; c++) store_lanes_f16(a->yh + (v * VL + c) * a->y_c + p0, m, r[c]);
+        for (int c = 0; c < nch; c++) put_lanes(a, (v * VL + c) * a->y_c + p0, m, r[c], F16);
       }
     }
   } else {
+    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
     UNROLL
     for (int v = 0; v < NV; v++) {
-      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      float t[VL];
+      uint16_t h[VL];
       UNROLL
       for (int p = 0; p < NW; p++) {
-        uint16_t t[VL];
-        store_lanes_f16(t, (__mmask16)0xFFFF, acc[p][v]);
-        for (int c = 0; c < nch; c++) a->yh[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
+        if (F16)
+          store_lanes_f16(h, (__mmask16)0xFFFF, acc[p][v]);
+        else
+          _mm512_storeu_ps(t, acc[p][v]);
+        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) {
+          const ptrdiff_t at = p * a->y_pix + (v * VL + c) * a->y_c;
+          if (F16)
+            a->yh[at] = h[c];
+          else
+            a->y[at] = t[c];
+        }
       }
     }
   }
@@ -153,43 +176,10 @@ INLINE void tile_store(__m512 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p][v]));
-  if (a->yh) {
-    tile_store_f16(acc, NW, NV, a);
-    return;
-  }
-  if (a->y_c == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      const __mmask16 m = lane_mask((ptrdiff_t)a->nc - v * VL);
-      UNROLL
-      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, m, acc[p][v]);
-    }
-  } else if (a->y_pix == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
-      UNROLL
-      for (int p0 = 0; p0 < NW; p0 += 16) {
-        __m512 r[16];
-        UNROLL
-        for (int i = 0; i < 16; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm512_setzero_ps();
-        transpose16(r);
-        const __mmask16 m = lane_mask(NW - p0);
-        for (int c = 0; c < nch; c++) store_lanes(a->y + (v * VL + c) * a->y_c + p0, m, r[c]);
-      }
-    }
-  } else {
-    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      float t[VL];
-      UNROLL
-      for (int p = 0; p < NW; p++) {
-        _mm512_storeu_ps(t, acc[p][v]);
-        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) a->y[p * a->y_pix + (v * VL + c) * a->y_c] = t[c];
-      }
-    }
-  }
+  if (a->yh)
+    tile_put(acc, NW, NV, a, 1);
+  else
+    tile_put(acc, NW, NV, a, 0);
 }
 
 /* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), known at compile time so
