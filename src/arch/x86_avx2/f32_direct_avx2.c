@@ -118,8 +118,9 @@ INLINE void tile_put(__m256 acc[][2], const int NW, const int NV, const dlc_f32_
 }
 
 /* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed), or
-   into yh as binary16. */
-INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+   into yh as binary16. F16_OUT: the caller may set yh (conv); dwc never does, and leaving its
+   binary16 store out halves the store code its many tile instances inline. */
+INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16_OUT) {
   if (a->acc_out) {
     UNROLL
     for (int p = 0; p < NW; p++)
@@ -133,7 +134,7 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p][v]));
-  if (a->yh)
+  if (F16_OUT && a->yh)
     tile_put(acc, NW, NV, a, 1);
   else
     tile_put(acc, NW, NV, a, 0);
@@ -164,7 +165,7 @@ INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, 
       }
     }
   }
-  tile_store(acc, NW, NV, a);
+  tile_store(acc, NW, NV, a, 1);
 }
 
 /* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
@@ -200,7 +201,7 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
       }
     }
   }
-  tile_store(acc, NW, NV, a);
+  tile_store(acc, NW, NV, a, 0);
 }
 
 /* dwp, the general path (any kernel, stride, dilation): kx outermost, so the lane masks of a tap
