@@ -30,6 +30,9 @@ typedef struct dlc_isa_kernels {
   const dlc_lowp_dw_family *lowp_dw;
   const dlc_lowp_gspc_family *lowp_gspc;
   const dlc_q8_csr_family *q8_csr;
+  /* int8 on u8 x s8 dot products of four, where the CPU has them (NULL elsewhere): the direct and
+     spatial pack drivers prefer it to q8_gemm, whose store they still use */
+  const dlc_q8d4_gemm_family *q8_d4;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -50,6 +53,7 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
    CPUs with AVX-VNNI / AVX512-VNNI. */
 extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
+extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;

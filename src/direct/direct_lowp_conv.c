@@ -131,7 +131,7 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
   p->workspace_bytes = d->copy_bytes + d->ntasks * d->ws_slice;
-  snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? p->kernels->q8_gemm->name : p->kernels->f16_gemm->name);
+  snprintf(p->kernel, sizeof p->kernel, "%s", dlc_lowp_vpos_kernel_name(v, p));
   return DLCONV_OK;
 }
 
@@ -176,7 +176,7 @@ static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t
       /* no virtual columns (packed, or no padding and stride 1 along x): one run */
       const size_t f1 = DLC_MIN(n0 + nlen, P);
       if (d->v.q8)
-        p->kernels->q8_gemm->store(f1 - n0, (const int32_t *)acc + i * d->nc, &p->q8, oc, 0, yplane + n0);
+        p->kernels->q8_gemm->store(f1 - n0, (const int32_t *)acc + i * d->nc, dlc_lowp_vpos_q8(&d->v, p), oc, 0, yplane + n0);
       else
         p->kernels->f16_gemm->store(f1 - n0, (const float *)acc + i * d->nc, p->bias, oc, 0, s->out_min, s->out_max,
                                     (uint16_t *)yplane + n0);
@@ -187,7 +187,7 @@ static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t
       if (f0 >= f1) continue;
       char *yo = yplane + (oy * wo + (f0 - oy * d->v.wq)) * es;
       if (d->v.q8)
-        p->kernels->q8_gemm->store(f1 - f0, (const int32_t *)acc + i * d->nc + (f0 - n0), &p->q8, oc, 0, yo);
+        p->kernels->q8_gemm->store(f1 - f0, (const int32_t *)acc + i * d->nc + (f0 - n0), dlc_lowp_vpos_q8(&d->v, p), oc, 0, yo);
       else
         p->kernels->f16_gemm->store(f1 - f0, (const float *)acc + i * d->nc + (f0 - n0), p->bias, oc, 0, s->out_min,
                                     s->out_max, (uint16_t *)yo);

@@ -112,6 +112,38 @@ typedef struct dlc_q8_gemm_family {
   dlc_q8_widen_run_fn widen_run;
 } dlc_q8_gemm_family;
 
+/* int8 on u8 x s8 dot products of four (vpdpbusd: four products and their sum in one s32 lane of
+ * one instruction, twice the work per instruction of the s16 pairs above). The operands keep
+ * their bytes; the zero point comes out afterwards:
+ *   B holds xu = x (U8) or x + 128 = x ^ 0x80 (S8), padding taps zu = x_zero_point (+ 128 for S8),
+ *     so that xu - zu is x - x_zero_point, and 0 on padding;
+ *   A holds the s8 weights; C = A * B, exact in s32 while K * 255 * 128 < 2^31. The caller
+ *     subtracts zu * (sum over k of A(i, k)) from row i (plans fold it into the bias).
+ *   kc is a multiple of 4 (the driver pads K with zero weights; B there may hold anything)
+ *   A: (kc/4) x mr x 4 s8:  element (i, k) at a[(k / 4) * 4 * mr + 4 * i + k % 4]
+ *   B: (kc/4) x nr x 4 u8:  element (k, j) at b[(k / 4) * 4 * nr + 4 * j + k % 4]
+ * A unit (4 bytes) is the size of an s16 pair, so the drivers' copies, offsets and panels keep
+ * their geometry in int16 elements. ukernel_ib reads B in place, always nr columns, from the
+ * same kind of offset table: element (k, j) at b[2 * boff[k / 4] + 4 * j + k % 4]. */
+typedef void (*dlc_q8d4_gemm_ukernel_fn)(size_t m, size_t n, size_t kc, const int8_t *a, const uint8_t *b,
+                                         int32_t *c, size_t ldc, int accumulate);
+typedef void (*dlc_q8d4_gemm_ib_fn)(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                                    int32_t *c, size_t ldc, int accumulate);
+
+/* Four rows of n bytes into n units of four, flipped to u8 (flip: 0x80 for S8, 0 for U8):
+ *   dst[4j + r] = rows[r][j] ^ flip      for j < n, r < 4
+ * reads n bytes of each row, writes 4n bytes, no alignment needed. */
+typedef void (*dlc_q8d4_pack_quads_fn)(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                       const uint8_t *r3, uint8_t flip, uint8_t *dst);
+
+typedef struct dlc_q8d4_gemm_family {
+  const char *name; /* e.g. "q8_gemm_8x32c4__avx512vnni" */
+  size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
+  dlc_q8d4_gemm_ukernel_fn ukernel;
+  dlc_q8d4_gemm_ib_fn ukernel_ib;
+  dlc_q8d4_pack_quads_fn pack_quads;
+} dlc_q8d4_gemm_family;
+
 #define DLC_LOWP_MR_MAX 16
 #define DLC_LOWP_NR_MAX 64
 

@@ -6,6 +6,39 @@
 #include "../core/kernels.h"
 #include "../core/util.h"
 
+/* int8 on the q8_d4 family where the zero point's correction fits the s32 bias: the u8 bytes x ^ flip
+   times the weights sum to the formula's accumulator plus zu x the channel's weight sum, which
+   the stores' bias takes back (what lies outside the copy's real channels has zero weights). On
+   return v->d4 says whether it is on; only running out of memory fails. */
+static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t co = (size_t)s->c_out, per_oc = (size_t)(s->cin_g * s->k_h * s->k_w);
+  const int is_signed = p->dtype == DLCONV_S8;
+  const int32_t zu = p->q8.x_zero_point + (is_signed ? 128 : 0);
+  v->q4 = p->q8;
+  v->q4.bias = dlc_malloc(co * sizeof(int32_t));
+  v->q4.mult_f = dlc_malloc(co * sizeof(float));
+  if (!v->q4.bias || !v->q4.mult_f) {
+    dlc_lowp_vpos_free(v);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning int8 weights");
+  }
+  for (size_t oc = 0; oc < co; oc++) {
+    int64_t sum = 0;
+    for (size_t k = 0; k < per_oc; k++) sum += ((const int8_t *)w)[oc * per_oc + k];
+    const int64_t b = (int64_t)p->q8.bias[oc] - (int64_t)zu * sum;
+    if (b < INT32_MIN || b > INT32_MAX) { /* a bias at the edge of s32: the s16 pairs take it as is */
+      dlc_lowp_vpos_free(v);
+      return DLCONV_OK;
+    }
+    v->q4.bias[oc] = (int32_t)b;
+  }
+  dlc_q8_derive(&v->q4, (int64_t)per_oc * 255 * 128, co, v->q4.mult_f);
+  v->d4 = 1;
+  v->zu = (uint8_t)zu;
+  v->flip = is_signed ? 0x80 : 0;
+  return DLCONV_OK;
+}
+
 dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, const char *algo) {
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
@@ -36,21 +69,29 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
   v->q8 = q8;
   v->u = q8 ? 2 : 1;
   v->taps = taps;
-  v->cpg = q8 ? dlc_div_up(cin, 2) : cin;
+  const size_t groups = (size_t)s->groups, cog = (size_t)s->cout_g;
+  if (q8 && p->kernels->q8_d4) {
+    dlconv_status st4 = plan_d4(v, p, w);
+    if (st4 != DLCONV_OK) return st4;
+  }
+  const size_t qk = v->d4 ? 4 : q8 ? 2 : 1; /* channels per unit */
+  v->cpg = dlc_div_up(cin, qk);
   v->kunits = v->cpg * taps;
   v->wq = dlc_div_up((size_t)(s->w_in + s->pad_l + s->pad_r), (size_t)sw);
-  v->mr = q8 ? p->kernels->q8_gemm->mr : p->kernels->f16_gemm->mr;
-  v->nr = q8 ? p->kernels->q8_gemm->nr : p->kernels->f16_gemm->nr;
-  /* K chunks of 128 pairs (int8) or 256 rows (F16): with 256 positions per N block the runs a
+  v->mr = v->d4 ? p->kernels->q8_d4->mr : q8 ? p->kernels->q8_gemm->mr : p->kernels->f16_gemm->mr;
+  v->nr = v->d4 ? p->kernels->q8_d4->nr : q8 ? p->kernels->q8_gemm->nr : p->kernels->f16_gemm->nr;
+  /* K chunks of 128 units (int8) or 256 rows (F16): with 256 positions per N block the runs a
      chunk reads stay in L2, as im2col + GEMM's packed 128 KB block did */
   v->kcu = dlc_balanced_block(v->kunits, q8 ? 128 : 256, 1);
 
-  const size_t groups = (size_t)s->groups, cog = (size_t)s->cout_g;
   v->wpanels = dlc_div_up(cog, v->mr);
   const size_t per_group = v->wpanels * v->kunits * v->mr * v->u;
   v->wpack_bytes = groups * per_group * 2;
   v->wpack = dlc_calloc(v->wpack_bytes);
-  if (!v->wpack) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %s weights", algo);
+  if (!v->wpack) {
+    dlc_lowp_vpos_free(v);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %s weights", algo);
+  }
   /* reduction unit ku = cu * taps + tap: a channel unit's taps are consecutive, so the runs a
      K chunk reads stay within a few planes */
   for (size_t g = 0; g < groups; g++)
@@ -58,9 +99,11 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
       for (size_t ic = 0; ic < cin; ic++)
         for (size_t t = 0; t < taps; t++) {
           const size_t src = ((g * cog + oc) * cin + ic) * taps + t;
-          const size_t ku = (q8 ? ic / 2 : ic) * taps + t;
+          const size_t ku = ic / qk * taps + t;
           int16_t *panel = v->wpack + g * per_group + oc / v->mr * v->kunits * v->mr * v->u;
-          if (q8)
+          if (v->d4)
+            ((int8_t *)panel)[ku * 4 * v->mr + 4 * (oc % v->mr) + ic % 4] = ((const int8_t *)w)[src];
+          else if (q8)
             panel[ku * 2 * v->mr + 2 * (oc % v->mr) + ic % 2] = ((const int8_t *)w)[src];
           else
             memcpy(panel + ku * v->mr + oc % v->mr, (const uint16_t *)w + src, 2);
@@ -70,7 +113,15 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
 
 void dlc_lowp_vpos_free(dlc_lowp_vpos *v) {
   dlc_free(v->wpack);
+  dlc_free(v->q4.bias);
+  dlc_free(v->q4.mult_f);
   v->wpack = NULL;
+  v->q4.bias = NULL;
+  v->q4.mult_f = NULL;
+}
+
+const char *dlc_lowp_vpos_kernel_name(const dlc_lowp_vpos *v, const dlconv_plan *p) {
+  return v->d4 ? p->kernels->q8_d4->name : v->q8 ? p->kernels->q8_gemm->name : p->kernels->f16_gemm->name;
 }
 
 void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size_t planeq, ptrdiff_t *boff) {
@@ -110,6 +161,29 @@ static void inside_columns(const dlc_conv_shape *s, size_t wq, int64_t px, size_
   *xhi = last < 0 ? 0 : DLC_MIN(wq, (size_t)(last / sw) + 1);
 }
 
+/* d4: n units of the channels [ic0, ic0 + 4) of one input row (first at src, the next ones a plane
+   apart, nch of them real: channels past the group's end take the padding byte) at column
+   stride sw, flipped to u8. */
+static void copy_quads(const dlconv_plan *p, const dlc_lowp_vpos *v, const uint8_t *src, size_t plane, size_t nch,
+                       size_t n, int64_t sw, uint8_t *o) {
+  const uint8_t *r[4];
+  for (size_t t = 0; t < 4; t++) r[t] = t < nch ? src + t * plane : NULL;
+  if (sw == 1 && nch >= 4) {
+    p->kernels->q8_d4->pack_quads(n, r[0], r[1], r[2], r[3], v->flip, o);
+    return;
+  }
+  for (size_t t = 0; t < 4; t++) {
+    uint8_t *ot = o + t;
+    if (!r[t]) {
+      for (size_t i = 0; i < n; i++) ot[4 * i] = v->zu;
+    } else if (sw == 2) { /* a constant stride: vector code */
+      for (size_t i = 0; i < n; i++) ot[4 * i] = r[t][2 * i] ^ v->flip;
+    } else {
+      for (size_t i = 0; i < n; i++) ot[4 * i] = r[t][(int64_t)i * sw] ^ v->flip;
+    }
+  }
+}
+
 void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                  size_t cu, size_t slot, size_t yq, int16_t *dst) {
   const dlc_conv_shape *s = &p->s;
@@ -118,13 +192,14 @@ void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, c
   size_t xlo, xhi;
   inside_columns(s, wq, px, &xlo, &xhi);
   const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
+  const int fill = v->d4 ? v->zu : 0; /* padding: x's zero point (d4 bytes) or 0 */
   if (iy < 0 || iy >= s->h_in || xlo >= xhi) {
-    memset(dst, 0, wq * u * 2);
+    memset(dst, fill, wq * u * 2);
     return;
   }
-  if (xlo) memset(dst, 0, xlo * u * 2);
-  if (xhi < wq) memset(dst + xhi * u, 0, (wq - xhi) * u * 2);
-  const size_t ic0 = g * (size_t)s->cin_g + (v->q8 ? 2 * cu : cu);
+  if (xlo) memset(dst, fill, xlo * u * 2);
+  if (xhi < wq) memset(dst + xhi * u, fill, (wq - xhi) * u * 2);
+  const size_t ic0 = g * (size_t)s->cin_g + (v->d4 ? 4 * cu : v->q8 ? 2 * cu : cu);
   const size_t plane_in = (size_t)(s->h_in * s->w_in);
   const int64_t ix0 = (int64_t)xlo * sw + px - s->pad_l;
   const size_t n = xhi - xlo, off = (img * (size_t)s->c_in + ic0) * plane_in + (size_t)iy * (size_t)s->w_in;
@@ -137,6 +212,11 @@ void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, c
       for (size_t i = 0; i < n; i++) o[i] = src[2 * i];
     else
       for (size_t i = 0; i < n; i++) o[i] = src[(int64_t)i * sw];
+    return;
+  }
+  if (v->d4) {
+    copy_quads(p, v, (const uint8_t *)x + off + ix0, plane_in, (size_t)s->cin_g - 4 * cu, n, sw,
+               (uint8_t *)(dst + 2 * xlo));
     return;
   }
   const int is_signed = p->dtype == DLCONV_S8;
@@ -168,9 +248,10 @@ void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, 
   size_t xlo, xhi;
   inside_columns(s, wq, px, &xlo, &xhi);
   if (iy < 0 || iy >= s->h_in) xlo = xhi = wq;
+  const int fill = v->d4 ? v->zu : 0;
   for (size_t cu = 0; cu < cpg; cu++) {
-    if (xlo) memset(dst + cu * cu_stride, 0, xlo * u * 2);
-    if (xhi < wq) memset(dst + cu * cu_stride + xhi * u, 0, (wq - xhi) * u * 2);
+    if (xlo) memset(dst + cu * cu_stride, fill, xlo * u * 2);
+    if (xhi < wq) memset(dst + cu * cu_stride + xhi * u, fill, (wq - xhi) * u * 2);
   }
   if (xlo >= xhi) return;
   const size_t es = v->q8 ? 1 : 2, pix = (size_t)s->c_in * es;
@@ -182,6 +263,20 @@ void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, 
     int16_t *o = dst + xq * u;
     if (!v->q8) {
       for (size_t c = 0; c < cin; c++) memcpy(o + c * cu_stride, src + 2 * c, 2);
+      continue;
+    }
+    if (v->d4) { /* a pixel's channels are units already: 4 bytes each, flipped */
+      const uint32_t flip4 = 0x01010101u * v->flip;
+      for (size_t cu = 0; cu < cin / 4; cu++) {
+        uint32_t q;
+        memcpy(&q, src + 4 * cu, 4);
+        q ^= flip4;
+        memcpy(o + cu * cu_stride, &q, 4);
+      }
+      if (cin % 4) {
+        uint8_t *last = (uint8_t *)(o + (cpg - 1) * cu_stride);
+        for (size_t t = 0; t < 4; t++) last[t] = t < cin % 4 ? (uint8_t)src[cin / 4 * 4 + t] ^ v->flip : v->zu;
+      }
       continue;
     }
     if (cin <= 8) { /* a first layer's few channels: a call per pixel would cost more */
@@ -224,8 +319,20 @@ void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g,
     }
     return;
   }
-  const dlc_q8_gemm_family *f = p->kernels->q8_gemm;
   int32_t *c = acc;
+  if (v->d4) {
+    const dlc_q8d4_gemm_family *f = p->kernels->q8_d4;
+    for (size_t jr = 0; jr < n; jr += nr) {
+      if (packed)
+        f->ukernel(m, DLC_MIN(nr, n - jr), 4 * kcu, (const int8_t *)a, (const uint8_t *)(b + jr * kcu * 2), c + jr,
+                   ldc, accumulate);
+      else
+        f->ukernel_ib(m, 4 * kcu, (const int8_t *)a, (const uint8_t *)(b + jr * 2), boff + pc, c + jr, ldc,
+                      accumulate);
+    }
+    return;
+  }
+  const dlc_q8_gemm_family *f = p->kernels->q8_gemm;
   for (size_t jr = 0; jr < n; jr += nr) {
     if (packed)
       f->ukernel(m, DLC_MIN(nr, n - jr), 2 * kcu, a, b + jr * kcu * 2, c + jr, ldc, accumulate);

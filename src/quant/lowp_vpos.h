@@ -2,8 +2,10 @@
  * copy of x: what the direct driver (one copy of the whole image, src/direct/direct_lowp_conv.c)
  * and the spatial pack driver (a copy of each band of rows, src/spatial_pack/spack_lowp.c) share.
  *
- * The copy holds, per group, channel unit (int8: a pair of channels, interleaved as s16 x - zp;
- * F16: one channel of halves) and stride phase (py, px) that some tap reads, a sub-plane of
+ * The copy holds, per group, channel unit (int8: a pair of channels, interleaved as s16 x - zp,
+ * or, where the ISA has the q8_d4 family, four channels interleaved as u8 bytes with the zero
+ * point left in (lowp_gemm_ukernel.h), padding holding the zero point's byte; F16: one channel
+ * of halves) and stride phase (py, px) that some tap reads, a sub-plane of
  * rows x wq units: sub-plane element (r, c) is padded input (r * sh + py, c * sw + px). Output
  * (oy, ox) is virtual position v = oy * wq + ox, and its input for reduction unit (cu, tap) sits
  * at copy + v + boff[cu * taps + tap]: every tap reads a stride-1 run, so the family's
@@ -32,7 +34,11 @@ typedef struct dlc_lowp_vpos {
   size_t wq;                /* sub-plane width */
   size_t mr, nr, wpanels;   /* the family's tile; A panels per group */
   size_t kcu;               /* reduction units per K chunk */
-  int16_t *wpack;           /* groups x wpanels x kunits x mr x u */
+  int16_t *wpack;           /* groups x wpanels x kunits x mr x u (d4: x 4 bytes) */
+  int d4;                   /* int8 on the q8_d4 family: units of 4 channels as u8 */
+  uint8_t zu, flip;         /* d4: x's zero point as a u8 byte (padding); 0x80 for S8 (x ^ flip is u8) */
+  dlc_q8_params q4;         /* d4: the plan's params with the bias less zu x the sum of the channel's
+                               weights (bias and mult_f owned here) */
   size_t wpack_bytes;
 } dlc_lowp_vpos;
 
@@ -40,6 +46,15 @@ typedef struct dlc_lowp_vpos {
    stride phases, packs the weights. On failure nothing is left allocated. */
 dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, const char *algo);
 void dlc_lowp_vpos_free(dlc_lowp_vpos *v);
+
+/* The requantisation the stores of an int8 plan's accumulators take: p->q8, or with d4 the
+   bias that takes the zero point back out. */
+static inline const dlc_q8_params *dlc_lowp_vpos_q8(const dlc_lowp_vpos *v, const dlconv_plan *p) {
+  return v->d4 ? &v->q4 : &p->q8;
+}
+
+/* The kernel name a plan on v reports. */
+const char *dlc_lowp_vpos_kernel_name(const dlc_lowp_vpos *v, const dlconv_plan *p);
 
 /* The kunits offsets (int16 elements) of each reduction unit from a group's base in a copy
    whose sub-planes are planeq units apart. */

@@ -138,7 +138,7 @@ static dlconv_status splp_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
   p->workspace_bytes = d->ntasks * d->ws_slice;
-  snprintf(p->kernel, sizeof p->kernel, "%s", v->q8 ? p->kernels->q8_gemm->name : p->kernels->f16_gemm->name);
+  snprintf(p->kernel, sizeof p->kernel, "%s", dlc_lowp_vpos_kernel_name(v, p));
   return DLCONV_OK;
 }
 
@@ -193,7 +193,7 @@ static void store_nchw(const splp_ctx *c, size_t img, size_t g, size_t m0, size_
     if (wq == wo) { /* no virtual columns: one run */
       const size_t f1 = DLC_MIN(n0 + nlen, rows * wo);
       if (d->v.q8)
-        p->kernels->q8_gemm->store(f1 - n0, (const int32_t *)acc + i * d->nc, &p->q8, oc, 0, yband + n0);
+        p->kernels->q8_gemm->store(f1 - n0, (const int32_t *)acc + i * d->nc, dlc_lowp_vpos_q8(&d->v, p), oc, 0, yband + n0);
       else
         p->kernels->f16_gemm->store(f1 - n0, (const float *)acc + i * d->nc, p->bias, oc, 0, s->out_min, s->out_max,
                                     (uint16_t *)yband + n0);
@@ -202,7 +202,7 @@ static void store_nchw(const splp_ctx *c, size_t img, size_t g, size_t m0, size_
     FOR_EACH_RUN(d, wo, rows, n0, nlen, {
       const size_t a = i * d->nc + f0 - n0, o = r * wo + f0 - r * wq;
       if (d->v.q8)
-        p->kernels->q8_gemm->store(f1 - f0, (const int32_t *)acc + a, &p->q8, oc, 0, yband + o);
+        p->kernels->q8_gemm->store(f1 - f0, (const int32_t *)acc + a, dlc_lowp_vpos_q8(&d->v, p), oc, 0, yband + o);
       else
         p->kernels->f16_gemm->store(f1 - f0, (const float *)acc + a, p->bias, oc, 0, s->out_min, s->out_max,
                                     (uint16_t *)yband + o);
@@ -225,7 +225,7 @@ static void store_nhwc(const splp_ctx *c, size_t img, size_t g, size_t m0, size_
       for (size_t i = 0; i < mlen; i++) t[i] = a[i * d->nc + q - n0];
       char *yo = (char *)c->y + (((img * (size_t)s->h_out + oy0 + r) * wo + q - r * d->v.wq) * co + c0) * es;
       if (d->v.q8)
-        p->kernels->q8_gemm->store(mlen, col, &p->q8, c0, 1, yo);
+        p->kernels->q8_gemm->store(mlen, col, dlc_lowp_vpos_q8(&d->v, p), c0, 1, yo);
       else
         p->kernels->f16_gemm->store(mlen, col, p->bias, c0, 1, s->out_min, s->out_max, (uint16_t *)yo);
     }

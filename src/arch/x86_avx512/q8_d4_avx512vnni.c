@@ -1,0 +1,173 @@
+/* int8 gemm on u8 x s8 dot products of four, AVX512-VNNI (vpdpbusd on zmm: Ice Lake and later,
+ * Zen 4 and 5). The contract is lowp_gemm_ukernel.h's dlc_q8d4_gemm_family.
+ *
+ * Tile 8 x 32c4: per group of four k, two zmm of B (16 columns x 4 bytes each) and, per row, the
+ * row's four weights broadcast as one dword (folded into vpdpbusd as an embedded broadcast), into
+ * 16 accumulators. vpdpbusd does 64 multiply-adds, four times an fp32 FMA's 16 and twice the s16
+ * pairs' vpdpwssd; Zen 4 issues one zmm vpdpbusd per cycle at a latency of 4, so 16 independent
+ * chains keep it busy while its loads (2 + 8 per 16 vpdpbusd) fit beside it. The products of u8
+ * and s8 are below 2^15 and four of them below 2^17: the s32 sum wraps only where the plan's
+ * reduction limit already refuses (DLC_Q8_MAX_K).
+ *
+ * Each (rows, vectors) pair is its own function, so an edge tile computes only what it stores;
+ * partial rows of C are written through lane masks (the packed B panels are always whole, so
+ * the loads never need one). */
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../core/kernels.h"
+
+#define MR 8
+#define NR 32
+#define INLINE static inline __attribute__((always_inline))
+#define FOR_ROWS _Pragma("GCC unroll 8") for (size_t i = 0; i < M; i++)
+
+INLINE __mmask16 first_lanes(ptrdiff_t n) {
+  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+
+INLINE __m512i weights4(const int8_t *a) {
+  int32_t w;
+  memcpy(&w, a, sizeof w);
+  return _mm512_set1_epi32(w);
+}
+
+/* Rows [0, M) of the accumulators into C: added to C's values when accumulate, the first n
+   columns (whole vectors when n is the tile's width). */
+INLINE void tile_store(const size_t M, const size_t NV, __m512i acc[][2], size_t n, int32_t *c, size_t ldc,
+                       int accumulate) {
+  if (n == 16 * NV) {
+    FOR_ROWS {
+      int32_t *ci = c + i * ldc;
+      for (size_t v = 0; v < NV; v++) {
+        if (accumulate) acc[i][v] = _mm512_add_epi32(acc[i][v], _mm512_loadu_si512(ci + 16 * v));
+        _mm512_storeu_si512(ci + 16 * v, acc[i][v]);
+      }
+    }
+    return;
+  }
+  const __mmask16 m0 = first_lanes((ptrdiff_t)n), m1 = first_lanes((ptrdiff_t)n - 16);
+  FOR_ROWS {
+    int32_t *ci = c + i * ldc;
+    if (accumulate) acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, ci));
+    _mm512_mask_storeu_epi32(ci, m0, acc[i][0]);
+    if (NV == 2) {
+      if (accumulate) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, ci + 16));
+      _mm512_mask_storeu_epi32(ci + 16, m1, acc[i][1]);
+    }
+  }
+}
+
+INLINE void tile_body(const size_t M, const size_t NV, size_t n, size_t kc, const int8_t *restrict a,
+                      const uint8_t *restrict b, int32_t *restrict c, size_t ldc, int accumulate) {
+  __m512i acc[MR][2];
+  FOR_ROWS {
+    acc[i][0] = _mm512_setzero_si512();
+    acc[i][1] = _mm512_setzero_si512();
+  }
+  _Pragma("GCC unroll 2") for (size_t k4 = 0; k4 < kc / 4; k4++) {
+    const __m512i b0 = _mm512_loadu_si512(b);
+    const __m512i b1 = NV == 2 ? _mm512_loadu_si512(b + 64) : _mm512_setzero_si512();
+    FOR_ROWS {
+      const __m512i ai = weights4(a + 4 * i);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], b0, ai);
+      if (NV == 2) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], b1, ai);
+    }
+    a += 4 * MR;
+    b += 4 * NR;
+  }
+  tile_store(M, NV, acc, n, c, ldc, accumulate);
+}
+
+typedef void (*tile_fn)(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                        int32_t *restrict c, size_t ldc, int accumulate);
+#define DEFINE_TILE(M, NV)                                                                               \
+  static void tile_##M##x##NV(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b, \
+                              int32_t *restrict c, size_t ldc, int accumulate) {                      \
+    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate);                                                 \
+  }
+#define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
+DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4)
+DEFINE_TILES(5) DEFINE_TILES(6) DEFINE_TILES(7) DEFINE_TILES(8)
+
+static const tile_fn tiles[2][MR] = {
+    {tile_1x1, tile_2x1, tile_3x1, tile_4x1, tile_5x1, tile_6x1, tile_7x1, tile_8x1},
+    {tile_1x2, tile_2x2, tile_3x2, tile_4x2, tile_5x2, tile_6x2, tile_7x2, tile_8x2},
+};
+
+static void q8d4_gemm_8x32c4(size_t m, size_t n, size_t kc, const int8_t *a, const uint8_t *b, int32_t *c,
+                             size_t ldc, int accumulate) {
+  tiles[n > 16][m - 1](n, kc, a, b, c, ldc, accumulate);
+}
+
+/* ukernel_ib: the same tile with each group's B row (32 units, 128 bytes) where the offset table
+   says, always 32 columns. */
+INLINE void ib_body(const size_t M, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                    const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) {
+  __m512i acc[MR][2];
+  FOR_ROWS {
+    acc[i][0] = _mm512_setzero_si512();
+    acc[i][1] = _mm512_setzero_si512();
+  }
+  _Pragma("GCC unroll 2") for (size_t k4 = 0; k4 < kc / 4; k4++) {
+    const uint8_t *bk = b + 2 * boff[k4];
+    const __m512i b0 = _mm512_loadu_si512(bk), b1 = _mm512_loadu_si512(bk + 64);
+    FOR_ROWS {
+      const __m512i ai = weights4(a + 4 * i);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], b0, ai);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], b1, ai);
+    }
+    a += 4 * MR;
+  }
+  tile_store(M, 2, acc, NR, c, ldc, accumulate);
+}
+
+typedef void (*ib_fn)(size_t kc, const int8_t *restrict a, const uint8_t *restrict b, const ptrdiff_t *restrict boff,
+                      int32_t *restrict c, size_t ldc, int accumulate);
+#define DEFINE_IB(M)                                                                                   \
+  static void ib_##M(size_t kc, const int8_t *restrict a, const uint8_t *restrict b,                   \
+                     const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) { \
+    ib_body(M, kc, a, b, boff, c, ldc, accumulate);                                                    \
+  }
+DEFINE_IB(1) DEFINE_IB(2) DEFINE_IB(3) DEFINE_IB(4) DEFINE_IB(5) DEFINE_IB(6) DEFINE_IB(7) DEFINE_IB(8)
+static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6, ib_7, ib_8};
+
+static void q8d4_gemm_ib_8x32c4(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                                int32_t *c, size_t ldc, int accumulate) {
+  ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
+}
+
+/* 16 bytes of each row into 16 units: bytes interleave into pairs (rows 0-1, 2-3), pairs into
+   quads; the tail loads and stores under byte masks, so nothing past the rows or dst is touched. */
+static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                            uint8_t flip, uint8_t *dst) {
+  const __m128i f = _mm_set1_epi8((char)flip);
+  for (size_t j = 0; j < n; j += 16) {
+    const size_t len = n - j < 16 ? n - j : 16;
+    const __mmask16 m = first_lanes((ptrdiff_t)len);
+    const __m128i a = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r0 + j), f);
+    const __m128i b = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r1 + j), f);
+    const __m128i c = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r2 + j), f);
+    const __m128i d = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r3 + j), f);
+    const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+    const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+    const __m512i q = _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_set_m128i(_mm_unpackhi_epi16(ab0, cd0), _mm_unpacklo_epi16(ab0, cd0))),
+        _mm256_set_m128i(_mm_unpackhi_epi16(ab1, cd1), _mm_unpacklo_epi16(ab1, cd1)), 1);
+    if (len == 16)
+      _mm512_storeu_si512(dst + 4 * j, q);
+    else
+      _mm512_mask_storeu_epi8(dst + 4 * j, (__mmask64)((1ull << (4 * len)) - 1u), q);
+  }
+}
+
+const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
+    .name = "q8_gemm_8x32c4__avx512vnni",
+    .mr = MR,
+    .nr = NR,
+    .ukernel = q8d4_gemm_8x32c4,
+    .ukernel_ib = q8d4_gemm_ib_8x32c4,
+    .pack_quads = q8d4_pack_quads,
+};
