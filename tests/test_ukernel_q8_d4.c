@@ -1,0 +1,601 @@
+/* test_ukernel_q8_d4.c - the int8 micro-kernels on u8 x s8 dot products of four (dlc_q8d4_gemm_family,
+ * src/gemm_im2col/lowp_gemm_ukernel.h) of every ISA table this machine runs, against references
+ * written here from the contract's index formulas alone: the tile product in int64 at every (m, n)
+ * edge (A s8, B u8, in units of four along k) with A, B and C against guard pages and sentinels
+ * around C; ukernel_ib (B read in place through an offset table in 2-byte units) with B, boff, A
+ * and C against guard pages; and pack_quads byte for byte. Where no table has a family (no
+ * AVX512-VNNI) every test says so and passes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_GUARD_PAGES 1
+#endif
+
+#include "core/cpu.h"
+#include "core/kernels.h"
+#include "dlconv.h"
+
+#define GUARD 37
+#define SENTINEL ((int32_t)0x5A5A5A5A)
+#define GUARD_BYTE 0xA5
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t next_u32(void) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 32);
+}
+/* Uniform in [lo, hi] (hi - lo < 2^32). */
+static int64_t irand(int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
+  return lo + (int64_t)(span ? r % span : r);
+}
+
+static void *xalloc(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  assert_non_null(p);
+  return p;
+}
+
+/* Readable memory of exactly the asked size with an inaccessible page right before it or right
+   after it (guard pages where the system has mmap, else an exactly sized malloc for valgrind /
+   ASan), so a kernel touching one byte outside its operand faults. */
+typedef struct gbuf {
+  void *map, *owned;
+  size_t map_len;
+  unsigned char *p; /* the payload */
+} gbuf;
+
+static void *gbuf_open(gbuf *g, size_t bytes, int at_end) {
+  memset(g, 0, sizeof *g);
+  if (!bytes) bytes = 1;
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t data = (bytes + pg - 1) / pg * pg;
+  g->map_len = data + 2 * pg;
+  g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(g->map != MAP_FAILED);
+  unsigned char *m = g->map;
+  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
+  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
+  g->p = at_end ? m + pg + data - bytes : m + pg;
+#else
+  (void)at_end;
+  g->owned = malloc(bytes);
+  assert_non_null(g->owned);
+  g->p = g->owned;
+#endif
+  return g->p;
+}
+
+static void gbuf_close(gbuf *g) {
+#ifdef HAVE_GUARD_PAGES
+  if (g->map) munmap(g->map, g->map_len);
+#endif
+  free(g->owned);
+}
+
+static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
+                                      DLCONV_ISA_NEON};
+#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
+
+static const dlc_q8d4_gemm_family *family_of(dlconv_isa isa) {
+  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
+  return kt ? kt->q8_d4 : NULL;
+}
+
+/* Where this build has the AVX512-VNNI family and this CPU runs it, the avx512 table must carry it
+   (kernels.c), so losing it from the table fails rather than skips; and the avx2 table must not
+   (vpdpbusd on zmm is EVEX: a caller capping at avx2 must not get it). */
+static void check_expected_families(void) {
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
+    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8d4_gemm__avx512vnni);
+  if (family_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8d4_gemm__avx512vnni);
+#endif
+}
+
+/* The families under test, each once: the one each table gives this CPU, plus the VNNI family
+   wherever this CPU runs it. */
+#define MAX_FAMILIES 8
+static size_t families(const dlc_q8d4_gemm_family *out[MAX_FAMILIES]) {
+  const dlc_q8d4_gemm_family *cand[MAX_FAMILIES];
+  size_t nc = 0, n = 0;
+  for (size_t s = 0; s < N_ISAS; s++) cand[nc++] = family_of(all_isas[s]);
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni) cand[nc++] = &dlc_q8d4_gemm__avx512vnni;
+#endif
+  for (size_t i = 0; i < nc; i++) {
+    int seen = !cand[i];
+    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == cand[i];
+    if (!seen) out[n++] = cand[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    const dlc_q8d4_gemm_family *f = out[i];
+    assert_non_null(f->name);
+    assert_non_null(f->ukernel);
+    assert_non_null(f->ukernel_ib);
+    assert_non_null(f->pack_quads);
+    assert_true(f->mr >= 1 && f->mr <= DLC_LOWP_MR_MAX);
+    assert_true(f->nr >= 1 && f->nr <= DLC_LOWP_NR_MAX);
+  }
+  static int said;
+  if (!said) {
+    said = 1;
+    printf("q8_d4 families under test:");
+    for (size_t i = 0; i < n; i++) printf(" %s (%zux%zu)", out[i]->name, out[i]->mr, out[i]->nr);
+    printf("%s\n", n ? "" : " none (no table of this CPU has one: the q8_d4 tests are skipped)");
+  }
+  return n;
+}
+
+static void say_skipped(const char *test) {
+  print_message("[ %s ] skipped: no q8_d4 family on this CPU\n", test);
+}
+
+/* ================================================================ operand values */
+
+/* A is s8 ([-128, 127]), B u8 ([0, 255]): the largest products are -128 * 255 and 127 * 255. */
+enum { V_RANDOM, V_MAX_POSITIVE, V_MAX_NEGATIVE, V_RANDOM_EXTREMES, V_HIGH_BITS, N_VALUE_KINDS };
+
+static int8_t a_value(int kind) {
+  switch (kind) {
+    case V_RANDOM: return (int8_t)irand(-128, 127);
+    case V_MAX_POSITIVE: return 127;
+    case V_MAX_NEGATIVE: return -128;
+    case V_RANDOM_EXTREMES: return next_u32() & 1 ? -128 : 127;
+    default: return (int8_t)irand(-128, -100); /* bytes >= 0x80: signed handling decides */
+  }
+}
+
+static uint8_t b_value(int kind) {
+  switch (kind) {
+    case V_RANDOM: return (uint8_t)irand(0, 255);
+    case V_MAX_POSITIVE:
+    case V_MAX_NEGATIVE: return 255;
+    case V_RANDOM_EXTREMES: return next_u32() & 1 ? 0 : 255;
+    default: return (uint8_t)irand(128, 255); /* bytes >= 0x80: unsigned handling decides */
+  }
+}
+
+/* ================================================================ C buffers */
+
+/* C for a tile of rows x w (row stride ldc) inside a sentinel-filled buffer of ints: at_end puts
+   the tile's last element right before a guard page (GUARD sentinels before the tile); otherwise
+   the tile's first element is right after a guard page and the buffer runs on for cover_rows rows
+   of ldc plus GUARD sentinels (cover_rows >= rows: the rows a kernel must leave alone). */
+typedef struct cbuf {
+  gbuf g;
+  int32_t *buf, *c;
+  size_t total, pre;
+} cbuf;
+
+static void cbuf_open(cbuf *cb, size_t rows, size_t w, size_t ldc, size_t cover_rows, int at_end) {
+  if (at_end) {
+    cb->pre = GUARD;
+    cb->total = GUARD + (rows - 1) * ldc + w;
+  } else {
+    cb->pre = 0;
+    cb->total = cover_rows * ldc + GUARD;
+  }
+  cb->buf = gbuf_open(&cb->g, cb->total * sizeof(int32_t), at_end);
+  for (size_t i = 0; i < cb->total; i++) cb->buf[i] = SENTINEL;
+  cb->c = cb->buf + cb->pre;
+}
+
+/* Fails on the first int outside the rows x w tile that is no longer the sentinel. */
+static void cbuf_check_outside(const cbuf *cb, size_t rows, size_t w, size_t ldc, const char *what) {
+  for (size_t i = 0; i < cb->total; i++) {
+    const ptrdiff_t off = (ptrdiff_t)i - (ptrdiff_t)cb->pre;
+    const int inside = off >= 0 && (size_t)off / ldc < rows && (size_t)off % ldc < w;
+    if (!inside && cb->buf[i] != SENTINEL)
+      fail_msg("%s: wrote outside the %zu x %zu tile (ldc %zu) at offset %td (row %td, column %td): %d", what,
+               rows, w, ldc, off, off >= 0 ? off / (ptrdiff_t)ldc : -1,
+               off >= 0 ? off % (ptrdiff_t)ldc : off, cb->buf[i]);
+  }
+}
+
+/* ================================================================ micro-kernel */
+
+typedef struct uk_case {
+  const dlc_q8d4_gemm_family *f;
+  size_t m, n, kc, ldc;
+  int accumulate, kind;
+  int at_end;       /* A, B and C against a guard page after them (1) or before them (0) */
+  int32_t c_range;  /* |initial C| for accumulate */
+} uk_case;
+
+/* One call. A ((kc/4) x mr x 4 s8) and B ((kc/4) x nr x 4 u8) exactly sized against guard pages,
+   their padding (rows >= m of A, columns >= n of B) random; C's m x n corner compared with an int64
+   reference and every other int of its buffer with the sentinel; A and B must be left as they were. */
+static void run_uk_case(const uk_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, n = t->n, kc = t->kc, ldc = t->ldc;
+  const size_t a_bytes = (kc / 4) * mr * 4, b_bytes = (kc / 4) * nr * 4;
+  assert_true(kc % 4 == 0 && kc >= 4);
+  gbuf ga, gb;
+  int8_t *a = gbuf_open(&ga, a_bytes, t->at_end);
+  uint8_t *b = gbuf_open(&gb, b_bytes, !t->at_end ^ (kc % 8 == 0)); /* B on the other side half the time */
+  for (size_t k = 0; k < kc; k++) {
+    for (size_t i = 0; i < mr; i++) a[(k / 4) * 4 * mr + 4 * i + k % 4] = i < m ? a_value(t->kind) : (int8_t)next_u32();
+    for (size_t j = 0; j < nr; j++) b[(k / 4) * 4 * nr + 4 * j + k % 4] = j < n ? b_value(t->kind) : (uint8_t)next_u32();
+  }
+  int8_t *a_copy = xalloc(a_bytes);
+  uint8_t *b_copy = xalloc(b_bytes);
+  memcpy(a_copy, a, a_bytes);
+  memcpy(b_copy, b, b_bytes);
+
+  cbuf cb;
+  cbuf_open(&cb, m, n, ldc, m, t->at_end);
+  int32_t *c = cb.c, *c0 = xalloc(m * n * sizeof(int32_t));
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      c0[i * n + j] = t->accumulate ? (int32_t)irand(-t->c_range, t->c_range) : SENTINEL;
+      c[i * ldc + j] = c0[i * n + j];
+    }
+
+  t->f->ukernel(m, n, kc, a, b, c, ldc, t->accumulate);
+
+  if (memcmp(a, a_copy, a_bytes) || memcmp(b, b_copy, b_bytes))
+    fail_msg("%s ukernel m=%zu n=%zu kc=%zu: wrote to an operand", t->f->name, m, n, kc);
+  char what[160];
+  snprintf(what, sizeof what, "%s ukernel m=%zu n=%zu kc=%zu acc=%d", t->f->name, m, n, kc, t->accumulate);
+  cbuf_check_outside(&cb, m, n, ldc, what);
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++) {
+      int64_t ref = t->accumulate ? c0[i * n + j] : 0;
+      for (size_t k = 0; k < kc; k++)
+        ref += (int64_t)a_copy[(k / 4) * 4 * mr + 4 * i + k % 4] * (int64_t)b_copy[(k / 4) * 4 * nr + 4 * j + k % 4];
+      if (c[i * ldc + j] != ref)
+        fail_msg("%s ukernel m=%zu n=%zu kc=%zu ldc=%zu acc=%d kind=%d at_end=%d: C[%zu][%zu] = %d, want %lld "
+                 "(a[i, 0..3] = %d %d %d %d, b[0..3, j] = %u %u %u %u)",
+                 t->f->name, m, n, kc, ldc, t->accumulate, t->kind, t->at_end, i, j, c[i * ldc + j], (long long)ref,
+                 a_copy[4 * i], a_copy[4 * i + 1], a_copy[4 * i + 2], a_copy[4 * i + 3], b_copy[4 * j],
+                 b_copy[4 * j + 1], b_copy[4 * j + 2], b_copy[4 * j + 3]);
+    }
+  }
+  gbuf_close(&ga), gbuf_close(&gb), gbuf_close(&cb.g);
+  free(a_copy), free(b_copy), free(c0);
+}
+
+/* Every (m, n) edge, kc from one unit of four to long (516 = 129 units, an odd count past any
+   unroll), accumulate or not, a row stride past n (sometimes past nr), every kind of operand
+   values, the operands against guard pages on either side. */
+static void test_ukernel_edges(void **state) {
+  (void)state;
+  check_expected_families();
+  static const size_t kcs[] = {4, 8, 12, 20, 64, 516};
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  if (!nfam) {
+    say_skipped("ukernel edges");
+    return;
+  }
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
+            for (int kind = 0; kind < N_VALUE_KINDS; kind++) {
+              uk_case t = {f, m, n, kcs[ki], n + 1 + (m * 7 + n + ki) % 5, acc, kind, (acc + kind + (int)m) & 1,
+                           1 << 28};
+              if ((m + n + ki) % 4 == 0) t.ldc = f->nr + 9;
+              if ((m + n + ki + (size_t)kind) % 11 == 0) t.ldc = n; /* rows back to back */
+              run_uk_case(&t);
+              cases++;
+            }
+  }
+  print_message("[ ukernel edges ] %zu cases\n", cases);
+}
+
+/* A row stride far beyond the tile (NCHW rows an image apart), and the longest K the contract
+   allows (K * 255 * 128 < 2^31: 65792 = 2^16 + 256), all products the extreme of either sign. */
+static void test_ukernel_wide_ldc(void **state) {
+  (void)state;
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  if (!nfam) {
+    say_skipped("ukernel wide ldc");
+    return;
+  }
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    for (int at_end = 0; at_end <= 1; at_end++) {
+      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, V_RANDOM, at_end, 1 << 28};
+      run_uk_case(&t);
+      t.m = f->mr > 1 ? f->mr - 1 : 1, t.n = f->nr / 2 + 1, t.accumulate = 0, t.kind = V_RANDOM_EXTREMES;
+      run_uk_case(&t);
+      t.m = 1, t.n = 1, t.ldc = 100003, t.kind = V_HIGH_BITS, t.accumulate = 1;
+      run_uk_case(&t);
+      t.m = f->mr, t.n = f->nr > 1 ? f->nr - 1 : 1, t.ldc = 4099, t.kind = V_RANDOM;
+      run_uk_case(&t);
+    }
+    static const size_t long_kcs[] = {65792, 65788};
+    for (size_t ki = 0; ki < 2; ki++)
+      for (int kind = V_MAX_POSITIVE; kind <= V_MAX_NEGATIVE; kind++)
+        for (int acc = 0; acc <= 1; acc++) {
+          /* -128 * 255 * 65792 = -2147450880: room for |C0| <= 32767 before s32 ends */
+          uk_case t = {f, f->mr, f->nr, long_kcs[ki], f->nr + 3, acc, kind, acc, 30000};
+          run_uk_case(&t);
+        }
+  }
+}
+
+/* ================================================================ ukernel_ib (B read in place) */
+
+/* How the offset table looks (offsets in 2-byte units; each run is 4 * nr bytes = 2 * nr units):
+   random starts of either sign; all negative (b just past the last run); a few starts repeated
+   (or all the same); all odd (runs at 2 mod 4 bytes from b, unaligned); one unit apart,
+   descending (runs overlapping by all but two bytes); strictly decreasing with random gaps;
+   every run at the same start. */
+enum { OFF_RANDOM, OFF_NEGATIVE, OFF_REPEATED, OFF_ODD, OFF_SLIDE, OFF_DECREASING, OFF_ALL_LAST, N_OFF_KINDS };
+
+/* Starts of the runs (in units, from the start of the used span, the lowest 0) and the position of
+   b in that span (base; boff[k] = p[k] - base). */
+static void ib_starts(int off_kind, size_t nunits, size_t row, ptrdiff_t *p, ptrdiff_t *base) {
+  const ptrdiff_t span = (ptrdiff_t)irand(0, (int64_t)(3 * row + nunits));
+  ptrdiff_t pool[3] = {(ptrdiff_t)irand(0, span), (ptrdiff_t)irand(0, span), (ptrdiff_t)irand(0, span)};
+  const size_t npool = (size_t)irand(1, 3);
+  ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN, at = 0;
+  for (size_t k = 0; k < nunits; k++) {
+    switch (off_kind) {
+      case OFF_REPEATED: p[k] = pool[next_u32() % npool]; break;
+      case OFF_ODD: p[k] = 2 * (ptrdiff_t)irand(0, span / 2) + 1; break;
+      case OFF_SLIDE: p[k] = (ptrdiff_t)(nunits - 1 - k); break;
+      case OFF_DECREASING: at -= (ptrdiff_t)irand(1, (int64_t)row + 3); p[k] = at; break;
+      case OFF_ALL_LAST: p[k] = 5; break;
+      default: p[k] = (ptrdiff_t)irand(0, span); break;
+    }
+    if (p[k] < lo) lo = p[k];
+    if (p[k] > hi) hi = p[k];
+  }
+  for (size_t k = 0; k < nunits; k++) p[k] -= lo; /* the span starts at 0 */
+  hi -= lo;
+  if (off_kind == OFF_NEGATIVE) *base = hi + (ptrdiff_t)irand(1, 3);
+  else if (off_kind == OFF_ODD) *base = hi >= 1 ? 2 * (ptrdiff_t)irand(0, (hi - 1) / 2) + 1 : 1; /* p all even */
+  else *base = (ptrdiff_t)irand(0, hi);
+}
+
+typedef struct ib_case {
+  const dlc_q8d4_gemm_family *f;
+  size_t m, kc, ldc;
+  int accumulate, kind, off_kind, at_end;
+} ib_case;
+
+/* One call: the span of B (from its lowest run start to the end of its highest run, or to b when
+   b lies past every run) against a guard page after (at_end: the highest run ends exactly at the
+   page) or before (the lowest run starts at the page); A and boff against guard pages; bytes of B
+   outside every run random. C: at_end the tile (m x nr) ends at a guard page, so rows m..mr-1
+   would fault; otherwise the buffer covers all mr rows and those must keep the sentinel. */
+static void run_ib_case(const ib_case *t) {
+  const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, kc = t->kc, ldc = t->ldc, nu = kc / 4, row = 2 * nr;
+  assert_true(kc % 4 == 0 && kc >= 4);
+  ptrdiff_t *p = xalloc(nu * sizeof(ptrdiff_t)), base;
+  ib_starts(t->off_kind, nu, row, p, &base);
+  ptrdiff_t hi = 0;
+  for (size_t k = 0; k < nu; k++) hi = p[k] > hi ? p[k] : hi;
+  size_t span_units = (size_t)hi + row;
+  if ((size_t)base > span_units) span_units = (size_t)base; /* b itself stays inside the allocation */
+  const size_t span = 2 * span_units, a_bytes = nu * mr * 4;
+
+  gbuf ga, go, gb;
+  int8_t *a = gbuf_open(&ga, a_bytes, !t->at_end);
+  ptrdiff_t *boff = gbuf_open(&go, nu * sizeof(ptrdiff_t), !t->at_end);
+  uint8_t *bspan = gbuf_open(&gb, span, t->at_end), *b = bspan + 2 * base;
+  for (size_t k = 0; k < kc; k++)
+    for (size_t i = 0; i < mr; i++)
+      a[(k / 4) * 4 * mr + 4 * i + k % 4] = i < m ? a_value(t->kind) : (int8_t)next_u32();
+  for (size_t e = 0; e < span; e++) bspan[e] = (uint8_t)next_u32();
+  for (size_t k = 0; k < nu; k++) {
+    boff[k] = p[k] - base;
+    for (size_t e = 0; e < 4 * nr; e++) bspan[2 * p[k] + (ptrdiff_t)e] = b_value(t->kind);
+  }
+  if (t->off_kind == OFF_ODD)
+    for (size_t k = 0; k < nu; k++) assert_true((boff[k] & 1) != 0);
+  if (t->off_kind == OFF_NEGATIVE)
+    for (size_t k = 0; k < nu; k++) assert_true(boff[k] < 0);
+  int8_t *a_copy = xalloc(a_bytes);
+  uint8_t *b_copy = xalloc(span);
+  ptrdiff_t *o_copy = xalloc(nu * sizeof(ptrdiff_t));
+  memcpy(a_copy, a, a_bytes);
+  memcpy(b_copy, bspan, span);
+  memcpy(o_copy, boff, nu * sizeof(ptrdiff_t));
+
+  cbuf cb;
+  cbuf_open(&cb, m, nr, ldc, mr, t->at_end);
+  int32_t *c = cb.c, *c0 = xalloc(m * nr * sizeof(int32_t));
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < nr; j++)
+      c[i * ldc + j] = c0[i * nr + j] = t->accumulate ? (int32_t)irand(-(1 << 28), 1 << 28) : SENTINEL;
+
+  t->f->ukernel_ib(m, kc, a, b, boff, c, ldc, t->accumulate);
+
+  if (memcmp(a, a_copy, a_bytes) || memcmp(bspan, b_copy, span) || memcmp(boff, o_copy, nu * sizeof(ptrdiff_t)))
+    fail_msg("%s ukernel_ib m=%zu kc=%zu: wrote to an operand", t->f->name, m, kc);
+  char what[160];
+  snprintf(what, sizeof what, "%s ukernel_ib m=%zu kc=%zu acc=%d offsets=%d", t->f->name, m, kc, t->accumulate,
+           t->off_kind);
+  cbuf_check_outside(&cb, m, nr, ldc, what);
+  const uint8_t *bc = b_copy + 2 * base; /* b in the copy */
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < nr; j++) {
+      int64_t ref = t->accumulate ? c0[i * nr + j] : 0;
+      for (size_t k = 0; k < kc; k++)
+        ref += (int64_t)a_copy[(k / 4) * 4 * mr + 4 * i + k % 4] *
+               (int64_t)bc[2 * o_copy[k / 4] + (ptrdiff_t)(4 * j + k % 4)];
+      if (c[i * ldc + j] != ref)
+        fail_msg("%s ukernel_ib m=%zu kc=%zu ldc=%zu acc=%d kind=%d offsets=%d at_end=%d: C[%zu][%zu] = %d, "
+                 "want %lld (boff[0] = %td)",
+                 t->f->name, m, kc, ldc, t->accumulate, t->kind, t->off_kind, t->at_end, i, j, c[i * ldc + j],
+                 (long long)ref, o_copy[0]);
+    }
+  }
+  gbuf_close(&ga), gbuf_close(&go), gbuf_close(&gb), gbuf_close(&cb.g);
+  free(p), free(a_copy), free(b_copy), free(o_copy), free(c0);
+}
+
+/* Every m, one unit of four to long, accumulate or not, every kind of offset table and of operand
+   values, operands and C against guard pages on either side, ldc past nr; then a row stride far
+   beyond the tile and one exactly nr. */
+static void test_ukernel_ib(void **state) {
+  (void)state;
+  check_expected_families();
+  static const size_t kcs[] = {4, 8, 12, 16, 20, 36, 256, 260};
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  if (!nfam) {
+    say_skipped("ukernel_ib");
+    return;
+  }
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int acc = 0; acc <= 1; acc++)
+          for (int ok = 0; ok < N_OFF_KINDS; ok++)
+            for (int kind = 0; kind < N_VALUE_KINDS; kind++)
+              for (int at_end = 0; at_end <= 1; at_end++) {
+                ib_case t = {f, m, kcs[ki], f->nr + 1 + (m * 3 + ki + (size_t)kind) % 7, acc, kind, ok, at_end};
+                run_ib_case(&t);
+                cases++;
+              }
+    for (int acc = 0; acc <= 1; acc++)
+      for (int at_end = 0; at_end <= 1; at_end++) {
+        ib_case t = {f, f->mr, 64, 3137, acc, V_RANDOM_EXTREMES, OFF_RANDOM, at_end};
+        run_ib_case(&t);
+        t.m = 1, t.ldc = f->nr, t.off_kind = OFF_ODD;
+        run_ib_case(&t);
+        t.m = f->mr, t.ldc = f->nr, t.off_kind = OFF_DECREASING, t.kind = V_MAX_NEGATIVE, t.kc = 516;
+        run_ib_case(&t);
+        cases += 3;
+      }
+  }
+  print_message("[ ukernel_ib ] %zu cases\n", cases);
+}
+
+/* ================================================================ pack_quads */
+
+/* Every length 0..100 (vector bodies and tails) and a few long ones, flip 0 (U8) and 0x80 (S8),
+   each row exactly n bytes against a guard page (after or before), dst exactly 4n bytes against a
+   guard page after it, or against one before it with sentinel bytes after its 4n. */
+static void test_pack_quads(void **state) {
+  (void)state;
+  static const size_t longs[] = {127, 128, 129, 255, 256, 257, 999, 1000, 1001, 1024, 4099};
+  enum { FENCE = 80 };
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  if (!nfam) {
+    say_skipped("pack_quads");
+    return;
+  }
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    for (size_t ni = 0; ni <= 100 + sizeof longs / sizeof longs[0]; ni++) {
+      const size_t n = ni <= 100 ? ni : longs[ni - 101];
+      for (int fl = 0; fl <= 1; fl++)
+        for (int rows_end = 0; rows_end <= 1; rows_end++)
+          for (int dst_end = 0; dst_end <= 1; dst_end++) {
+            const uint8_t flip = fl ? 0x80 : 0;
+            gbuf gr[4], gd;
+            uint8_t *rows[4], *copy[4];
+            for (int r = 0; r < 4; r++) {
+              rows[r] = gbuf_open(&gr[r], n, rows_end ^ (r & 1)); /* rows on either side of their pages */
+              copy[r] = xalloc(n + 1);
+              for (size_t j = 0; j < n; j++) {
+                uint8_t v = (uint8_t)next_u32();
+                if (j % 17 == (size_t)r) v = r & 1 ? 0x80 : 0x7f;
+                if (j % 19 == (size_t)r) v = r & 1 ? 0x00 : 0xff;
+                rows[r][j] = copy[r][j] = v;
+              }
+            }
+            const size_t dbytes = dst_end ? 4 * n : 4 * n + FENCE;
+            uint8_t *dst = gbuf_open(&gd, dbytes, dst_end);
+            memset(dst, GUARD_BYTE, dbytes);
+
+            f->pack_quads(n, rows[0], rows[1], rows[2], rows[3], flip, dst);
+
+            for (int r = 0; r < 4; r++)
+              if (n && memcmp(rows[r], copy[r], n))
+                fail_msg("%s pack_quads n=%zu: wrote to row %d", f->name, n, r);
+            for (size_t i = 0; i < dbytes; i++) {
+              if (i < 4 * n) {
+                const uint8_t want = (uint8_t)(copy[i % 4][i / 4] ^ flip);
+                if (dst[i] != want)
+                  fail_msg("%s pack_quads n=%zu flip=0x%02x: dst[%zu] (unit %zu, row %zu) = 0x%02x, want 0x%02x",
+                           f->name, n, flip, i, i / 4, i % 4, dst[i], want);
+              } else if (dst[i] != GUARD_BYTE) {
+                fail_msg("%s pack_quads n=%zu flip=0x%02x: wrote dst[%zu], past its %zu bytes", f->name, n, flip, i,
+                         4 * n);
+              }
+            }
+            for (int r = 0; r < 4; r++) gbuf_close(&gr[r]), free(copy[r]);
+            gbuf_close(&gd);
+            cases++;
+          }
+    }
+  }
+  print_message("[ pack_quads ] %zu cases\n", cases);
+}
+
+/* pack_quads feeding ukernel: four s8 input rows packed with flip 0x80 and the weights give the
+   same tile as the signed product plus 128 * (row sums of A), the identity the drivers rely on
+   (x ^ 0x80 = x + 128 as u8 for s8 x). */
+static void test_pack_then_ukernel(void **state) {
+  (void)state;
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  if (!nfam) {
+    say_skipped("pack then ukernel");
+    return;
+  }
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    const size_t mr = f->mr, nr = f->nr, kc = 24, nu = kc / 4;
+    int8_t *x = xalloc(kc * nr), *a = xalloc(nu * mr * 4);
+    uint8_t *b = xalloc(nu * nr * 4);
+    int32_t *c = xalloc(mr * nr * sizeof(int32_t));
+    for (size_t e = 0; e < kc * nr; e++) x[e] = (int8_t)next_u32();
+    for (size_t e = 0; e < nu * mr * 4; e++) a[e] = (int8_t)next_u32();
+    for (size_t u = 0; u < nu; u++) {
+      const uint8_t *r = (const uint8_t *)x + 4 * u * nr;
+      f->pack_quads(nr, r, r + nr, r + 2 * nr, r + 3 * nr, 0x80, b + u * nr * 4);
+    }
+    f->ukernel(mr, nr, kc, a, b, c, nr, 0);
+    for (size_t i = 0; i < mr; i++)
+      for (size_t j = 0; j < nr; j++) {
+        int64_t ref = 0;
+        for (size_t k = 0; k < kc; k++) {
+          const int64_t w = a[(k / 4) * 4 * mr + 4 * i + k % 4];
+          ref += w * ((int64_t)x[k * nr + j] + 128);
+        }
+        if (c[i * nr + j] != ref)
+          fail_msg("%s pack_quads + ukernel: C[%zu][%zu] = %d, want %lld", f->name, i, j, c[i * nr + j],
+                   (long long)ref);
+      }
+    free(x), free(a), free(b), free(c);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ukernel_edges),
+      cmocka_unit_test(test_ukernel_wide_ldc),
+      cmocka_unit_test(test_ukernel_ib),
+      cmocka_unit_test(test_pack_quads),
+      cmocka_unit_test(test_pack_then_ukernel),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
