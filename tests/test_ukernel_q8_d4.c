@@ -505,16 +505,17 @@ static void test_pack_quads(void **state) {
     const dlc_q8d4_gemm_family *f = fams[s];
     for (size_t ni = 0; ni <= 100 + sizeof longs / sizeof longs[0]; ni++) {
       const size_t n = ni <= 100 ? ni : longs[ni - 101];
-      for (int fl = 0; fl <= 1; fl++)
+      for (int fl = 0; fl <= 3; fl++)
         for (int rows_end = 0; rows_end <= 1; rows_end++)
           for (int dst_end = 0; dst_end <= 1; dst_end++) {
-            const uint8_t flip = fl ? 0x80 : 0;
+            const uint8_t flip = fl & 1 ? 0x80 : 0;
+            const size_t step = fl & 2 ? 2 : 1, span = n ? (n - 1) * step + 1 : 0; /* bytes a row may be read */
             gbuf gr[4], gd;
             uint8_t *rows[4], *copy[4];
             for (int r = 0; r < 4; r++) {
-              rows[r] = gbuf_open(&gr[r], n, rows_end ^ (r & 1)); /* rows on either side of their pages */
-              copy[r] = xalloc(n + 1);
-              for (size_t j = 0; j < n; j++) {
+              rows[r] = gbuf_open(&gr[r], span, rows_end ^ (r & 1)); /* rows on either side of their pages */
+              copy[r] = xalloc(span + 1);
+              for (size_t j = 0; j < span; j++) {
                 uint8_t v = (uint8_t)next_u32();
                 if (j % 17 == (size_t)r) v = r & 1 ? 0x80 : 0x7f;
                 if (j % 19 == (size_t)r) v = r & 1 ? 0x00 : 0xff;
@@ -525,17 +526,17 @@ static void test_pack_quads(void **state) {
             uint8_t *dst = gbuf_open(&gd, dbytes, dst_end);
             memset(dst, GUARD_BYTE, dbytes);
 
-            f->pack_quads(n, rows[0], rows[1], rows[2], rows[3], flip, dst);
+            f->pack_quads(n, rows[0], rows[1], rows[2], rows[3], step, flip, dst);
 
             for (int r = 0; r < 4; r++)
-              if (n && memcmp(rows[r], copy[r], n))
+              if (n && memcmp(rows[r], copy[r], span))
                 fail_msg("%s pack_quads n=%zu: wrote to row %d", f->name, n, r);
             for (size_t i = 0; i < dbytes; i++) {
               if (i < 4 * n) {
-                const uint8_t want = (uint8_t)(copy[i % 4][i / 4] ^ flip);
+                const uint8_t want = (uint8_t)(copy[i % 4][i / 4 * step] ^ flip);
                 if (dst[i] != want)
-                  fail_msg("%s pack_quads n=%zu flip=0x%02x: dst[%zu] (unit %zu, row %zu) = 0x%02x, want 0x%02x",
-                           f->name, n, flip, i, i / 4, i % 4, dst[i], want);
+                  fail_msg("%s pack_quads n=%zu step=%zu flip=0x%02x: dst[%zu] (unit %zu, row %zu) = 0x%02x, want 0x%02x",
+                           f->name, n, step, flip, i, i / 4, i % 4, dst[i], want);
               } else if (dst[i] != GUARD_BYTE) {
                 fail_msg("%s pack_quads n=%zu flip=0x%02x: wrote dst[%zu], past its %zu bytes", f->name, n, flip, i,
                          4 * n);
@@ -571,7 +572,7 @@ static void test_pack_then_ukernel(void **state) {
     for (size_t e = 0; e < nu * mr * 4; e++) a[e] = (int8_t)next_u32();
     for (size_t u = 0; u < nu; u++) {
       const uint8_t *r = (const uint8_t *)x + 4 * u * nr;
-      f->pack_quads(nr, r, r + nr, r + 2 * nr, r + 3 * nr, 0x80, b + u * nr * 4);
+      f->pack_quads(nr, r, r + nr, r + 2 * nr, r + 3 * nr, 1, 0x80, b + u * nr * 4);
     }
     f->ukernel(mr, nr, kc, a, b, c, nr, 0);
     for (size_t i = 0; i < mr; i++)

@@ -130,11 +130,12 @@ typedef void (*dlc_q8d4_gemm_ukernel_fn)(size_t m, size_t n, size_t kc, const in
 typedef void (*dlc_q8d4_gemm_ib_fn)(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
                                     int32_t *c, size_t ldc, int accumulate);
 
-/* Four rows of n bytes into n units of four, flipped to u8 (flip: 0x80 for S8, 0 for U8):
- *   dst[4j + r] = rows[r][j] ^ flip      for j < n, r < 4
- * reads n bytes of each row, writes 4n bytes, no alignment needed. */
+/* Four rows of bytes at a column step of 1 or 2 (stride-2 layers) into n units of four, flipped to
+ * u8 (flip: 0x80 for S8, 0 for U8):
+ *   dst[4j + r] = rows[r][j * step] ^ flip      for j < n, r < 4
+ * reads nothing of a row past rows[r][(n - 1) * step], writes 4n bytes, no alignment needed. */
 typedef void (*dlc_q8d4_pack_quads_fn)(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                                       const uint8_t *r3, uint8_t flip, uint8_t *dst);
+                                       const uint8_t *r3, size_t step, uint8_t flip, uint8_t *dst);
 
 typedef struct dlc_q8d4_gemm_family {
   const char *name; /* e.g. "q8_gemm_8x32c4__avx512vnni" */

@@ -168,16 +168,14 @@ static void copy_quads(const dlconv_plan *p, const dlc_lowp_vpos *v, const uint8
                        size_t n, int64_t sw, uint8_t *o) {
   const uint8_t *r[4];
   for (size_t t = 0; t < 4; t++) r[t] = t < nch ? src + t * plane : NULL;
-  if (sw == 1 && nch >= 4) {
-    p->kernels->q8_d4->pack_quads(n, r[0], r[1], r[2], r[3], v->flip, o);
+  if (sw <= 2 && nch >= 4) {
+    p->kernels->q8_d4->pack_quads(n, r[0], r[1], r[2], r[3], (size_t)sw, v->flip, o);
     return;
   }
   for (size_t t = 0; t < 4; t++) {
     uint8_t *ot = o + t;
     if (!r[t]) {
       for (size_t i = 0; i < n; i++) ot[4 * i] = v->zu;
-    } else if (sw == 2) { /* a constant stride: vector code */
-      for (size_t i = 0; i < n; i++) ot[4 * i] = r[t][2 * i] ^ v->flip;
     } else {
       for (size_t i = 0; i < n; i++) ot[4 * i] = r[t][(int64_t)i * sw] ^ v->flip;
     }

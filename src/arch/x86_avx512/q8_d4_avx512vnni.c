@@ -139,18 +139,23 @@ static void q8d4_gemm_ib_8x32c4(size_t m, size_t kc, const int8_t *a, const uint
   ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
 }
 
-/* 16 bytes of each row into 16 units: bytes interleave into pairs (rows 0-1, 2-3), pairs into
-   quads; the tail loads and stores under byte masks, so nothing past the rows or dst is touched. */
-static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
-                            uint8_t flip, uint8_t *dst) {
+/* 16 columns of one row, flipped: at step 2 the even bytes of 32 (vpmovwb keeps the low byte of
+   each 16-bit lane); the tail loads under a byte mask that stops at the last column read. */
+INLINE __m128i row16(const uint8_t *r, size_t len, size_t step, __m128i flip) {
+  if (step == 1) return _mm_xor_si128(_mm_maskz_loadu_epi8(first_lanes((ptrdiff_t)len), r), flip);
+  const __mmask32 m = (__mmask32)((1u << (2 * len - 1)) - 1u); /* 2 * len - 1 bytes: not the odd one past the last */
+  return _mm_xor_si128(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(m, r)), flip);
+}
+
+/* 16 columns of each row into 16 units: bytes interleave into pairs (rows 0-1, 2-3), pairs into
+   quads; the tail stores under a byte mask, so nothing past dst is touched. */
+INLINE void pack_quads_step(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                            const size_t step, uint8_t flip, uint8_t *dst) {
   const __m128i f = _mm_set1_epi8((char)flip);
   for (size_t j = 0; j < n; j += 16) {
-    const size_t len = n - j < 16 ? n - j : 16;
-    const __mmask16 m = first_lanes((ptrdiff_t)len);
-    const __m128i a = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r0 + j), f);
-    const __m128i b = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r1 + j), f);
-    const __m128i c = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r2 + j), f);
-    const __m128i d = _mm_xor_si128(_mm_maskz_loadu_epi8(m, r3 + j), f);
+    const size_t len = n - j < 16 ? n - j : 16, o = j * step;
+    const __m128i a = row16(r0 + o, len, step, f), b = row16(r1 + o, len, step, f);
+    const __m128i c = row16(r2 + o, len, step, f), d = row16(r3 + o, len, step, f);
     const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
     const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
     const __m512i q = _mm512_inserti64x4(
@@ -161,6 +166,14 @@ static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, cons
     else
       _mm512_mask_storeu_epi8(dst + 4 * j, (__mmask64)((1ull << (4 * len)) - 1u), q);
   }
+}
+
+static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                            size_t step, uint8_t flip, uint8_t *dst) {
+  if (step == 2)
+    pack_quads_step(n, r0, r1, r2, r3, 2, flip, dst);
+  else
+    pack_quads_step(n, r0, r1, r2, r3, 1, flip, dst);
 }
 
 const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
