@@ -590,6 +590,57 @@ static void test_pack_then_ukernel(void **state) {
   }
 }
 
+/* gemv: every m up to gemv_mr, 1-4 rows of x, extreme and random bytes, the panel and x against
+   guard pages, c fenced by sentinels (rows ldc apart, only m x nb written). */
+static void test_gemv(void **state) {
+  (void)state;
+  static const size_t kcs[] = {4, 8, 12, 68, 1028};
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    if (!f->gemv) continue;
+    const size_t mr = f->gemv_mr;
+    for (size_t m = 1; m <= mr; m++)
+      for (size_t nb = 1; nb <= 4; nb++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int kind = 0; kind < 3; kind++) {
+            if (m % 7 != 1 && m < mr - 1 && ki > 2) continue; /* long K on a few row counts */
+            const size_t kc = kcs[ki], ldb = kc + (nb & 1) * 3, ldc = m + 5;
+            gbuf ga, gb, gc;
+            int8_t *a = gbuf_open(&ga, kc * mr, (int)(m & 1));
+            uint8_t *b = gbuf_open(&gb, (nb - 1) * ldb + kc, (int)(nb & 1));
+            int32_t *c = gbuf_open(&gc, nb * ldc * sizeof(int32_t), 1);
+            for (size_t k = 0; k < kc; k++)
+              for (size_t i = 0; i < mr; i++)
+                a[k / 4 * 4 * mr + 4 * i + k % 4] =
+                    i >= m ? 0 : kind == 0 ? (int8_t)next_u32() : kind == 1 ? (int8_t)-128 : (int8_t)127;
+            for (size_t i = 0; i < (nb - 1) * ldb + kc; i++) b[i] = kind == 0 ? (uint8_t)next_u32() : 255;
+            for (size_t i = 0; i < nb * ldc; i++) c[i] = SENTINEL;
+            f->gemv(m, nb, kc, a, b, ldb, c, ldc);
+            for (size_t r = 0; r < nb; r++)
+              for (size_t i = 0; i < ldc; i++) {
+                int64_t want = SENTINEL;
+                if (i < m) {
+                  want = 0;
+                  for (size_t k = 0; k < kc; k++)
+                    want += (int64_t)a[k / 4 * 4 * mr + 4 * i + k % 4] * (int64_t)b[r * ldb + k];
+                }
+                if (c[r * ldc + i] != want)
+                  fail_msg("%s gemv m=%zu nb=%zu kc=%zu kind=%d: c[%zu][%zu] = %d, want %lld", f->gemv_name, m, nb,
+                           kc, kind, r, i, c[r * ldc + i], (long long)want);
+              }
+            gbuf_close(&ga);
+            gbuf_close(&gb);
+            gbuf_close(&gc);
+            cases++;
+          }
+  }
+  if (!cases) say_skipped("gemv");
+  print_message("[ gemv ] %zu cases\n", cases);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -597,6 +648,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_ib),
       cmocka_unit_test(test_pack_quads),
       cmocka_unit_test(test_pack_then_ukernel),
+      cmocka_unit_test(test_gemv),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,6 +90,10 @@ extern const dlc_algo_ops dlc_spack_ops;        /* src/spatial_pack/ */
 extern const dlc_algo_ops dlc_gspc_ops;         /* src/gspc/ */
 extern const dlc_algo_ops dlc_csr_ops;          /* src/sparse_csr/ */
 extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: F16 and int8 */
+/* src/gemm_im2col/gemv_q8d4.c: int8 dense layers of at most 8 rows on the q8_d4 family's gemv,
+   which dlc_gemm_lowp_ops hands them to where dlc_gemv_q8d4_applies */
+extern const dlc_algo_ops dlc_gemv_q8d4_ops;
+int dlc_gemv_q8d4_applies(const dlconv_plan *p);
 extern const dlc_algo_ops dlc_direct_lowp_ops;  /* src/direct/direct_lowp.c: F16 and int8 depthwise */
 extern const dlc_algo_ops dlc_spack_lowp_ops;   /* src/spatial_pack/spack_lowp.c: F16 and int8 */
 extern const dlc_algo_ops dlc_gspc_lowp_ops;    /* src/gspc/gspc_lowp.c: F16 and int8 */

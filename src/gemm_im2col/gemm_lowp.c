@@ -62,6 +62,13 @@ static void lowp_destroy(dlconv_plan *p) {
 }
 
 static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
+  if (dlc_gemv_q8d4_applies(p)) {
+    /* int8 dense layers at small batch: the other driver owns the plan, unless it declines */
+    p->ops = &dlc_gemv_q8d4_ops;
+    const dlconv_status st = p->ops->plan_lowp(p, w);
+    if (st != DLCONV_ERR_UNSUPPORTED) return st;
+    p->ops = &dlc_gemm_lowp_ops;
+  }
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
   const dlc_f16_gemm_family *f16 = p->kernels->f16_gemm;

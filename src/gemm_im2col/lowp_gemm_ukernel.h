@@ -137,12 +137,23 @@ typedef void (*dlc_q8d4_gemm_ib_fn)(size_t m, size_t kc, const int8_t *a, const 
 typedef void (*dlc_q8d4_pack_quads_fn)(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                                        const uint8_t *r3, size_t step, uint8_t flip, uint8_t *dst);
 
+/* Optional: dense layers with few rows of x (batch 1: a matrix-vector product that streams the
+ * weights once per nb <= 4 rows), A one panel of gemv_mr rows in the A layout above (mr = gemv_mr,
+ * rows past m zero), B nb rows of kc u8 bytes ldb apart:
+ *   c[r * ldc + i] = sum over k < kc of A(i, k) * b[r * ldb + k]      for i < m, r < nb
+ * kc a multiple of 4; writes those m x nb values of c only. */
+typedef void (*dlc_q8d4_gemv_fn)(size_t m, size_t nb, size_t kc, const int8_t *a, const uint8_t *b, size_t ldb,
+                                 int32_t *c, size_t ldc);
+
 typedef struct dlc_q8d4_gemm_family {
   const char *name; /* e.g. "q8_gemm_8x32c4__avx512vnni" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
   dlc_q8d4_gemm_ukernel_fn ukernel;
   dlc_q8d4_gemm_ib_fn ukernel_ib;
   dlc_q8d4_pack_quads_fn pack_quads;
+  size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
+  dlc_q8d4_gemv_fn gemv;
+  const char *gemv_name;
 } dlc_q8d4_gemm_family;
 
 #define DLC_LOWP_MR_MAX 16

@@ -6,20 +6,16 @@
 #include "../core/kernels.h"
 #include "../core/util.h"
 
-/* int8 on the q8_d4 family where the zero point's correction fits the s32 bias: the u8 bytes x ^ flip
-   times the weights sum to the formula's accumulator plus zu x the channel's weight sum, which
-   the stores' bias takes back (what lies outside the copy's real channels has zero weights). On
-   return v->d4 says whether it is on; only running out of memory fails. */
-static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w) {
+dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok) {
   const dlc_conv_shape *s = &p->s;
   const size_t co = (size_t)s->c_out, per_oc = (size_t)(s->cin_g * s->k_h * s->k_w);
-  const int is_signed = p->dtype == DLCONV_S8;
-  const int32_t zu = p->q8.x_zero_point + (is_signed ? 128 : 0);
-  v->q4 = p->q8;
-  v->q4.bias = dlc_malloc(co * sizeof(int32_t));
-  v->q4.mult_f = dlc_malloc(co * sizeof(float));
-  if (!v->q4.bias || !v->q4.mult_f) {
-    dlc_lowp_vpos_free(v);
+  const int32_t zu = dlc_q8_d4_zu(p);
+  *ok = 0;
+  *q4 = p->q8;
+  q4->bias = dlc_malloc(co * sizeof(int32_t));
+  q4->mult_f = dlc_malloc(co * sizeof(float));
+  if (!q4->bias || !q4->mult_f) {
+    dlc_q8_d4_params_free(q4);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning int8 weights");
   }
   for (size_t oc = 0; oc < co; oc++) {
@@ -27,15 +23,32 @@ static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void 
     for (size_t k = 0; k < per_oc; k++) sum += ((const int8_t *)w)[oc * per_oc + k];
     const int64_t b = (int64_t)p->q8.bias[oc] - (int64_t)zu * sum;
     if (b < INT32_MIN || b > INT32_MAX) { /* a bias at the edge of s32: the s16 pairs take it as is */
-      dlc_lowp_vpos_free(v);
+      dlc_q8_d4_params_free(q4);
       return DLCONV_OK;
     }
-    v->q4.bias[oc] = (int32_t)b;
+    q4->bias[oc] = (int32_t)b;
   }
-  dlc_q8_derive(&v->q4, (int64_t)per_oc * 255 * 128, co, v->q4.mult_f);
+  dlc_q8_derive(q4, (int64_t)per_oc * 255 * 128, co, q4->mult_f);
+  *ok = 1;
+  return DLCONV_OK;
+}
+
+void dlc_q8_d4_params_free(dlc_q8_params *q4) {
+  dlc_free(q4->bias);
+  dlc_free(q4->mult_f);
+  q4->bias = NULL;
+  q4->mult_f = NULL;
+}
+
+/* int8 on the q8_d4 family where the zero point's correction fits the s32 bias (v->d4 says
+   whether it is on); only running out of memory fails. */
+static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w) {
+  int ok;
+  const dlconv_status st = dlc_q8_d4_params(p, w, &v->q4, &ok);
+  if (st != DLCONV_OK || !ok) return st;
   v->d4 = 1;
-  v->zu = (uint8_t)zu;
-  v->flip = is_signed ? 0x80 : 0;
+  v->zu = dlc_q8_d4_zu(p);
+  v->flip = p->dtype == DLCONV_S8 ? 0x80 : 0;
   return DLCONV_OK;
 }
 
@@ -113,11 +126,8 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
 
 void dlc_lowp_vpos_free(dlc_lowp_vpos *v) {
   dlc_free(v->wpack);
-  dlc_free(v->q4.bias);
-  dlc_free(v->q4.mult_f);
   v->wpack = NULL;
-  v->q4.bias = NULL;
-  v->q4.mult_f = NULL;
+  dlc_q8_d4_params_free(&v->q4);
 }
 
 const char *dlc_lowp_vpos_kernel_name(const dlc_lowp_vpos *v, const dlconv_plan *p) {

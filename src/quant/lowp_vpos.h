@@ -53,6 +53,16 @@ static inline const dlc_q8_params *dlc_lowp_vpos_q8(const dlc_lowp_vpos *v, cons
   return v->d4 ? &v->q4 : &p->q8;
 }
 
+/* int8 on the q8_d4 family (lowp_gemm_ukernel.h): zu, x's zero point as the byte the kernels see
+   (x ^ 0x80 for S8), and q4, the plan's requantisation with bias[oc] less zu x the sum of channel
+   oc's weights (w: OIHW s8), its bias and mult_f allocated (dlc_q8_d4_params_free). *ok = 0 where
+   a bias would leave s32 (nothing left allocated: the caller takes the s16 pairs). */
+static inline uint8_t dlc_q8_d4_zu(const dlconv_plan *p) {
+  return (uint8_t)(p->q8.x_zero_point + (p->dtype == DLCONV_S8 ? 128 : 0));
+}
+dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok);
+void dlc_q8_d4_params_free(dlc_q8_params *q4);
+
 /* The kernel name a plan on v reports. */
 const char *dlc_lowp_vpos_kernel_name(const dlc_lowp_vpos *v, const dlconv_plan *p);
 

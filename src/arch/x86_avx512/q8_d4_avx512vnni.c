@@ -176,6 +176,50 @@ static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, cons
     pack_quads_step(n, r0, r1, r2, r3, 1, flip, dst);
 }
 
+/* gemv: 64 rows (four zmm of weights, 256 bytes per group of four k) against nb <= 4 rows of x,
+   each group's four bytes of a row broadcast: the weights stream from memory once for all nb
+   rows (a dense layer at batch 1 is bound by that stream: 1 byte per multiply-add). */
+#define GEMV_MR 64
+INLINE void gemv_body(const size_t NB, size_t m, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                      size_t ldb, int32_t *restrict c, size_t ldc) {
+  __m512i acc[4][4];
+  for (size_t r = 0; r < NB; r++)
+    for (size_t v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_si512();
+  for (size_t k4 = 0; k4 < kc / 4; k4++) {
+    __m512i w[4];
+    for (size_t v = 0; v < 4; v++) w[v] = _mm512_loadu_si512(a + 64 * v);
+    for (size_t r = 0; r < NB; r++) {
+      int32_t x4;
+      memcpy(&x4, b + r * ldb + 4 * k4, sizeof x4);
+      const __m512i xb = _mm512_set1_epi32(x4);
+      for (size_t v = 0; v < 4; v++) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xb, w[v]);
+    }
+    a += 4 * GEMV_MR;
+  }
+  for (size_t r = 0; r < NB; r++)
+    for (size_t v = 0; v < 4; v++) {
+      const ptrdiff_t left = (ptrdiff_t)m - 16 * (ptrdiff_t)v;
+      if (left >= 16)
+        _mm512_storeu_si512(c + r * ldc + 16 * v, acc[r][v]);
+      else if (left > 0)
+        _mm512_mask_storeu_epi32(c + r * ldc + 16 * v, first_lanes(left), acc[r][v]);
+    }
+}
+
+#define DEFINE_GEMV(NB)                                                                                  \
+  static void gemv_##NB(size_t m, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,       \
+                        size_t ldb, int32_t *restrict c, size_t ldc) {                                 \
+    gemv_body(NB, m, kc, a, b, ldb, c, ldc);                                                           \
+  }
+DEFINE_GEMV(1) DEFINE_GEMV(2) DEFINE_GEMV(3) DEFINE_GEMV(4)
+
+static void q8d4_gemv_64c4(size_t m, size_t nb, size_t kc, const int8_t *a, const uint8_t *b, size_t ldb,
+                           int32_t *c, size_t ldc) {
+  static void (*const fns[4])(size_t, size_t, const int8_t *restrict, const uint8_t *restrict, size_t,
+                              int32_t *restrict, size_t) = {gemv_1, gemv_2, gemv_3, gemv_4};
+  fns[nb - 1](m, kc, a, b, ldb, c, ldc);
+}
+
 const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .name = "q8_gemm_8x32c4__avx512vnni",
     .mr = MR,
@@ -183,4 +227,7 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .ukernel = q8d4_gemm_8x32c4,
     .ukernel_ib = q8d4_gemm_ib_8x32c4,
     .pack_quads = q8d4_pack_quads,
+    .gemv_mr = GEMV_MR,
+    .gemv = q8d4_gemv_64c4,
+    .gemv_name = "q8_gemv_64c4__avx512vnni",
 };
