@@ -12,14 +12,16 @@ void dlc_q8_pack_pairs_strided__avx2(size_t n, const void *src, int32_t zp, int 
                                      size_t stride);
 void dlc_q8_widen_run__avx2(size_t n, const void *src, size_t step, int32_t zp, int is_signed, int16_t *dst);
 
-/* A family of the 6 x 16c2 tile: the avx2 store and packing around the given product kernels. */
-#define DLC_Q8_GEMM_6X16C2_FAMILY(isa)                  \
+/* A family of the 6 x 16c2 tile: the given store (the avx2 one, or avx512's on 16 lanes) and the
+   avx2 packing around the given product kernels. */
+#define DLC_Q8_GEMM_6X16C2_FAMILY(isa) DLC_Q8_GEMM_6X16C2_FAMILY_STORE(isa, dlc_q8_store__avx2)
+#define DLC_Q8_GEMM_6X16C2_FAMILY_STORE(isa, store_fn)  \
   {                                                     \
       .name = "q8_gemm_6x16c2__" #isa,                  \
       .mr = 6,                                          \
       .nr = 16,                                         \
       .ukernel = dlc_q8_gemm_6x16c2__##isa,             \
-      .store = dlc_q8_store__avx2,                      \
+      .store = store_fn,                                \
       .pack_pairs = dlc_q8_pack_pairs__avx2,            \
       .pack_pairs_strided = dlc_q8_pack_pairs_strided__avx2, \
       .ukernel_ib = dlc_q8_gemm_ib_6x16c2__##isa,       \
