@@ -28,7 +28,9 @@ dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_param
     }
     q4->bias[oc] = (int32_t)b;
   }
-  dlc_q8_derive(q4, (int64_t)per_oc * 255 * 128, co, q4->mult_f);
+  float *mult_f = q4->mult_f;
+  dlc_q8_derive(q4, (int64_t)per_oc * 255 * 128, co, mult_f);
+  if (!q4->mult_f) dlc_free(mult_f); /* no fp32 screen: q4 owns no multipliers */
   *ok = 1;
   return DLCONV_OK;
 }

@@ -55,7 +55,7 @@ static inline const dlc_q8_params *dlc_lowp_vpos_q8(const dlc_lowp_vpos *v, cons
 
 /* int8 on the q8_d4 family (lowp_gemm_ukernel.h): zu, x's zero point as the byte the kernels see
    (x ^ 0x80 for S8), and q4, the plan's requantisation with bias[oc] less zu x the sum of channel
-   oc's weights (w: OIHW s8), its bias and mult_f allocated (dlc_q8_d4_params_free). *ok = 0 where
+   oc's weights (w: OIHW s8), its bias and (where the fp32 screen holds) mult_f allocated (dlc_q8_d4_params_free). *ok = 0 where
    a bias would leave s32 (nothing left allocated: the caller takes the s16 pairs). */
 static inline uint8_t dlc_q8_d4_zu(const dlconv_plan *p) {
   return (uint8_t)(p->q8.x_zero_point + (p->dtype == DLCONV_S8 ? 128 : 0));
