@@ -66,7 +66,7 @@ static dlconv_status gemv_plan(dlconv_plan *p, const void *w) {
   d->mr = f->gemv_mr;
   d->panels = dlc_div_up(co, d->mr);
   d->zu = dlc_q8_d4_zu(p);
-  d->flip = p->dtype == DLCONV_S8 ? 0x80 : 0;
+  d->flip = dlc_q8_d4_flip(p);
   const size_t panel_bytes = d->Kp * d->mr;
   d->wpack = dlc_calloc(d->panels * panel_bytes);
   if (!d->wpack) {

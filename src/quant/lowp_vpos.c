@@ -50,7 +50,7 @@ static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void 
   if (st != DLCONV_OK || !ok) return st;
   v->d4 = 1;
   v->zu = dlc_q8_d4_zu(p);
-  v->flip = p->dtype == DLCONV_S8 ? 0x80 : 0;
+  v->flip = dlc_q8_d4_flip(p);
   return DLCONV_OK;
 }
 

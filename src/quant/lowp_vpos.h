@@ -60,6 +60,8 @@ static inline const dlc_q8_params *dlc_lowp_vpos_q8(const dlc_lowp_vpos *v, cons
 static inline uint8_t dlc_q8_d4_zu(const dlconv_plan *p) {
   return (uint8_t)(p->q8.x_zero_point + (p->dtype == DLCONV_S8 ? 128 : 0));
 }
+/* The xor that turns x's bytes into the u8 the kernels see: 0x80 for S8 (x + 128), 0 for U8. */
+static inline uint8_t dlc_q8_d4_flip(const dlconv_plan *p) { return p->dtype == DLCONV_S8 ? 0x80 : 0; }
 dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok);
 void dlc_q8_d4_params_free(dlc_q8_params *q4);
 

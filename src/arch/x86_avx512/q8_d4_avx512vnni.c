@@ -60,23 +60,26 @@ INLINE void tile_store(const size_t M, const size_t NV, __m512i acc[][2], size_t
   }
 }
 
-INLINE void tile_body(const size_t M, const size_t NV, size_t n, size_t kc, const int8_t *restrict a,
-                      const uint8_t *restrict b, int32_t *restrict c, size_t ldc, int accumulate) {
+/* One tile, for both kernels: IB (compile time) reads each group's B row where the offset table
+   says (ukernel_ib: 32 units, 128 bytes, always 32 columns), else from the packed panel. */
+INLINE void tile_body(const int IB, const size_t M, const size_t NV, size_t n, size_t kc, const int8_t *restrict a,
+                      const uint8_t *restrict b, const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc,
+                      int accumulate) {
   __m512i acc[MR][2];
   FOR_ROWS {
     acc[i][0] = _mm512_setzero_si512();
     acc[i][1] = _mm512_setzero_si512();
   }
   _Pragma("GCC unroll 2") for (size_t k4 = 0; k4 < kc / 4; k4++) {
-    const __m512i b0 = _mm512_loadu_si512(b);
-    const __m512i b1 = NV == 2 ? _mm512_loadu_si512(b + 64) : _mm512_setzero_si512();
+    const uint8_t *bk = IB ? b + 2 * boff[k4] : b + k4 * 4 * NR;
+    const __m512i b0 = _mm512_loadu_si512(bk);
+    const __m512i b1 = NV == 2 ? _mm512_loadu_si512(bk + 64) : _mm512_setzero_si512();
     FOR_ROWS {
       const __m512i ai = weights4(a + 4 * i);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], b0, ai);
       if (NV == 2) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], b1, ai);
     }
     a += 4 * MR;
-    b += 4 * NR;
   }
   tile_store(M, NV, acc, n, c, ldc, accumulate);
 }
@@ -86,7 +89,7 @@ typedef void (*tile_fn)(size_t n, size_t kc, const int8_t *restrict a, const uin
 #define DEFINE_TILE(M, NV)                                                                               \
   static void tile_##M##x##NV(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b, \
                               int32_t *restrict c, size_t ldc, int accumulate) {                      \
-    tile_body(M, NV, n, kc, a, b, c, ldc, accumulate);                                                 \
+    tile_body(0, M, NV, n, kc, a, b, NULL, c, ldc, accumulate);                                        \
   }
 #define DEFINE_TILES(M) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
 DEFINE_TILES(1) DEFINE_TILES(2) DEFINE_TILES(3) DEFINE_TILES(4)
@@ -102,34 +105,12 @@ static void q8d4_gemm_8x32c4(size_t m, size_t n, size_t kc, const int8_t *a, con
   tiles[n > 16][m - 1](n, kc, a, b, c, ldc, accumulate);
 }
 
-/* ukernel_ib: the same tile with each group's B row (32 units, 128 bytes) where the offset table
-   says, always 32 columns. */
-INLINE void ib_body(const size_t M, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
-                    const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) {
-  __m512i acc[MR][2];
-  FOR_ROWS {
-    acc[i][0] = _mm512_setzero_si512();
-    acc[i][1] = _mm512_setzero_si512();
-  }
-  _Pragma("GCC unroll 2") for (size_t k4 = 0; k4 < kc / 4; k4++) {
-    const uint8_t *bk = b + 2 * boff[k4];
-    const __m512i b0 = _mm512_loadu_si512(bk), b1 = _mm512_loadu_si512(bk + 64);
-    FOR_ROWS {
-      const __m512i ai = weights4(a + 4 * i);
-      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], b0, ai);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], b1, ai);
-    }
-    a += 4 * MR;
-  }
-  tile_store(M, 2, acc, NR, c, ldc, accumulate);
-}
-
 typedef void (*ib_fn)(size_t kc, const int8_t *restrict a, const uint8_t *restrict b, const ptrdiff_t *restrict boff,
                       int32_t *restrict c, size_t ldc, int accumulate);
 #define DEFINE_IB(M)                                                                                   \
   static void ib_##M(size_t kc, const int8_t *restrict a, const uint8_t *restrict b,                   \
                      const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) { \
-    ib_body(M, kc, a, b, boff, c, ldc, accumulate);                                                    \
+    tile_body(1, M, 2, NR, kc, a, b, boff, c, ldc, accumulate);                                        \
   }
 DEFINE_IB(1) DEFINE_IB(2) DEFINE_IB(3) DEFINE_IB(4) DEFINE_IB(5) DEFINE_IB(6) DEFINE_IB(7) DEFINE_IB(8)
 static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6, ib_7, ib_8};
