@@ -1506,6 +1506,48 @@ static void test_bad_quant(void **state) {
 /* --- reductions too long for s32 ------------------------------------------------------------ */
 
 /* K * 255 * 128 >= 2^31 (K >= 65794) must be UNSUPPORTED; K = 65793 with the extreme values must be exact. */
+/* AUTO hands int8 dense layers of few rows to the gemv wherever the explicit GEMM plan takes it
+   (a layout-driven candidate list once put spatial pack first for them: 12x slower). */
+static void test_q8_dense_auto_gemv(void **state) {
+  (void)state;
+  rng_t r = rng_seed(1100);
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
+  const int rows[] = {1, 3, 8};
+  long checked = 0;
+  for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
+    for (size_t ri = 0; ri < ARRAY_LEN(rows); ri++)
+      for (int i = 0; i < ni; i++) {
+        dlconv_conv2d_desc d;
+        dlconv_conv2d_desc_init(&d, rows[ri], 1280, 1, 1, 100, 1, 1);
+        d.dtype = ts[ti];
+        layer L;
+        layer_make(&L, &d, 1, &r, &GEN_RANDOM);
+        char kernel[2][64];
+        for (int a = 0; a < 2; a++) {
+          dlconv_options op;
+          dlconv_options_init(&op);
+          op.algo = a ? DLCONV_ALGO_AUTO : DLCONV_ALGO_IM2COL_GEMM;
+          op.isa = isas[i];
+          dlconv_plan *plan = NULL;
+          dlconv_plan_info info;
+          kernel[a][0] = 0;
+          if (layer_plan(&L, &plan, &op) == DLCONV_OK && dlconv_plan_query(plan, &info) == DLCONV_OK)
+            snprintf(kernel[a], sizeof kernel[a], "%s", info.kernel);
+          dlconv_plan_destroy(plan);
+        }
+        if (strstr(kernel[0], "gemv")) {
+          checked++;
+          if (strcmp(kernel[0], kernel[1]))
+            FAIL("%s isa=%s: AUTO runs %s, the gemv (%s) is there", L.name, isa_name(isas[i]), kernel[1], kernel[0]);
+        }
+        layer_free(&L);
+      }
+  print_message("[ dense auto ] %ld plans on a gemv\n", checked);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
 static void test_q8_long_reduction(void **state) {
   (void)state;
   rng_t r = rng_seed(1000);
@@ -1732,6 +1774,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_plan_copies, setup_test),
       cmocka_unit_test_setup(test_other_algos, setup_test),
       cmocka_unit_test_setup(test_bad_quant, setup_test),
+      cmocka_unit_test_setup(test_q8_dense_auto_gemv, setup_test),
       cmocka_unit_test_setup(test_q8_long_reduction, setup_test),
       cmocka_unit_test_setup(test_q8_bias_extremes, setup_test),
       cmocka_unit_test_setup(test_alloc_failures, setup_test),

@@ -31,10 +31,11 @@ typedef struct gemv_data {
   size_t xq_bytes, ws_slice;
 } gemv_data;
 
-int dlc_gemv_q8d4_applies(const dlconv_plan *p) {
-  const dlc_conv_shape *s = &p->s;
-  const dlc_q8d4_gemm_family *f = p->kernels->q8_d4;
-  return (p->dtype == DLCONV_U8 || p->dtype == DLCONV_S8) && f && f->gemv && s->layout == DLCONV_NHWC &&
+int dlc_gemv_q8d4_applies(const dlconv_plan *p) { return dlc_gemv_q8d4_fits(&p->s, p->dtype, p->kernels); }
+
+int dlc_gemv_q8d4_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  const dlc_q8d4_gemm_family *f = k ? k->q8_d4 : NULL;
+  return (dtype == DLCONV_U8 || dtype == DLCONV_S8) && f && f->gemv && s->layout == DLCONV_NHWC &&
          s->groups == 1 && s->h_in == 1 && s->w_in == 1 && s->k_h == 1 && s->k_w == 1 && s->h_out == 1 &&
          s->w_out == 1 && s->n <= GEMV_MAX_ROWS && (size_t)s->c_in <= DLC_Q8_MAX_K;
 }
