@@ -46,6 +46,7 @@ static void detect(void) {
   features.f16c = ymm_os && f16c;
   features.avx512 = zmm_os && avx512 && features.avx2_fma;
   features.avx512_vnni = features.avx512 && ((c7 >> 11) & 1);
+  features.avx512_vbmi = features.avx512 && ((c7 >> 1) & 1);
   features.avx_vnni = features.avx2_fma && ((a71 >> 4) & 1);
 }
 #elif defined(__aarch64__)

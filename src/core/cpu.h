@@ -7,6 +7,7 @@ typedef struct dlc_cpu_features {
   int f16c;
   int avx512;         /* AVX-512 F/BW/VL/DQ with OS-enabled zmm state */
   int avx512_vnni;
+  int avx512_vbmi;    /* vpermb and friends */
   int avx_vnni;
   int neon;           /* AArch64 Advanced SIMD */
   int neon_fp16;      /* FEAT_FP16 arithmetic */

@@ -41,6 +41,9 @@ static void make_x86_tables(void) {
     avx512_table.q8_d4 = &dlc_q8d4_gemm__avx512vnni;
   }
 #endif
+#if defined(DLC_HAVE_AVX512VBMI)
+  if (f->avx512_vnni && f->avx512_vbmi) avx512_table.q8_dw4 = &dlc_q8_dw4__avx512vbmi;
+#endif
   (void)f;
 }
 

@@ -33,6 +33,8 @@ typedef struct dlc_isa_kernels {
   /* int8 on u8 x s8 dot products of four, where the CPU has them (NULL elsewhere): the direct and
      spatial pack drivers prefer it to q8_gemm, whose store they still use */
   const dlc_q8d4_gemm_family *q8_d4;
+  /* int8 depthwise NCHW on the same quads (NULL where the CPU lacks them or a byte permute) */
+  const dlc_q8_dw4_family *q8_dw4;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -54,6 +56,7 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
+extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;

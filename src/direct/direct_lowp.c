@@ -42,6 +42,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "../quant/lowp_vpos.h"
 #include "direct_dwp.h"
 
 typedef struct dwl_data {
@@ -62,6 +63,14 @@ typedef struct dwl_data {
   int flat;
   size_t wp, hp, nvirt;     /* padded plane; virtual pixels computed per tap */
   size_t pad_bytes;         /* the padded plane, multiple of 64 */
+  /* int8 NCHW on u8 x s8 quads (k->q8_dw4; see dw4_plan): the plane copied as u8 with its padding
+     (flat as above, or rows of wp), taps in quads per kernel row, chunk_rows output rows a call */
+  int dw4;
+  int32_t *w4;              /* c_out x k_h x nq quads of s8 weights */
+  size_t nq, chunk_rows;
+  uint8_t idx[DLC_Q8_DW4_MAX_QUADS * 64];
+  dlc_q8_params q4;         /* the plan's requantisation with zu * sum(w) out of the bias */
+  uint8_t zu, flip;
 } dwl_data;
 
 static void dwl_destroy(dlconv_plan *p) {
@@ -69,7 +78,66 @@ static void dwl_destroy(dlconv_plan *p) {
   if (!d) return;
   dlc_free(d->wf);
   dlc_free(d->wq);
+  dlc_free(d->w4);
+  dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
+}
+
+/* int8 NCHW depthwise on the quads kernel where it fits (a kernel row's taps of 16 pixels within
+   one 64-byte window, k_w <= 8, the zero point's correction inside s32); *taken says whether it
+   did. Output rows that are mostly junk lanes (7 x 7 planes: 7 of 16) go flat instead, as one run
+   of virtual pixels over the padded plane, when that needs fewer blocks of 16. */
+static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_q8_dw4_family *f4 = p->kernels->q8_dw4;
+  *taken = 0;
+  const size_t kh = (size_t)s->k_h, kw = (size_t)s->k_w, sw = (size_t)s->stride_w, sh = (size_t)s->stride_h;
+  const size_t dh = (size_t)s->dil_h, dw = (size_t)s->dil_w, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  if (!f4 || kw > 4 * DLC_Q8_DW4_MAX_QUADS || (DLC_Q8_DW4_LANES - 1) * sw + (kw - 1) * dw > 63) return DLCONV_OK;
+  int ok;
+  dlconv_status st = dlc_q8_d4_params(p, w, &d->q4, &ok);
+  if (st != DLCONV_OK || !ok) return st;
+  d->nq = dlc_div_up(kw, 4);
+  const size_t co = (size_t)s->c_out, nw = co * kh * d->nq;
+  d->w4 = dlc_calloc(nw * sizeof(int32_t));
+  if (!d->w4) {
+    dlc_q8_d4_params_free(&d->q4);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
+  }
+  int8_t *w4b = (int8_t *)d->w4;
+  for (size_t r = 0; r < co * kh; r++) /* r = oc * kh + ky */
+    for (size_t kx = 0; kx < kw; kx++) w4b[(r * d->nq + kx / 4) * 4 + kx % 4] = ((const int8_t *)w)[r * kw + kx];
+  for (size_t q = 0; q < d->nq; q++)
+    for (size_t j = 0; j < DLC_Q8_DW4_LANES; j++)
+      for (size_t t = 0; t < 4; t++) /* taps past k_w have weight 0: any byte of the window does */
+        d->idx[64 * q + 4 * j + t] = (uint8_t)(j * sw + DLC_MIN(4 * q + t, kw - 1) * dw);
+  d->zu = dlc_q8_d4_zu(p);
+  d->flip = dlc_q8_d4_flip(p);
+  d->wp = (size_t)(s->w_in + s->pad_l + s->pad_r);
+  d->hp = (size_t)(s->h_in + s->pad_t + s->pad_b);
+  d->nvirt = (ho - 1) * d->wp + wo;
+  const size_t L = DLC_Q8_DW4_LANES;
+  d->flat = sh == sw && dlc_div_up(d->nvirt, L) < ho * dlc_div_up(wo, L);
+  /* the last byte a call reads: 64 past the start of its last block of its last row and tap row */
+  size_t reach;
+  if (d->flat) {
+    d->row_bytes = dlc_round_up(d->nvirt * 4, DLC_ALIGN);
+    reach = (dlc_div_up(d->nvirt, L) - 1) * L * sw + (kh - 1) * dh * d->wp + 64;
+  } else {
+    const size_t rows = DLC_MAX((size_t)1, DLC_MIN(ho, 4096 / wo)); /* 16 KiB of accumulators */
+    d->chunk_rows = rows >= 4 ? rows / 4 * 4 : rows;
+    d->row_bytes = dlc_round_up(d->chunk_rows * wo * 4, DLC_ALIGN);
+    reach = (ho - 1) * sh * d->wp + (kh - 1) * dh * d->wp + (dlc_div_up(wo, L) - 1) * L * sw + 64;
+  }
+  d->pad_bytes = dlc_round_up(DLC_MAX(d->hp * d->wp, reach), DLC_ALIGN);
+  d->dw4 = 1;
+  d->q8 = 1;
+  d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
+  p->packed_weight_bytes = nw * sizeof(int32_t);
+  p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes);
+  snprintf(p->kernel, sizeof p->kernel, "%s", f4->name);
+  *taken = 1;
+  return DLCONV_OK;
 }
 
 static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
@@ -91,6 +159,15 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
                     p->kernels->name);
   dwl_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
+  if (q8 && !nhwc) {
+    int taken;
+    const dlconv_status st = dw4_plan(p, d, w, &taken);
+    if (st != DLCONV_OK || taken) {
+      if (st == DLCONV_OK) p->algo_data = d;
+      else dlc_free(d);
+      return st;
+    }
+  }
   const size_t taps = (size_t)(s->k_h * s->k_w), n = (size_t)s->c_out * taps;
   /* NHWC, stride 1 along x: a tap's run over `rep` output pixels is one run of x and of the
      accumulators, so one channel-kernel call covers them with the tap's weights repeated rep
@@ -259,6 +336,57 @@ static void dwl_task(void *arg, size_t t) {
   }
 }
 
+/* NCHW int8 on the quads kernel: per plane, the input copied as u8 with its padding (once per
+   input channel), the kernel over chunks of output rows (or the flat run), each chunk stored. */
+static void dwl_task_dw4(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_q8_dw4_fn run = p->kernels->q8_dw4->run;
+  const size_t wo = (size_t)s->w_out, ho = (size_t)s->h_out, wi = (size_t)s->w_in, wp = d->wp;
+  const size_t plane_in = (size_t)s->h_in * wi, sw = (size_t)s->stride_w, sh = (size_t)s->stride_h;
+  const size_t kh = (size_t)s->k_h, ky_step = (size_t)s->dil_h * wp;
+  const size_t pl = (size_t)s->pad_l, pr = (size_t)s->pad_r;
+  int32_t *acc = (int32_t *)(c->ws + t * (d->row_bytes + d->pad_bytes));
+  uint8_t *padded = (uint8_t *)acc + d->row_bytes;
+  /* the slack past the plane only feeds lanes and taps that are dropped; set it anyway */
+  memset(padded + d->hp * wp, d->zu, d->pad_bytes - d->hp * wp);
+  size_t begin, end;
+  dlc_split_range((size_t)(s->n * s->c_out), d->ntasks, t, &begin, &end);
+  size_t padded_ic = SIZE_MAX; /* the (image, input channel) now in padded */
+  for (size_t pi = begin; pi < end; pi++) {
+    const size_t img = pi / (size_t)s->c_out, oc = pi % (size_t)s->c_out;
+    const size_t xc = img * (size_t)s->c_in + oc / (size_t)s->cout_g;
+    uint8_t *yp = (uint8_t *)c->y + pi * ho * wo;
+    if (padded_ic != xc) {
+      padded_ic = xc;
+      const uint8_t *xp = (const uint8_t *)c->x + xc * plane_in;
+      memset(padded, d->zu, (size_t)s->pad_t * wp + pl);
+      for (size_t iy = 0; iy < (size_t)s->h_in; iy++) {
+        uint8_t *dst = padded + (iy + (size_t)s->pad_t) * wp + pl;
+        const uint8_t *src = xp + iy * wi;
+        for (size_t i = 0; i < wi; i++) dst[i] = src[i] ^ d->flip;
+        memset(dst + wi, d->zu, pr + (iy + 1 < (size_t)s->h_in ? pl : 0));
+      }
+      memset(padded + ((size_t)s->pad_t + (size_t)s->h_in) * wp, d->zu, (size_t)s->pad_b * wp);
+    }
+    const int32_t *w4 = d->w4 + oc * kh * d->nq;
+    if (d->flat) {
+      run(1, d->nvirt, padded, 0, sw, kh, ky_step, d->nq, d->idx, w4, acc, 0);
+      size_t first = 0;
+      const size_t cnt = compact_virtual(acc, 0, d->nvirt, wp, wo, ho, &first);
+      p->kernels->q8_gemm->store(cnt, acc, &d->q4, oc, 0, yp + first);
+      continue;
+    }
+    for (size_t r0 = 0; r0 < ho; r0 += d->chunk_rows) {
+      const size_t rows = DLC_MIN(d->chunk_rows, ho - r0);
+      run(rows, wo, padded + r0 * sh * wp, sh * wp, sw, kh, ky_step, d->nq, d->idx, w4, acc, wo);
+      p->kernels->q8_gemm->store(rows * wo, acc, &d->q4, oc, 0, yp + r0 * wo);
+    }
+  }
+}
+
 /* NHWC: each output row accumulates, per in-image tap, the run of output pixels whose input is
    in the image (rep pixels x c_out channels per call with stride 1 along x, one pixel otherwise),
    then each pixel is stored in one call with per-channel bias and multipliers. Tasks take ranges
@@ -355,7 +483,8 @@ static void dwl_task_wide(void *arg, size_t t) {
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task, &c);
+  dlc_parallel_for(p, d->ntasks, d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task,
+                   &c);
 }
 
 const dlc_algo_ops dlc_direct_lowp_ops = {

@@ -36,6 +36,31 @@ typedef void (*dlc_q8_dw_ch_fn)(size_t n, const void *x, const int32_t *w, int32
 typedef void (*dlc_f16_widen_fn)(size_t n, const uint16_t *x, float *dst);
 typedef void (*dlc_q8_widen_fn)(size_t n, const void *x, int32_t zp, int is_signed, float *dst);
 
+/* NCHW int8 on u8 x s8 quads (vpdpbusd: four byte products and their sum per s32 lane). In a
+ * plane, the taps of one kernel row of an output pixel are k_w bytes of one input row, so with a
+ * byte permute that gathers each lane's taps next to each other, one instruction adds up to
+ * four taps of 16 output pixels. A block of 16 outputs reads one 64-byte window of an input row;
+ * idx (plan time, DLC_Q8_DW4_LANES x 4 bytes per quad) says which window byte each lane's four
+ * taps take, and the weights beyond k_w are 0:
+ *   acc[r * ldacc + j] = sum over ky < kh, q < nq, t < 4 of
+ *       x[r * ldx + ky * ky_step + b * 16 * sw + idx[64 q + 4 (j - 16 b) + t]] * w4[ky * nq + q].byte[t]
+ *   for r < rows, j < n, b = j / 16
+ * x is u8 (the driver's copy of the plane: padding and S8 flip as in the q8_d4 contract of
+ * lowp_gemm_ukernel.h, so the zero point's correction is zu * sum(w), in the bias); w4 holds four s8
+ * weights per int32 (byte t, little-endian); idx bytes < 64. Reads the 64 bytes at
+ * x + r * ldx + ky * ky_step + b * 16 * sw for each row, tap row and block of n (the driver leaves
+ * that slack past its copy), writes acc[r * ldacc + j] for j < n only. */
+#define DLC_Q8_DW4_LANES 16
+#define DLC_Q8_DW4_MAX_QUADS 2 /* k_w <= 8 */
+typedef void (*dlc_q8_dw4_fn)(size_t rows, size_t n, const uint8_t *x, size_t ldx, size_t sw, size_t kh,
+                              size_t ky_step, size_t nq, const uint8_t *idx, const int32_t *w4, int32_t *acc,
+                              size_t ldacc);
+
+typedef struct dlc_q8_dw4_family {
+  const char *name; /* e.g. "q8_dwconv_4x32c4__avx512vbmi" */
+  dlc_q8_dw4_fn run;
+} dlc_q8_dw4_family;
+
 typedef struct dlc_lowp_dw_family {
   const char *f16_name, *q8_name; /* e.g. "f16_dwconv_row__avx2" */
   dlc_f16_dw_row_fn f16_row;
