@@ -24,6 +24,7 @@
 #define HAVE_GUARD_PAGES 1
 #endif
 
+#include "core/cpu.h"
 #include "core/kernels.h"
 #include "dlconv.h"
 
@@ -803,6 +804,247 @@ static void test_q8_widen(void **state) {
   assert_true(tested >= 1);
 }
 
+/* ================================================================ NCHW int8 on quads (q8_dw4) */
+
+/* The quads kernel (dlc_q8_dw4_fn) against its contract's formula, summed here in int64:
+ *   acc[r * ldacc + j] = sum over ky < kh, q < nq, t < 4 of
+ *       x[r * ldx + ky * ky_step + (j / 16) * 16 * sw + idx[64 q + 4 (j % 16) + t]] * (s8) byte t of w4[ky * nq + q]
+ * Every rows 1..9 (the 4-row tiles and the rows left over), n across the blocks of 16 and the
+ * 2-block tiles, sw 1..4, kh 1..3, nq 1..2, idx random or the driver's table, weights and bytes
+ * at their ends. x is sized exactly to the contract's read extent (the 64-byte window of the last
+ * row, tap row and block) and sits against an inaccessible page (or, every fourth case, right
+ * after one), so a read past any window faults; acc sits in sentinels, the gap columns between
+ * rows (ldacc > n) included, so a write other than acc[r * ldacc + j], j < n, is caught. */
+
+#define DW4_MAX_ROWS 9
+#define DW4_MAX_N 100
+#define DW4_MAX_KH 3
+#define DW4_MAX_SW 4
+#define DW4_MAX_LDX 256
+#define DW4_MAX_KY_STEP 512
+#define DW4_X_BYTES                                                                                       \
+  ((DW4_MAX_ROWS - 1) * DW4_MAX_LDX + (DW4_MAX_KH - 1) * DW4_MAX_KY_STEP + (DW4_MAX_N - 1) / 16 * 16 * DW4_MAX_SW + \
+   64)
+#define DW4_ACC_GUARD 37
+
+static const dlc_q8_dw4_family *dw4_of(dlconv_isa isa) {
+  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
+  return kt ? kt->q8_dw4 : NULL;
+}
+
+/* Where this build has the VBMI kernel and this CPU runs it, the avx512 table must carry it
+   (kernels.c), so losing it from the table fails rather than skips; the avx2 table must not (EVEX). */
+static void check_expected_dw4(void) {
+#if defined(DLC_HAVE_AVX512VBMI)
+  if (dlc_cpu()->avx512_vnni && dlc_cpu()->avx512_vbmi && dlc_kernels_for(DLCONV_ISA_AVX512))
+    assert_ptr_equal(dw4_of(DLCONV_ISA_AVX512), &dlc_q8_dw4__avx512vbmi);
+  if (dw4_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(dw4_of(DLCONV_ISA_AVX2), &dlc_q8_dw4__avx512vbmi);
+#endif
+  assert_null(dw4_of(DLCONV_ISA_GENERIC));
+}
+
+typedef struct dw4_case {
+  size_t rows, n, ldx, sw, kh, ky_step, nq, ldacc;
+  uint8_t idx[DLC_Q8_DW4_MAX_QUADS * 64];
+  int32_t w4[DW4_MAX_KH * DLC_Q8_DW4_MAX_QUADS];
+  size_t kw, dw; /* the driver's table for k_w, dil_w; kw 0: random idx */
+  int xkind, at_end;
+} dw4_case;
+
+static void dw4_describe(const dlc_q8_dw4_family *f, const dw4_case *c, char *buf, size_t len) {
+  char idx[64];
+  if (c->kw)
+    snprintf(idx, sizeof idx, "driver idx (k_w=%zu dil_w=%zu)", c->kw, c->dw);
+  else
+    snprintf(idx, sizeof idx, "random idx");
+  snprintf(buf, len, "%s rows=%zu n=%zu ldx=%zu sw=%zu kh=%zu ky_step=%zu nq=%zu ldacc=%zu, %s, x kind %d %s", f->name,
+           c->rows, c->n, c->ldx, c->sw, c->kh, c->ky_step, c->nq, c->ldacc, idx, c->xkind,
+           c->at_end ? "against the end guard" : "after the start guard");
+}
+
+/* One weight byte: the s8 ends, 0, or random. */
+static int8_t dw4_w_byte(void) {
+  const uint32_t r = next_u32() % 32;
+  return r == 0 ? (int8_t)-128 : r == 1 ? (int8_t)127 : r == 2 ? (int8_t)0 : (int8_t)(uint8_t)next_u32();
+}
+
+/* x bytes: 0 random, 1 all 255, 2 the u8 ends and their neighbours, 3 random with a few ends. */
+static uint8_t dw4_x_byte(int kind) {
+  switch (kind) {
+    case 0: return (uint8_t)next_u32();
+    case 1: return 0xff;
+    case 2: {
+      static const uint8_t ends[] = {0x00, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff};
+      return ends[next_u32() % sizeof ends];
+    }
+    default: {
+      const uint32_t r = next_u32();
+      return r % 8 == 0 ? 0x00 : r % 8 == 1 ? 0xff : (uint8_t)(r >> 8);
+    }
+  }
+}
+
+static void run_dw4(const dlc_q8_dw4_family *f, xregion *xr, const dw4_case *c) {
+  const size_t extent = (c->rows - 1) * c->ldx + (c->kh - 1) * c->ky_step + (c->n - 1) / 16 * 16 * c->sw + 64;
+  assert_true(extent <= DW4_X_BYTES);
+  void *owned;
+  uint8_t *x = x_place(xr, extent, c->at_end, &owned);
+  for (size_t i = 0; i < extent; i++) x[i] = dw4_x_byte(c->xkind);
+  uint8_t *x0 = malloc(extent);
+  assert_non_null(x0);
+  memcpy(x0, x, extent);
+
+  const size_t off = (size_t)(next_u32() % 4); /* rows off 64-byte alignment too */
+  const size_t span = (c->rows - 1) * c->ldacc + c->n;
+  const size_t total = DW4_ACC_GUARD + off + span + DW4_ACC_GUARD;
+  int32_t *buf = malloc(total * sizeof *buf);
+  assert_non_null(buf);
+  for (size_t i = 0; i < total; i++) buf[i] = SENTINEL;
+  int32_t *acc = buf + DW4_ACC_GUARD + off;
+
+  f->run(c->rows, c->n, x, c->ldx, c->sw, c->kh, c->ky_step, c->nq, c->idx, c->w4, acc, c->ldacc);
+
+  char what[300];
+  if (memcmp(x, x0, extent) != 0) {
+    dw4_describe(f, c, what, sizeof what);
+    fail_msg("%s: wrote its input", what);
+  }
+  for (size_t i = 0; i < total; i++) {
+    const ptrdiff_t k = (ptrdiff_t)i - (ptrdiff_t)(DW4_ACC_GUARD + off);
+    size_t r = 0, j = 0;
+    int inside = 0;
+    if (k >= 0) {
+      r = c->ldacc ? (size_t)k / c->ldacc : 0;
+      j = c->ldacc ? (size_t)k % c->ldacc : (size_t)k;
+      inside = r < c->rows && j < c->n;
+    }
+    if (!inside) {
+      if (buf[i] != SENTINEL) {
+        dw4_describe(f, c, what, sizeof what);
+        fail_msg("%s: wrote acc[%td] (outside rows x n) = %d", what, k, buf[i]);
+      }
+      continue;
+    }
+    const size_t b = j / 16, lane = j % 16;
+    int64_t want = 0;
+    for (size_t ky = 0; ky < c->kh; ky++)
+      for (size_t q = 0; q < c->nq; q++) {
+        const uint32_t wq = (uint32_t)c->w4[ky * c->nq + q];
+        for (size_t t = 0; t < 4; t++) {
+          const size_t at = r * c->ldx + ky * c->ky_step + b * 16 * c->sw + c->idx[64 * q + 4 * lane + t];
+          want += (int64_t)x0[at] * (int64_t)(int8_t)(uint8_t)(wq >> (8 * t));
+        }
+      }
+    if ((int64_t)buf[i] != want) {
+      dw4_describe(f, c, what, sizeof what);
+      fail_msg("%s: acc[%zu * ldacc + %zu] = %d, want %lld", what, r, j, buf[i], (long long)want);
+    }
+  }
+  free(buf);
+  free(x0);
+  free(owned);
+}
+
+/* The driver's idx (dw4_plan in direct_lowp.c) for some k_w with ceil(k_w / 4) == nq and
+   dilation whose windows fit 64 bytes at this sw; 0 where none does. */
+static size_t dw4_driver_idx(dw4_case *c) {
+  size_t kws[8 * 8], dws[8 * 8], m = 0;
+  for (size_t kw = 4 * c->nq - 3; kw <= 4 * c->nq; kw++)
+    for (size_t dw = 1; dw <= 8; dw++)
+      if ((DLC_Q8_DW4_LANES - 1) * c->sw + (kw - 1) * dw <= 63) kws[m] = kw, dws[m] = dw, m++;
+  if (!m) return 0;
+  const size_t p = next_u32() % m;
+  c->kw = kws[p], c->dw = dws[p];
+  for (size_t q = 0; q < c->nq; q++)
+    for (size_t j = 0; j < DLC_Q8_DW4_LANES; j++)
+      for (size_t t = 0; t < 4; t++) {
+        const size_t tap = 4 * q + t < c->kw - 1 ? 4 * q + t : c->kw - 1;
+        c->idx[64 * q + 4 * j + t] = (uint8_t)(j * c->sw + tap * c->dw);
+      }
+  return c->kw;
+}
+
+static size_t dw4_pick(const size_t *v, size_t n) { return v[next_u32() % n]; }
+
+static void test_q8_dw4(void **state) {
+  (void)state;
+  check_expected_dw4();
+  static const size_t ns[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                              16, 17, 18, 19, 20, 31, 32, 33, 47, 48, 49, 64, 65, 100};
+  size_t cases = 0, driver_idx = 0, flat = 0;
+  int tested = 0;
+  xregion xr;
+  region_open(&xr, DW4_X_BYTES);
+  for (size_t s = 0; s < N_ISAS; s++) {
+    const dlc_q8_dw4_family *f = dw4_of(all_isas[s]);
+    if (!f) continue;
+    int seen = 0; /* each family once */
+    for (size_t p = 0; p < s; p++) seen |= dw4_of(all_isas[p]) == f;
+    if (seen) continue;
+    assert_non_null(f->name);
+    assert_non_null(f->run);
+    tested++;
+    for (size_t rows = 1; rows <= DW4_MAX_ROWS; rows++)
+      for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+        for (size_t sw = 1; sw <= DW4_MAX_SW; sw++)
+          for (size_t kh = 1; kh <= DW4_MAX_KH; kh++)
+            for (size_t nq = 1; nq <= DLC_Q8_DW4_MAX_QUADS; nq++)
+              for (int variant = 0; variant < 2; variant++) {
+                dw4_case c;
+                memset(&c, 0, sizeof c);
+                c.rows = rows, c.n = ns[ni], c.sw = sw, c.kh = kh, c.nq = nq;
+                /* quads past nq: garbage the kernel must not use */
+                memset(c.idx, 0xc3, sizeof c.idx);
+                if (!(variant == 1 && dw4_driver_idx(&c)))
+                  for (size_t i = 0; i < 64 * nq; i++) c.idx[i] = (uint8_t)(next_u32() % 64);
+                driver_idx += c.kw != 0;
+                /* rows: ldx 0 for one row (the driver's flat mode), else a padded row's width
+                   times a stride, or any other distance (also under 64: windows overlap) */
+                if (rows == 1 && next_u32() % 2 == 0) {
+                  c.ldx = 0;
+                } else {
+                  const size_t wp = c.n * sw + next_u32() % 9;
+                  const size_t ldxs[] = {1, 17, 64, wp, 2 * wp, 1 + next_u32() % DW4_MAX_LDX};
+                  c.ldx = dw4_pick(ldxs, sizeof ldxs / sizeof ldxs[0]);
+                  if (c.ldx > DW4_MAX_LDX) c.ldx = DW4_MAX_LDX - next_u32() % 32;
+                }
+                {
+                  const size_t kys[] = {0, 1, c.ldx, 2 * c.ldx, 3 * c.ldx + 1, next_u32() % (DW4_MAX_KY_STEP + 1)};
+                  c.ky_step = dw4_pick(kys, sizeof kys / sizeof kys[0]);
+                  if (c.ky_step > DW4_MAX_KY_STEP) c.ky_step = DW4_MAX_KY_STEP;
+                }
+                if (rows == 1 && c.ldx == 0) flat++;
+                /* acc rows: ldacc n (the driver's), wider (gap columns), or 0 for one row */
+                {
+                  const size_t gaps[] = {0, 0, 1, 3, 16, next_u32() % 41};
+                  c.ldacc = c.n + dw4_pick(gaps, sizeof gaps / sizeof gaps[0]);
+                  if (rows == 1 && next_u32() % 4 == 0) c.ldacc = 0;
+                }
+                c.xkind = (int)(cases % 4);
+                c.at_end = cases % 4 != 3;
+                /* weights: random with the ends, or all at one end (with x all 255: the largest
+                   sums, past any s16 shortcut) */
+                const int wk = (int)(cases / 4 % 8);
+                for (size_t i = 0; i < kh * nq; i++) {
+                  uint32_t w = 0;
+                  for (size_t t = 0; t < 4; t++) {
+                    const int8_t b = wk == 1 ? (int8_t)-128 : wk == 5 ? (int8_t)127 : dw4_w_byte();
+                    w |= (uint32_t)(uint8_t)b << (8 * t);
+                  }
+                  c.w4[i] = (int32_t)w;
+                }
+                run_dw4(f, &xr, &c);
+                cases++;
+              }
+  }
+  xregion_close(&xr);
+  if (!tested) {
+    print_message("[ q8_dw4 ] skipped: no q8_dw4 family on this CPU (needs AVX512-VNNI + VBMI)\n");
+    return;
+  }
+  print_message("[ q8_dw4 ] %zu cases (%zu on the driver's idx, %zu flat: ldx 0)\n", cases, driver_idx, flat);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_half_reference),
@@ -814,6 +1056,7 @@ int main(void) {
       cmocka_unit_test(test_half_bits_reference),
       cmocka_unit_test(test_f16_widen),
       cmocka_unit_test(test_q8_widen),
+      cmocka_unit_test(test_q8_dw4),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
