@@ -1060,6 +1060,170 @@ static void test_q8_dw_exact_sums(void **state) {
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 
+/* Int8 NCHW depthwise layers on larger planes, through DIRECT and AUTO on every ISA. On a CPU with
+ * AVX512-VNNI + VBMI, direct plans these on the quads kernel (q8_dwconv_4x*, direct_lowp.c's
+ * dw4_plan: k_w <= 8 and 15 * stride_w + (k_w - 1) * dil_w <= 63) in its two modes: one run of
+ * virtual pixels over the padded plane ("flat": equal strides, where rows would be mostly junk
+ * lanes) or chunks of whole output rows, at most 4096 outputs each; elsewhere (k_w 9, wide
+ * windows, other ISAs) the other NCHW depthwise paths. Planes 1x1 .. 112x9, k 1..9, strides 1..4,
+ * dilations 1..3, asymmetric padding (as much as the kernel needs on small planes), depth
+ * multiplier 1 and 2, batch 1 and 2, 3 / 16 / 17 channels, U8 and S8, per-tensor and per-channel
+ * scales, mostly odd zero points. A seeded subset: every (plane, k_w, dtype) once in each of four
+ * rounds, the rest of each layer drawn; plus 70 x 65 planes with 64 output columns, which are not
+ * flat (their rows waste no lanes) and so take two chunks of rows (4480 outputs a plane), the
+ * second of 4-row tiles and rows left over. Under a sanitizer only every third layer runs. */
+typedef struct dwp_stats {
+  long layers, quads, flat, chunked, auto_quads;
+} dwp_stats;
+
+/* The kernel (info.kernel) a plan of L with (algo, isa) would run; "" where it does not plan. */
+static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char kernel[64], dlconv_algo *got) {
+  dlconv_options o;
+  dlconv_options_init(&o);
+  o.algo = algo;
+  o.isa = isa;
+  o.num_threads = 1;
+  dlconv_plan *plan = NULL;
+  dlconv_plan_info info;
+  kernel[0] = 0;
+  if (layer_plan(L, &plan, &o) != DLCONV_OK) return;
+  if (dlconv_plan_query(plan, &info) == DLCONV_OK) {
+    snprintf(kernel, 64, "%s", info.kernel);
+    if (got) *got = info.algo;
+  }
+  dlconv_plan_destroy(plan);
+}
+
+static void dwp_run(const layer *L, int threads2, dwp_stats *st) {
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  if (g_verbose) printf("  %s\n", L->name);
+  /* which of the quads kernel's modes this layer takes (dw4_plan's rule), for the summary */
+  char k[64];
+  dlconv_algo a = DLCONV_ALGO_AUTO;
+  dwp_kernel(L, DLCONV_ALGO_DIRECT, DLCONV_ISA_AVX512, k, NULL);
+  if (!strncmp(k, "q8_dwconv_4x", 12)) {
+    const int64_t wp = L->d.w_in + L->d.pad_left + L->d.pad_right, nvirt = (L->ho - 1) * wp + L->wo;
+    const int flat = L->d.stride_h == L->d.stride_w && (nvirt + 15) / 16 < L->ho * ((L->wo + 15) / 16);
+    st->quads++;
+    st->flat += flat;
+    st->chunked += !flat && L->ho * L->wo > 4096;
+    dwp_kernel(L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k, &a);
+    st->auto_quads += !strncmp(k, "q8_dwconv_4x", 12);
+  }
+  st->layers++;
+  const dlconv_algo algos[] = {DLCONV_ALGO_DIRECT, DLCONV_ALGO_AUTO};
+  int first = 1;
+  for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
+    for (int i = 0; i < ni; i++)
+      for (int t = 1; t <= 2; t++) {
+        run_layer(L, algos[ai], isas[i], t == 1 ? 1 : threads2, 0, first);
+        first = 0;
+      }
+}
+
+static void test_q8_dw_planes(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const int every = 3;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  const int every = 3;
+#else
+  const int every = 1;
+#endif
+#else
+  const int every = 1;
+#endif
+  static const int planes[][2] = {{1, 1}, {7, 7}, {14, 14}, {15, 17}, {28, 28}, {33, 31}, {56, 56}, {70, 65}, {112, 9}};
+  static const int ks[] = {1, 2, 3, 5, 7, 8, 9}, chans[] = {3, 16, 17};
+  static const int zu[] = {1, 3, 77, 127, 129, 255, 0, 128}, zs[] = {-127, -7, 3, 5, 127, -128, 0, -1};
+  const int np = (int)ARRAY_LEN(planes), nk = (int)ARRAY_LEN(ks);
+  rng_t r = rng_seed(1300);
+  dwp_stats st = {0};
+  /* every (plane, k_w, dtype) once a round */
+  const int rounds = 4;
+  for (int i = 0; i < rounds * 2 * np * nk; i++) {
+    const int h = planes[i % np][0], w = planes[i % np][1];
+    const int kw = ks[i / np % nk], kh = rng_chance(&r, 0.6) ? kw : rng_pick(&r, ks, nk);
+    const dlconv_dtype t = i / (np * nk) % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int c = rng_pick(&r, chans, 3), mult = rng_int(&r, 1, 2), batch = rng_int(&r, 1, 2);
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, batch, c, h, w, c * mult, kh, kw);
+    d.groups = c;
+    d.dtype = t;
+    d.layout = DLCONV_NCHW;
+    d.stride_w = rng_int(&r, 1, 4);
+    d.stride_h = rng_chance(&r, 0.5) ? d.stride_w : rng_int(&r, 1, 4);
+    d.dilation_w = rng_int(&r, 1, 3);
+    d.dilation_h = rng_chance(&r, 0.5) ? d.dilation_w : rng_int(&r, 1, 3);
+    /* padding: each side on its own (asymmetric), then what a plane smaller than the dilated
+       kernel lacks, on either side */
+    const int eh = (kh - 1) * d.dilation_h, ew = (kw - 1) * d.dilation_w;
+    d.pad_top = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_bottom = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_left = rng_int(&r, 0, ew / 2 + 1);
+    d.pad_right = rng_int(&r, 0, ew / 2 + 1);
+    const int lack_h = eh + 1 - (h + d.pad_top + d.pad_bottom), lack_w = ew + 1 - (w + d.pad_left + d.pad_right);
+    if (lack_h > 0) {
+      const int a = rng_int(&r, 0, lack_h);
+      d.pad_top += a;
+      d.pad_bottom += lack_h - a;
+    }
+    if (lack_w > 0) {
+      const int a = rng_int(&r, 0, lack_w);
+      d.pad_left += a;
+      d.pad_right += lack_w - a;
+    }
+    const int keep = i % every == 0; /* the rng advances the same either way */
+    gen_opts o = GEN_RANDOM;
+    o.per_channel = (i + i / np) % 2;
+    o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
+    const int threads2 = rng_int(&r, 2, 3);
+    if (!keep) continue;
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    dwp_run(&L, threads2, &st);
+    layer_free(&L);
+  }
+  /* 70 x 65 planes with 64 output columns: not flat (the rows waste no lanes), two chunks of rows */
+  static const struct { int n, c, mult, kh, kw, dh, dw, pt, pb, pl, pr; } chunked[] = {
+      {1, 16, 1, 3, 3, 1, 1, 1, 1, 0, 1}, /* 70 rows: 64 + 6 */
+      {2, 3, 2, 8, 8, 1, 1, 3, 4, 2, 4},  /* two quads, 70 rows */
+      {1, 17, 1, 2, 5, 1, 1, 0, 0, 0, 3}, /* 69 rows: 64 + 5 */
+      {1, 3, 2, 3, 3, 2, 2, 3, 0, 2, 1},  /* dilation 2, 69 rows */
+  };
+  for (size_t i = 0; i < 2 * ARRAY_LEN(chunked); i++) {
+    const size_t ci = i % ARRAY_LEN(chunked);
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, chunked[ci].n, chunked[ci].c, 70, 65, chunked[ci].c * chunked[ci].mult, chunked[ci].kh,
+                            chunked[ci].kw);
+    d.groups = chunked[ci].c;
+    d.dtype = i < ARRAY_LEN(chunked) ? DLCONV_U8 : DLCONV_S8;
+    d.layout = DLCONV_NCHW;
+    d.dilation_h = chunked[ci].dh;
+    d.dilation_w = chunked[ci].dw;
+    d.pad_top = chunked[ci].pt;
+    d.pad_bottom = chunked[ci].pb;
+    d.pad_left = chunked[ci].pl;
+    d.pad_right = chunked[ci].pr;
+    gen_opts o = GEN_RANDOM;
+    o.per_channel = (int)(i % 2);
+    o.xzp = d.dtype == DLCONV_U8 ? zu[i % ARRAY_LEN(zu)] : zs[i % ARRAY_LEN(zs)];
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    assert_true(L.wo == 64 && L.ho * L.wo > 4096);
+    if (i % every == 0) dwp_run(&L, 3, &st);
+    layer_free(&L);
+  }
+  printf("q8 dw planes: %ld layers, %ld runs; on the quads kernel (direct, avx512): %ld (%ld flat, %ld in chunks of "
+         "rows), AUTO took it for %ld (%.2f s)\n",
+         st.layers, g_runs - r0, st.quads, st.flat, st.chunked, st.auto_quads, now_s() - t0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
  * common shortcuts (mult in float, v in float, a different association), and clamp bounds whose
  * float and double quotients round differently. Dense in=1, w=1, x = every value, one channel
@@ -1768,6 +1932,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_dense, setup_test),
       cmocka_unit_test_setup(test_q8_ties, setup_test),
       cmocka_unit_test_setup(test_q8_dw_exact_sums, setup_test),
+      cmocka_unit_test_setup(test_q8_dw_planes, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),
       cmocka_unit_test_setup(test_f16_overflow, setup_test),

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #define HAVE_GUARD_PAGES 1
@@ -888,7 +889,6 @@ static uint8_t dw4_x_byte(int kind) {
    the handler writes the case prepared before each call, puts cmocka's handler back and returns,
    so that the faulting read runs again into it. */
 #ifdef HAVE_GUARD_PAGES
-#include <signal.h>
 static char dw4_current[400];
 static size_t dw4_current_len;
 static struct sigaction dw4_old_segv, dw4_old_bus;
