@@ -1069,15 +1069,15 @@ static void test_q8_dw_exact_sums(void **state) {
  * dilations 1..3, asymmetric padding (as much as the kernel needs on small planes), depth
  * multiplier 1 and 2, batch 1 and 2, 3 / 16 / 17 channels, U8 and S8, per-tensor and per-channel
  * scales, mostly odd zero points. A seeded subset: every (plane, k_w, dtype) once in each of four
- * rounds, the rest of each layer drawn; plus 70 x 65 planes with 64 output columns, which are not
- * flat (their rows waste no lanes) and so take two chunks of rows (4480 outputs a plane), the
- * second of 4-row tiles and rows left over. Under a sanitizer only every third layer runs. */
+ * rounds, the rest of each layer drawn; plus planes of more than 4096 outputs that are not flat
+ * (70 x 65 planes with 64 output columns among them), so that they take several chunks of rows.
+ * Under a sanitizer only every third layer runs. */
 typedef struct dwp_stats {
   long layers, quads, flat, chunked, auto_quads;
 } dwp_stats;
 
 /* The kernel (info.kernel) a plan of L with (algo, isa) would run; "" where it does not plan. */
-static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char kernel[64], dlconv_algo *got) {
+static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char kernel[64]) {
   dlconv_options o;
   dlconv_options_init(&o);
   o.algo = algo;
@@ -1087,28 +1087,24 @@ static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char ke
   dlconv_plan_info info;
   kernel[0] = 0;
   if (layer_plan(L, &plan, &o) != DLCONV_OK) return;
-  if (dlconv_plan_query(plan, &info) == DLCONV_OK) {
-    snprintf(kernel, 64, "%s", info.kernel);
-    if (got) *got = info.algo;
-  }
+  if (dlconv_plan_query(plan, &info) == DLCONV_OK) snprintf(kernel, 64, "%s", info.kernel);
   dlconv_plan_destroy(plan);
 }
 
-static void dwp_run(const layer *L, int threads2, dwp_stats *st) {
+static void dwp_run(const layer *L, dwp_stats *st) {
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
   if (g_verbose) printf("  %s\n", L->name);
   /* which of the quads kernel's modes this layer takes (dw4_plan's rule), for the summary */
   char k[64];
-  dlconv_algo a = DLCONV_ALGO_AUTO;
-  dwp_kernel(L, DLCONV_ALGO_DIRECT, DLCONV_ISA_AVX512, k, NULL);
+  dwp_kernel(L, DLCONV_ALGO_DIRECT, DLCONV_ISA_AVX512, k);
   if (!strncmp(k, "q8_dwconv_4x", 12)) {
     const int64_t wp = L->d.w_in + L->d.pad_left + L->d.pad_right, nvirt = (L->ho - 1) * wp + L->wo;
     const int flat = L->d.stride_h == L->d.stride_w && (nvirt + 15) / 16 < L->ho * ((L->wo + 15) / 16);
     st->quads++;
     st->flat += flat;
     st->chunked += !flat && L->ho * L->wo > 4096;
-    dwp_kernel(L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k, &a);
+    dwp_kernel(L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
     st->auto_quads += !strncmp(k, "q8_dwconv_4x", 12);
   }
   st->layers++;
@@ -1117,7 +1113,7 @@ static void dwp_run(const layer *L, int threads2, dwp_stats *st) {
   for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
     for (int i = 0; i < ni; i++)
       for (int t = 1; t <= 2; t++) {
-        run_layer(L, algos[ai], isas[i], t == 1 ? 1 : threads2, 0, first);
+        run_layer(L, algos[ai], isas[i], t, 0, first);
         first = 0;
       }
 }
@@ -1181,28 +1177,33 @@ static void test_q8_dw_planes(void **state) {
     gen_opts o = GEN_RANDOM;
     o.per_channel = (i + i / np) % 2;
     o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
-    const int threads2 = rng_int(&r, 2, 3);
     if (!keep) continue;
     layer L;
     layer_make(&L, &d, 0, &r, &o);
-    dwp_run(&L, threads2, &st);
+    dwp_run(&L, &st);
     layer_free(&L);
   }
-  /* 70 x 65 planes with 64 output columns: not flat (the rows waste no lanes), two chunks of rows */
-  static const struct { int n, c, mult, kh, kw, dh, dw, pt, pb, pl, pr; } chunked[] = {
-      {1, 16, 1, 3, 3, 1, 1, 1, 1, 0, 1}, /* 70 rows: 64 + 6 */
-      {2, 3, 2, 8, 8, 1, 1, 3, 4, 2, 4},  /* two quads, 70 rows */
-      {1, 17, 1, 2, 5, 1, 1, 0, 0, 0, 3}, /* 69 rows: 64 + 5 */
-      {1, 3, 2, 3, 3, 2, 2, 3, 0, 2, 1},  /* dilation 2, 69 rows */
+  /* planes of more than 4096 outputs that are not flat (64 or 1504 output columns waste no lanes,
+     or unequal strides): several chunks of rows, the last of 4-row tiles and rows left over, or
+     of 2 rows (1504 columns) */
+  static const struct { int h, w, n, c, mult, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr; } chunked[] = {
+      {70, 65, 1, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1},  /* 70 x 64: 64 + 6 rows */
+      {70, 65, 2, 3, 2, 8, 8, 1, 1, 1, 1, 3, 4, 2, 4},   /* two quads, 70 x 64 */
+      {70, 65, 1, 17, 1, 2, 5, 1, 1, 1, 1, 0, 0, 0, 3},  /* 69 x 64: 64 + 5 */
+      {70, 65, 1, 3, 2, 3, 3, 1, 1, 2, 2, 3, 0, 2, 1},   /* dilation 2, 69 x 64 */
+      {150, 65, 1, 5, 1, 3, 3, 2, 1, 1, 1, 1, 1, 0, 1},  /* stride_h 2, 75 x 64: 64 + 11 */
+      {5, 1504, 1, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  /* 5 x 1504: chunks of 2 rows */
   };
   for (size_t i = 0; i < 2 * ARRAY_LEN(chunked); i++) {
     const size_t ci = i % ARRAY_LEN(chunked);
     dlconv_conv2d_desc d;
-    dlconv_conv2d_desc_init(&d, chunked[ci].n, chunked[ci].c, 70, 65, chunked[ci].c * chunked[ci].mult, chunked[ci].kh,
-                            chunked[ci].kw);
+    dlconv_conv2d_desc_init(&d, chunked[ci].n, chunked[ci].c, chunked[ci].h, chunked[ci].w,
+                            chunked[ci].c * chunked[ci].mult, chunked[ci].kh, chunked[ci].kw);
     d.groups = chunked[ci].c;
     d.dtype = i < ARRAY_LEN(chunked) ? DLCONV_U8 : DLCONV_S8;
     d.layout = DLCONV_NCHW;
+    d.stride_h = chunked[ci].sh;
+    d.stride_w = chunked[ci].sw;
     d.dilation_h = chunked[ci].dh;
     d.dilation_w = chunked[ci].dw;
     d.pad_top = chunked[ci].pt;
@@ -1214,8 +1215,8 @@ static void test_q8_dw_planes(void **state) {
     o.xzp = d.dtype == DLCONV_U8 ? zu[i % ARRAY_LEN(zu)] : zs[i % ARRAY_LEN(zs)];
     layer L;
     layer_make(&L, &d, 0, &r, &o);
-    assert_true(L.wo == 64 && L.ho * L.wo > 4096);
-    if (i % every == 0) dwp_run(&L, 3, &st);
+    assert_true(L.ho * L.wo > 4096 && L.wo % 16 == 0);
+    if (i % every == 0) dwp_run(&L, &st);
     layer_free(&L);
   }
   printf("q8 dw planes: %ld layers, %ld runs; on the quads kernel (direct, avx512): %ld (%ld flat, %ld in chunks of "
