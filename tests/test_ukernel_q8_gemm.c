@@ -422,7 +422,9 @@ static int32_t acc_value(int kind) {
 
 /* Runs the store for every length 0..maxn at two channel offsets, with guard bytes around y. */
 static void run_store_case(const dlc_q8_gemm_family *f, const store_case *sc) {
-  enum { MAXN = 45, C0_MAX = 5 };
+  /* every length to 45 (vector bodies and tails), then the 64-output blocks of the wide screen */
+  static const size_t long_lens[] = {63, 64, 65, 100, 128, 129, 191, 200};
+  enum { MAXN = 200, SHORT_MAXN = 45, N_LONG = sizeof long_lens / sizeof long_lens[0], C0_MAX = 5 };
   const size_t nch = MAXN + C0_MAX;
   double *mult = xalloc(nch * sizeof(double));
   int32_t *bias = xalloc(nch * sizeof(int32_t));
@@ -445,7 +447,8 @@ static void run_store_case(const dlc_q8_gemm_family *f, const store_case *sc) {
     assert_true(q.mult_f != NULL || q.lo_sat > q.hi_sat);
   }
 
-  for (size_t n = 0; n <= MAXN; n++) {
+  for (size_t li = 0; li <= SHORT_MAXN + N_LONG; li++) {
+    const size_t n = li <= SHORT_MAXN ? li : long_lens[li - SHORT_MAXN - 1];
     for (size_t c0 = 0; c0 <= C0_MAX; c0 += C0_MAX) {
       const int32_t *acc = accbuf + n % 3; /* unaligned runs too */
       for (size_t j = 0; j < n; j++) accbuf[n % 3 + j] = acc_value(sc->acc_kind);
@@ -525,7 +528,8 @@ static void test_store(void **state) {
 }
 
 /* Ties, bit for bit and by value: v = k + 0.5 for k around the output range, every zero point,
-   unbounded, so half-even decides the byte. */
+   unbounded, so half-even decides the byte. Every lane a tie, or one in 29 among exact integers
+   (a 64-output block of the wide screen with one lane to send back, the others kept). */
 static void test_store_ties_exact(void **state) {
   (void)state;
   const dlc_q8_gemm_family *fams[MAX_FAMILIES];
@@ -533,34 +537,40 @@ static void test_store_ties_exact(void **state) {
   for (size_t s = 0; s < nfam; s++) {
     const dlc_q8_gemm_family *f = fams[s];
     if (!f) continue;
-    enum { N = 64 };
+    enum { N = 200 };
     int32_t acc[N], bias[N];
     double mult[N];
     uint8_t y[N];
-    for (int sg = 0; sg <= 1; sg++) {
-      for (int pc = 0; pc <= 1; pc++) {
-        for (int dv = 0; dv <= 1; dv++) {
-          dlc_q8_params q;
-          memset(&q, 0, sizeof q);
-          q.is_signed = sg, q.y_min = sg ? -128 : 0, q.y_max = sg ? 127 : 255;
-          q.y_zero_point = sg ? 0 : 128;
-          q.lo = -INFINITY, q.hi = INFINITY, q.mult = mult, q.bias = bias;
-          float mult_f[N];
-          for (int j = 0; j < N; j++) mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
-          if (dv) dlc_q8_derive(&q, 1024, N, mult_f); /* the s32 bias path, the screen on every tie */
-          for (int base = -300; base <= 300; base += N) {
-            for (int j = 0; j < N; j++) {
-              mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
-              acc[j] = 2 * (base + j) + 1 - (pc ? bias[j] : 0); /* acc + bias = 2 (base + j) + 1 */
+    for (int sparse = 0; sparse <= 1; sparse++) {
+      for (int sg = 0; sg <= 1; sg++) {
+        for (int pc = 0; pc <= 1; pc++) {
+          for (int dv = 0; dv <= 1; dv++) {
+            dlc_q8_params q;
+            memset(&q, 0, sizeof q);
+            q.is_signed = sg, q.y_min = sg ? -128 : 0, q.y_max = sg ? 127 : 255;
+            q.y_zero_point = sg ? 0 : 128;
+            q.lo = -INFINITY, q.hi = INFINITY, q.mult = mult, q.bias = bias;
+            float mult_f[N];
+            for (int j = 0; j < N; j++) mult[j] = 0.5, bias[j] = pc ? 2 * (j % 5) : 0;
+            if (dv) {
+              dlc_q8_derive(&q, 1024, N, mult_f); /* the s32 bias path, the screen on every tie */
+              assert_true(q.screen_wide);
             }
-            f->store(N, acc, &q, 0, pc, y);
-            for (int j = 0; j < N; j++) {
-              int64_t k = base + j, r = k % 2 == 0 ? k : k + 1, t = r + q.y_zero_point;
-              t = t < q.y_min ? q.y_min : t > q.y_max ? q.y_max : t;
-              int32_t got = sg ? (int8_t)y[j] : y[j];
-              if (got != t)
-                fail_msg("%s tie %lld.5 signed=%d pc=%d derived=%d: got %d, want %lld", f->name, (long long)k, sg,
-                         pc, dv, got, (long long)t);
+            for (int base = -300; base <= 300; base += N / 2) {
+              for (int j = 0; j < N; j++) {
+                const int tie = !sparse || j % 29 == 3;
+                acc[j] = 2 * (base + j) + tie - (pc ? bias[j] : 0); /* acc + bias = 2 (base + j) (+ 1) */
+              }
+              f->store(N, acc, &q, 0, pc, y);
+              for (int j = 0; j < N; j++) {
+                const int tie = !sparse || j % 29 == 3;
+                int64_t k = base + j, r = !tie || k % 2 == 0 ? k : k + 1, t = r + q.y_zero_point;
+                t = t < q.y_min ? q.y_min : t > q.y_max ? q.y_max : t;
+                int32_t got = sg ? (int8_t)y[j] : y[j];
+                if (got != t)
+                  fail_msg("%s %s %lld%s signed=%d pc=%d derived=%d: got %d, want %lld", f->name,
+                           tie ? "tie" : "value", (long long)k, tie ? ".5" : "", sg, pc, dv, got, (long long)t);
+              }
             }
           }
         }

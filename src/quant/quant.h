@@ -43,6 +43,11 @@ typedef struct dlc_q8_params {
      formula's result. Within the margin it must take the double path. */
   float *mult_f;            /* c_out: (float)mult[oc], or NULL: no screen */
   float lo_f, hi_f;         /* (float)lo_sat, (float)hi_sat */
+  /* The wide screen (a refinement of the above, see DLC_Q8_WIDE_MARGIN): where set, every
+     |acc + bias| x mult_f stays below 2^20, so a store may round the unclamped fp32 product with
+     the 1.5 x 2^23 addition, clamp the rounded value + zp in integers and narrow it with the
+     packs' saturation. */
+  int screen_wide;
   double *mult;             /* c_out: x_scale * w_scale[oc] / y_scale */
   int32_t *bias;            /* c_out: the caller's s32 bias, zeros when none */
 } dlc_q8_params;
@@ -57,6 +62,18 @@ typedef struct dlc_q8_params {
    double's integer. The multipliers must be normal floats (relative rounding 2^-24), hence the
    range [2^-60, 2^60] below. */
 #define DLC_Q8_SCREEN_MARGIN 0x1p-10f
+
+/* Why the wide screen is exact. There p = (float)a x (float)mult is rounded once, to an integer
+   (fma(fa, mf, 1.5 x 2^23): |p| < 2^20 keeps the sum in [2^23, 2^24), where the spacing is 1),
+   and d = p - round(p) once more (fms, |d| <= 1/2, so its error is <= 2^-26). Two roundings
+   of relative error <= 2^-24 put p within 2^-23 (1 + 2^-23) |v| of the formula's double v
+   (whose own rounding adds 2^-53 |v|): below 2^-13.99 while |v| <= 512. So where
+   |d| <= 1/2 - 2^-13, v is more than 2^-13 - 2^-13.99 - 2^-26 > 0 away from the half-integer
+   nearest p, and rounds to round(p). Where |v| > 512 both round beyond +-510 with the same sign,
+   and round + zp saturates to the same end of the type either way (|zp| <= 255). Clamps commute
+   with rounding (it is monotone): rounding clamp(v, lo, hi) is clamping round(v) to
+   [round(lo), round(hi)], so lo and hi move into integers. */
+#define DLC_Q8_WIDE_MARGIN 0x1p-13f
 
 /* Fills the stores' derived fields from lo, hi, zero points, mult and bias: lo_sat, hi_sat,
    bias_s32 (with |acc| <= acc_max for every accumulator) and the fp32 screen, whose c_out
@@ -74,6 +91,10 @@ static inline void dlc_q8_derive(dlc_q8_params *q, int64_t acc_max, size_t c_out
     mult_f[c] = (float)q->mult[c];
   }
   q->mult_f = screen ? mult_f : NULL;
+  /* wide: (acc_max + |bias|) x mult_f x (1 + 2^-23) < 2^20, checked in double with room to spare */
+  q->screen_wide = screen;
+  for (size_t c = 0; c < c_out && q->screen_wide; c++)
+    q->screen_wide = ((double)acc_max + fabs((double)q->bias[c])) * (double)mult_f[c] <= 0x1p19;
   q->lo_f = (float)q->lo_sat;
   q->hi_f = (float)q->hi_sat;
 }

@@ -8,6 +8,7 @@
  * costs one step. Clamp bounds inside the type's range leave every lane in it, so vpmovdb's
  * truncation is the whole narrowing. */
 #include <immintrin.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,7 +89,119 @@ INLINE void store16(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t
   }
 }
 
+/* The wide screen (quant.h, where q->screen_wide): 16 products p = (float)(acc + bias) x mult_f
+   rounded by one fma onto 1.5 x 2^23, whose bits less M's less zp are round(p) + zp, and
+   d = p - round(p) by one fms. No fp clamp: the caller's clamp moves into integers, the type's
+   range into the narrowing's saturation. */
+INLINE __m512i wide16(__m512i a, __m512 mf, __m512i m_less_zp, __m512 *d) {
+  const __m512 magic = _mm512_set1_ps(12582912.0f);
+  const __m512 f = _mm512_cvtepi32_ps(a);
+  const __m512 t = _mm512_fmadd_ps(f, mf, magic);
+  *d = _mm512_fmsub_ps(f, mf, _mm512_sub_ps(t, magic));
+  return _mm512_sub_epi32(_mm512_castps_si512(t), m_less_zp);
+}
+
+typedef struct wide_consts {
+  __m512i m_less_zp, lo_i, hi_i, bias_r;
+  __m512 mf_r, half_in;
+  __m512d lo, hi, zpd, mult_r;
+} wide_consts;
+
+/* 16 outputs (the first len) of the wide screen, each vector checked on its own: a lane within
+   the margin of a tie sends the vector to the double path. s32 values in the type's range or
+   beyond it (saturated by the caller's narrowing). */
+INLINE __m512i wide_one16(const wide_consts *k, const int32_t *acc, const dlc_q8_params *q, size_t c, __mmask16 m,
+                          const int per_column, const int clamp) {
+  const __m512i a = _mm512_maskz_loadu_epi32(m, acc);
+  const __m512i b = per_column ? _mm512_maskz_loadu_epi32(m, q->bias + c) : k->bias_r;
+  const __m512 mf = per_column ? _mm512_maskz_loadu_ps(m, q->mult_f + c) : k->mf_r;
+  __m512 d;
+  __m512i r = wide16(_mm512_add_epi32(a, b), mf, k->m_less_zp, &d);
+  if (clamp) r = _mm512_min_epi32(_mm512_max_epi32(r, k->lo_i), k->hi_i);
+  if (__builtin_expect(_mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(d), k->half_in, _CMP_GT_OQ) != 0, 0)) {
+    __m512d m0 = k->mult_r, m1 = k->mult_r;
+    if (per_column) {
+      m0 = _mm512_maskz_loadu_pd((__mmask8)m, q->mult + c);
+      m1 = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), q->mult + c + 8);
+    }
+    const __m256i r0 = requant8(_mm512_castsi512_si256(a), _mm512_castsi512_si256(b), m0, k->lo, k->hi, k->zpd, 1);
+    const __m256i r1 = requant8(_mm512_extracti64x4_epi64(a, 1), _mm512_extracti64x4_epi64(b, 1), m1, k->lo, k->hi,
+                                k->zpd, 1);
+    r = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
+  }
+  return r;
+}
+
+INLINE void wide_narrow16(__m512i r, size_t len, __mmask16 m, const int is_signed, uint8_t *out) {
+  const __m128i bytes = is_signed ? _mm512_cvtsepi32_epi8(r)
+                                  : _mm512_cvtusepi32_epi8(_mm512_max_epi32(r, _mm512_setzero_si512()));
+  if (len == 16)
+    _mm_storeu_si128((__m128i *)out, bytes);
+  else
+    _mm_mask_storeu_epi8(out, m, bytes);
+}
+
+/* Blocks of 64: four vectors' distances folded by vrangeps (largest magnitude) into one test,
+   the four narrowed by two packs and one dword permute (vpmovdb costs two ops a vector on Zen 4);
+   a block with a lane near a tie (about 1 in 130 at random) goes vector by vector. */
+INLINE void store_wide(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, const int per_column,
+                       uint8_t *out, const int is_signed, const int clamp) {
+  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
+  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
+  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
+  wide_consts k;
+  k.m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
+  k.lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
+  k.hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  k.bias_r = _mm512_set1_epi32(q->bias[c0]);
+  k.mf_r = _mm512_set1_ps(q->mult_f[c0]);
+  k.half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
+  k.lo = _mm512_set1_pd(lo_y), k.hi = _mm512_set1_pd(hi_y);
+  k.zpd = _mm512_set1_pd((double)q->y_zero_point);
+  k.mult_r = _mm512_set1_pd(q->mult[c0]);
+  const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  size_t j = 0;
+  for (; j + 64 <= n; j += 64) {
+    __m512i r[4];
+    __m512 d[4];
+    for (int v = 0; v < 4; v++) {
+      const size_t c = c0 + j + 16 * (size_t)v;
+      const __m512i b = per_column ? _mm512_loadu_si512(q->bias + c) : k.bias_r;
+      const __m512 mf = per_column ? _mm512_loadu_ps(q->mult_f + c) : k.mf_r;
+      r[v] = wide16(_mm512_add_epi32(_mm512_loadu_si512(acc + j + 16 * (size_t)v), b), mf, k.m_less_zp, &d[v]);
+      if (clamp) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], k.lo_i), k.hi_i);
+    }
+    const __m512 dmax = _mm512_range_ps(_mm512_range_ps(d[0], d[1], 0x0B), _mm512_range_ps(d[2], d[3], 0x0B), 0x0B);
+    if (__builtin_expect(_mm512_cmp_ps_mask(dmax, k.half_in, _CMP_GT_OQ) != 0, 0)) {
+      for (size_t v = 0; v < 64; v += 16)
+        wide_narrow16(wide_one16(&k, acc + j + v, q, c0 + j + v, 0xFFFF, per_column, clamp), 16, 0xFFFF, is_signed,
+                      out + j + v);
+      continue;
+    }
+    /* packs work within 128-bit lanes: lane L of the bytes holds r[0..3]'s lane L in turn */
+    const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
+    const __m512i b = is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+    _mm512_storeu_si512(out + j, _mm512_permutexvar_epi32(order, b));
+  }
+  for (; j < n; j += 16) {
+    const size_t len = n - j < 16 ? n - j : 16;
+    const __mmask16 m = first_lanes16(len);
+    wide_narrow16(wide_one16(&k, acc + j, q, c0 + j, m, per_column, clamp), len, m, is_signed, out + j);
+  }
+}
+
+#define WIDE_CASE(PC, SG, CL) \
+  case (PC) * 4 + (SG) * 2 + (CL): store_wide(n, acc, q, c0, PC, out, SG, CL); return;
+
 void dlc_q8_store__avx512(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y) {
+  if (q->screen_wide) {
+    uint8_t *out = y;
+    const int clamp = q->lo > (double)(q->y_min - q->y_zero_point) || q->hi < (double)(q->y_max - q->y_zero_point);
+    switch ((per_column != 0) * 4 + (q->is_signed != 0) * 2 + clamp) {
+      WIDE_CASE(0, 0, 0) WIDE_CASE(0, 0, 1) WIDE_CASE(0, 1, 0) WIDE_CASE(0, 1, 1)
+      WIDE_CASE(1, 0, 0) WIDE_CASE(1, 0, 1) WIDE_CASE(1, 1, 0) WIDE_CASE(1, 1, 1)
+    }
+  }
   if (q->bias_s32)
     store16(n, acc, q, c0, per_column, y, 1);
   else
