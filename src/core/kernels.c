@@ -59,7 +59,7 @@ static const dlc_isa_kernels *table_for(dlconv_isa isa) {
     case DLCONV_ISA_GENERIC: return &dlc_kernels_generic;
 #if defined(DLC_HAVE_X86)
     case DLCONV_ISA_AVX2: return f->avx2_fma && f->f16c ? x86_table(&dlc_kernels_avx2) : NULL;
-    case DLCONV_ISA_AVX512: return f->avx512 && f->f16c ? x86_table(&dlc_kernels_avx512) : NULL; /* its lowp families are avx2 ones */
+    case DLCONV_ISA_AVX512: return f->avx512 && f->f16c ? x86_table(&dlc_kernels_avx512) : NULL;
 #endif
 #if defined(DLC_HAVE_NEON)
     case DLCONV_ISA_NEON: return f->neon ? offered(&dlc_kernels_neon) : NULL;

@@ -48,7 +48,7 @@ DLC_DECLARE_FAMILIES(generic)
 DLC_DECLARE_FAMILIES(avx2)
 DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
-extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2;
+extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2, dlc_f16_gemm__avx512;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 /* The int8 gemm, csr and gspc families on vpdpwssd (the *_tiles.h templates in src/arch/x86_avx2),
    where the compiler has the instruction: kernels.c swaps them into the avx2 / avx512 table on
