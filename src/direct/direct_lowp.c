@@ -129,7 +129,8 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
     d->row_bytes = dlc_round_up(d->chunk_rows * wo * 4, DLC_ALIGN);
     reach = (ho - 1) * sh * d->wp + (kh - 1) * dh * d->wp + (dlc_div_up(wo, L) - 1) * L * sw + 64;
   }
-  d->pad_bytes = dlc_round_up(DLC_MAX(d->hp * d->wp, reach), DLC_ALIGN);
+  /* + 8: the row copy's last 8-byte store may end 8 bytes past a row's data (dwl_task_dw4) */
+  d->pad_bytes = dlc_round_up(DLC_MAX(d->hp * d->wp + 8, reach), DLC_ALIGN);
   d->dw4 = 1;
   d->q8 = 1;
   d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->c_out));
@@ -369,16 +370,29 @@ static void dwl_task_dw4(void *arg, size_t t) {
     if (padded_ic != xc) {
       padded_ic = xc;
       const uint8_t *xp = (const uint8_t *)c->x + xc * plane_in;
-      const uint64_t flip8 = 0x0101010101010101ull * d->flip;
+      /* Rows in 8-byte pieces, the last piece of a row running on into the next row's bytes
+         (read within the plane only, x ends there): what it writes past the row's data lands
+         in the border, which one 8-byte store of the zero point's byte then restores, or in
+         the next row's data, which that row's copy then writes. */
+      const uint64_t flip8 = 0x0101010101010101ull * d->flip, zu8 = 0x0101010101010101ull * d->zu;
       for (size_t iy = 0; iy < (size_t)s->h_in; iy++) {
         uint8_t *dst = padded + (iy + (size_t)s->pad_t) * wp + pl;
         const uint8_t *src = xp + iy * wi;
+        const size_t room = plane_in - iy * wi; /* bytes of the plane from src on */
         size_t i = 0;
         for (; i + 8 <= wi; i += 8) {
           uint64_t v;
           memcpy(&v, src + i, 8);
           v ^= flip8;
           memcpy(dst + i, &v, 8);
+        }
+        if (i < wi && i + 8 <= room) {
+          uint64_t v;
+          memcpy(&v, src + i, 8);
+          v ^= flip8;
+          memcpy(dst + i, &v, 8);
+          memcpy(dst + wi, &zu8, 8);
+          i = wi;
         }
         for (; i < wi; i++) dst[i] = src[i] ^ d->flip;
       }
