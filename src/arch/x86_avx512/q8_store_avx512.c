@@ -31,6 +31,19 @@ INLINE __m256i requant8(__m256i acc, __m256i bias, __m512d mult, __m512d lo, __m
   return _mm512_cvttpd_epi32(_mm512_add_pd(v, zp));
 }
 
+/* 16 outputs (lanes under m) in double, the multiplier per lane from mult (per_column) or mult_r. */
+INLINE __m512i requant16(__m512i a, __m512i b, const double *mult, __m512d mult_r, __mmask16 m, int per_column,
+                         __m512d lo, __m512d hi, __m512d zp, int s32) {
+  __m512d m0 = mult_r, m1 = mult_r;
+  if (per_column) {
+    m0 = _mm512_maskz_loadu_pd((__mmask8)m, mult);
+    m1 = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), mult + 8);
+  }
+  const __m256i r0 = requant8(_mm512_castsi512_si256(a), _mm512_castsi512_si256(b), m0, lo, hi, zp, s32);
+  const __m256i r1 = requant8(_mm512_extracti64x4_epi64(a, 1), _mm512_extracti64x4_epi64(b, 1), m1, lo, hi, zp, s32);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
+}
+
 /* Clamping to [lo, hi] and saturating the rounded value + zp to [y_min, y_max] is one clamp to
    [lo, hi] pulled into [y_min - zp, y_max - zp] (for lo <= hi; integer bounds commute with
    rounding), so no lane needs a saturation step. The fp32 screen rounds with the 1.5 x 2^23
@@ -70,17 +83,7 @@ INLINE void store16(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t
         done = 1;
       }
     }
-    if (!done) {
-      __m512d m0 = mult_r, m1 = mult_r;
-      if (per_column) {
-        m0 = _mm512_maskz_loadu_pd((__mmask8)m, q->mult + c0 + j);
-        m1 = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), q->mult + c0 + j + 8);
-      }
-      const __m256i r0 = requant8(_mm512_castsi512_si256(a), _mm512_castsi512_si256(b), m0, lo, hi, zpd, s32);
-      const __m256i r1 = requant8(_mm512_extracti64x4_epi64(a, 1), _mm512_extracti64x4_epi64(b, 1), m1, lo, hi,
-                                  zpd, s32);
-      r = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
-    }
+    if (!done) r = requant16(a, b, q->mult + c0 + j, mult_r, m, per_column, lo, hi, zpd, s32);
     const __m128i bytes = _mm512_cvtepi32_epi8(r); /* in the type's range: keep the low bytes */
     if (len == 16)
       _mm_storeu_si128((__m128i *)(out + j), bytes);
@@ -118,17 +121,8 @@ INLINE __m512i wide_one16(const wide_consts *k, const int32_t *acc, const dlc_q8
   __m512 d;
   __m512i r = wide16(_mm512_add_epi32(a, b), mf, k->m_less_zp, &d);
   if (clamp) r = _mm512_min_epi32(_mm512_max_epi32(r, k->lo_i), k->hi_i);
-  if (__builtin_expect(_mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(d), k->half_in, _CMP_GT_OQ) != 0, 0)) {
-    __m512d m0 = k->mult_r, m1 = k->mult_r;
-    if (per_column) {
-      m0 = _mm512_maskz_loadu_pd((__mmask8)m, q->mult + c);
-      m1 = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), q->mult + c + 8);
-    }
-    const __m256i r0 = requant8(_mm512_castsi512_si256(a), _mm512_castsi512_si256(b), m0, k->lo, k->hi, k->zpd, 1);
-    const __m256i r1 = requant8(_mm512_extracti64x4_epi64(a, 1), _mm512_extracti64x4_epi64(b, 1), m1, k->lo, k->hi,
-                                k->zpd, 1);
-    r = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
-  }
+  if (__builtin_expect(_mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(d), k->half_in, _CMP_GT_OQ) != 0, 0))
+    r = requant16(a, b, q->mult + c, k->mult_r, m, per_column, k->lo, k->hi, k->zpd, 1);
   return r;
 }
 
