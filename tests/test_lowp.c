@@ -811,9 +811,10 @@ static void run_all_configs(const layer *L) {
         first = 0;
       }
   }
-  /* direct's convolutions both ways: B read in place and packed (its own pick is tested above) */
+  /* direct's convolutions every way: B read in place, packed and (int8 where the ISA has ukernel_t)
+     transposed (its own pick is tested above) */
   if (direct_ok && L->d.c_in != L->d.groups)
-    for (int mode = 0; mode <= 1; mode++) {
+    for (int mode = 0; mode <= 2; mode++) {
       dlc_test_direct_lowp_packed(mode);
       for (int i = 1; i < ni; i++) run_layer(L, DLCONV_ALGO_DIRECT, isas[i], 1 + (i & 1), 0, 0);
       dlc_test_direct_lowp_packed(-1);

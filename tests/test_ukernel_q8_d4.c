@@ -599,6 +599,294 @@ static void test_gemv(void **state) {
   print_message("[ gemv ] %zu cases\n", cases);
 }
 
+/* ================================================================ ukernel_t (C transposed) */
+
+/* The optional members come together: ukernel_t with its tile (tr x tm), transpose and t_name. */
+static void check_t_members(const dlc_q8d4_gemm_family *f) {
+  if (!f->ukernel_t && !f->transpose && !f->tr && !f->tm) return;
+  if (!f->ukernel_t || !f->transpose || !f->t_name || !f->tr || !f->tm)
+    fail_msg("%s: ukernel_t, transpose, t_name, tr and tm come together (ukernel_t %s, transpose %s, t_name %s, "
+             "tr %zu, tm %zu)",
+             f->name, f->ukernel_t ? "set" : "NULL", f->transpose ? "set" : "NULL", f->t_name ? f->t_name : "NULL",
+             f->tr, f->tm);
+}
+
+/* Where this build has the VNNI family and this CPU runs it, it carries ukernel_t, so losing it
+   fails rather than skips. */
+static void check_expected_t(void) {
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni) {
+    assert_non_null(dlc_q8d4_gemm__avx512vnni.ukernel_t);
+    assert_non_null(dlc_q8d4_gemm__avx512vnni.transpose);
+  }
+#endif
+}
+
+/* Positions (units of four bytes past b): random (repeats allowed); strictly descending with gaps of
+   at least 2; distinct, at least 2 apart, shuffled. Offsets (2-byte units): random; all odd (reads
+   at 2 mod 4 bytes); strictly decreasing with random gaps. */
+enum { POS_RANDOM, POS_DESCENDING, POS_SHUFFLED, N_POS_KINDS };
+enum { TOFF_RANDOM, TOFF_ODD, TOFF_DECREASING, N_TOFF_KINDS };
+
+typedef struct t_case {
+  const dlc_q8d4_gemm_family *f;
+  size_t np, m, kc, ldc;
+  int accumulate, kind, pos_kind, off_kind;
+  int sides;        /* bit 0: B against a guard page after it (its highest read the last bytes before the
+                       page) or before it (its lowest read the first byte after); bit 1: A, pos and boff
+                       after (1) or before (0); C after when the bits differ */
+  int wide;         /* positions and offsets spread far */
+  int32_t c_range;  /* |initial C| for accumulate */
+} t_case;
+
+static ptrdiff_t pmin(const ptrdiff_t *v, size_t n) {
+  ptrdiff_t lo = PTRDIFF_MAX;
+  for (size_t i = 0; i < n; i++) lo = v[i] < lo ? v[i] : lo;
+  return lo;
+}
+static ptrdiff_t pmax(const ptrdiff_t *v, size_t n) {
+  ptrdiff_t hi = PTRDIFF_MIN;
+  for (size_t i = 0; i < n; i++) hi = v[i] > hi ? v[i] : hi;
+  return hi;
+}
+
+/* One call. The byte span of B is exactly the bytes the contract lets the kernel read (from the
+   lowest 2 * boff + 4 * pos to the highest + 4), against a guard page on one side; b somewhere in
+   it (at its start, its end or between), bytes no read reaches random. A one panel of tm rows, rows
+   >= m zero; C (np x m, ldc apart) fenced by sentinels, with a row beyond it or against a page. */
+static void run_t_case(const t_case *t) {
+  const dlc_q8d4_gemm_family *f = t->f;
+  const size_t tm = f->tm, np = t->np, m = t->m, kc = t->kc, ldc = t->ldc, nu = kc / 4;
+  assert_true(kc % 4 == 0 && kc >= 4 && np >= 1 && np <= f->tr && m >= 1 && m <= tm && ldc >= m);
+  const int b_end = t->sides & 1, ops_end = (t->sides >> 1) & 1, c_end = b_end ^ ops_end;
+
+  /* positions q (>= 0) and offsets p (any sign, shifted below), in their units */
+  ptrdiff_t *q = xalloc(np * sizeof(ptrdiff_t)), *p = xalloc(nu * sizeof(ptrdiff_t));
+  const int64_t qspan = t->wide ? 1000 : 3 * (int64_t)f->tr + 8;
+  if (t->pos_kind == POS_RANDOM) {
+    for (size_t r = 0; r < np; r++) q[r] = (ptrdiff_t)irand(0, qspan);
+  } else if (t->pos_kind == POS_DESCENDING) {
+    ptrdiff_t at = (ptrdiff_t)irand(0, 3);
+    for (size_t r = np; r-- > 0;) q[r] = at, at += (ptrdiff_t)irand(2, t->wide ? 200 : 9);
+  } else {
+    const ptrdiff_t g = (ptrdiff_t)irand(3, t->wide ? 150 : 6);
+    for (size_t r = 0; r < np; r++) q[r] = (ptrdiff_t)r * g + (ptrdiff_t)irand(0, g - 2);
+    for (size_t r = np; r > 1; r--) { /* shuffle */
+      const size_t s = next_u32() % r;
+      const ptrdiff_t x = q[r - 1];
+      q[r - 1] = q[s], q[s] = x;
+    }
+  }
+  const int64_t pspan = t->wide ? 2000 : (int64_t)irand(0, 4 * (int64_t)nu + 64);
+  ptrdiff_t at = 0;
+  for (size_t k = 0; k < nu; k++) {
+    switch (t->off_kind) {
+      case TOFF_ODD: p[k] = 2 * (ptrdiff_t)irand(-pspan / 2, pspan / 2) + 1; break;
+      case TOFF_DECREASING: at -= (ptrdiff_t)irand(1, t->wide ? 300 : 2 * (int64_t)f->tr + 3); p[k] = at; break;
+      default: p[k] = (ptrdiff_t)irand(-pspan / 2, pspan / 2); break;
+    }
+  }
+  /* byte offsets of reads from b: 2 p[k] + 4 q[r] (+ 0..3); the span of B is [lo, hi) of those */
+  const ptrdiff_t lo = 2 * pmin(p, nu) + 4 * pmin(q, np), hi = 2 * pmax(p, nu) + 4 * pmax(q, np) + 4;
+  const size_t span = (size_t)(hi - lo);
+  /* b = bspan + 2 * bo2; boff[k] = p[k] - shift with shift = (lo + 2 * bo2) / 2; odd offsets need an
+     even shift (lo / 2 is odd there: p all odd) */
+  ptrdiff_t bo2;
+  const uint32_t where = next_u32() % 4;
+  if (t->off_kind == TOFF_ODD) bo2 = 2 * (ptrdiff_t)irand(0, (int64_t)(span / 2 - 1) / 2) + 1;
+  else bo2 = where == 0 ? 0 : where == 1 ? (ptrdiff_t)(span / 2) : (ptrdiff_t)irand(0, (int64_t)span / 2);
+  const ptrdiff_t shift = lo / 2 + bo2;
+
+  const size_t a_bytes = nu * 4 * tm;
+  gbuf ga, gb, gp, go;
+  int8_t *a = gbuf_open(&ga, a_bytes, ops_end);
+  size_t *pos = gbuf_open(&gp, np * sizeof(size_t), ops_end);
+  ptrdiff_t *boff = gbuf_open(&go, nu * sizeof(ptrdiff_t), ops_end);
+  uint8_t *bspan = gbuf_open(&gb, span, b_end), *b = bspan + 2 * bo2;
+  for (size_t r = 0; r < np; r++) pos[r] = (size_t)q[r];
+  for (size_t k = 0; k < nu; k++) boff[k] = p[k] - shift;
+  if (t->off_kind == TOFF_ODD)
+    for (size_t k = 0; k < nu; k++) assert_true((boff[k] & 1) != 0);
+  for (size_t k = 0; k < kc; k++)
+    for (size_t i = 0; i < tm; i++) a[(k / 4) * 4 * tm + 4 * i + k % 4] = i < m ? a_value(t->kind) : 0;
+  for (size_t e = 0; e < span; e++) bspan[e] = (uint8_t)next_u32();
+  for (size_t k = 0; k < nu; k++)
+    for (size_t r = 0; r < np; r++)
+      for (size_t u = 0; u < 4; u++) {
+        const ptrdiff_t e = 2 * bo2 + 2 * boff[k] + (ptrdiff_t)(4 * pos[r] + u);
+        assert_true(e >= 0 && (size_t)e < span);
+        bspan[e] = b_value(t->kind);
+      }
+  int8_t *a_copy = xalloc(a_bytes);
+  uint8_t *b_copy = xalloc(span);
+  size_t *pos_copy = xalloc(np * sizeof(size_t));
+  ptrdiff_t *o_copy = xalloc(nu * sizeof(ptrdiff_t));
+  memcpy(a_copy, a, a_bytes);
+  memcpy(b_copy, bspan, span);
+  memcpy(pos_copy, pos, np * sizeof(size_t));
+  memcpy(o_copy, boff, nu * sizeof(ptrdiff_t));
+
+  cbuf cb;
+  cbuf_open(&cb, np, m, ldc, np + 1, c_end);
+  int32_t *c = cb.c, *c0 = xalloc(np * m * sizeof(int32_t));
+  for (size_t r = 0; r < np; r++)
+    for (size_t i = 0; i < m; i++)
+      c[r * ldc + i] = c0[r * m + i] = t->accumulate ? (int32_t)irand(-t->c_range, t->c_range) : SENTINEL;
+
+  f->ukernel_t(np, m, kc, a, b, pos, boff, c, ldc, t->accumulate);
+
+  if (memcmp(a, a_copy, a_bytes) || memcmp(bspan, b_copy, span) || memcmp(pos, pos_copy, np * sizeof(size_t)) ||
+      memcmp(boff, o_copy, nu * sizeof(ptrdiff_t)))
+    fail_msg("%s np=%zu m=%zu kc=%zu: wrote to an operand", f->t_name, np, m, kc);
+  char what[200];
+  snprintf(what, sizeof what, "%s np=%zu m=%zu kc=%zu acc=%d pos=%d offsets=%d sides=%d", f->t_name, np, m, kc,
+           t->accumulate, t->pos_kind, t->off_kind, t->sides);
+  cbuf_check_outside(&cb, np, m, ldc, what);
+  const uint8_t *bc = b_copy + 2 * bo2; /* b in the copy */
+  for (size_t r = 0; r < np; r++)
+    for (size_t i = 0; i < m; i++) {
+      int64_t ref = t->accumulate ? c0[r * m + i] : 0;
+      for (size_t k = 0; k < kc; k++)
+        ref += (int64_t)a_copy[(k / 4) * 4 * tm + 4 * i + k % 4] *
+               (int64_t)bc[2 * o_copy[k / 4] + (ptrdiff_t)(4 * pos_copy[r] + k % 4)];
+      if (c[r * ldc + i] != ref)
+        fail_msg("%s np=%zu m=%zu kc=%zu ldc=%zu acc=%d kind=%d pos=%d offsets=%d sides=%d wide=%d: C[%zu][%zu] = "
+                 "%d, want %lld (pos[r] = %zu, boff[0] = %td, b at byte %td of %zu)",
+                 f->t_name, np, m, kc, ldc, t->accumulate, t->kind, t->pos_kind, t->off_kind, t->sides, t->wide, r,
+                 i, c[r * ldc + i], (long long)ref, pos_copy[r], o_copy[0], 2 * bo2, span);
+    }
+  gbuf_close(&ga), gbuf_close(&gb), gbuf_close(&gp), gbuf_close(&go), gbuf_close(&cb.g);
+  free(q), free(p), free(a_copy), free(b_copy), free(pos_copy), free(o_copy), free(c0);
+}
+
+/* Every np up to tr and every m up to tm on short K (one to three units of four), longer K (68 = 17
+   units, 516 = 129: odd counts past any unroll) on a spread of m; accumulate or not; random and
+   extreme operand values; every kind of positions and offsets, near and spread far; the operands
+   and C against guard pages on either side; ldc past m (m + 1, m + 3, tm + 5). Then a row stride
+   far beyond the tile and the longest K the contract allows. */
+static void test_ukernel_t(void **state) {
+  (void)state;
+  check_expected_families();
+  check_expected_t();
+  static const size_t kcs[] = {4, 8, 12, 68, 516};
+  static const int kinds[] = {V_RANDOM, V_RANDOM_EXTREMES, V_MAX_NEGATIVE, V_MAX_POSITIVE};
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    check_t_members(f);
+    if (!f->ukernel_t) continue;
+    const size_t tr = f->tr, tm = f->tm;
+    for (size_t np = 1; np <= tr; np++)
+      for (size_t m = 1; m <= tm; m++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
+            for (size_t kj = 0; kj < sizeof kinds / sizeof kinds[0]; kj++) {
+              /* long K on a few row counts: both ends, around every 16 and every 7th */
+              if (ki > 2 && m % 7 != 1 && m % 16 > 1 && m % 16 != 15 && m < tm - 1) continue;
+              if (kinds[kj] == V_MAX_POSITIVE && (m + np + ki) % 3) continue; /* a third of them */
+              t_case t = {f, np, m, kcs[ki], m + 3, acc, kinds[kj], (int)(cases % N_POS_KINDS),
+                          (int)(cases / N_POS_KINDS % N_TOFF_KINDS), (int)((np + m + ki + kj) & 3),
+                          cases % 7 == 0, 1 << 28};
+              if (cases % 3 == 1) t.ldc = tm + 5;
+              if (cases % 5 == 2) t.ldc = m + 1;
+              run_t_case(&t);
+              cases++;
+            }
+    for (int sides = 0; sides < 4; sides++) {
+      t_case t = {f, tr, tm, 64, 3137, sides & 1, V_RANDOM, sides % N_POS_KINDS, TOFF_RANDOM, sides, sides & 1,
+                  1 << 28};
+      run_t_case(&t);
+      t.np = tr > 1 ? tr - 1 : 1, t.m = tm > 1 ? tm - 1 : 1, t.ldc = 100003, t.kind = V_RANDOM_EXTREMES;
+      t.off_kind = TOFF_ODD;
+      run_t_case(&t);
+      cases += 2;
+    }
+    static const size_t long_kcs[] = {65792, 65788};
+    for (size_t ki = 0; ki < 2; ki++)
+      for (int kind = V_MAX_POSITIVE; kind <= V_MAX_NEGATIVE; kind++) {
+        /* 127 * 255 * 65792 = 2130708480: room for |C0| <= 16 * 10^6 before s32 ends */
+        t_case t = {f, tr, tm, long_kcs[ki], tm + 5, (int)ki, kind, POS_SHUFFLED, kind == V_MAX_POSITIVE ? TOFF_RANDOM : TOFF_DECREASING,
+                    (int)(2 * ki) + kind - V_MAX_POSITIVE, 0, 30000};
+        run_t_case(&t);
+        cases++;
+      }
+  }
+  if (!cases) say_skipped("ukernel_t");
+  print_message("[ ukernel_t ] %zu cases\n", cases);
+}
+
+/* ================================================================ s32_transpose */
+
+/* rows x cols from 1 to 100 (around every 16), row strides with and without slack, src random ints
+   and exactly sized against a guard page, dst fenced by sentinels (a row beyond it) or its last
+   element against a guard page; src must be left as it was. */
+static void run_transpose_case(const dlc_q8d4_gemm_family *f, size_t rows, size_t cols, size_t lds, size_t ldd,
+                               int src_end, int dst_end) {
+  const size_t src_n = (rows - 1) * lds + cols;
+  gbuf gs;
+  int32_t *src = gbuf_open(&gs, src_n * sizeof(int32_t), src_end), *copy = xalloc(src_n * sizeof(int32_t));
+  for (size_t e = 0; e < src_n; e++) copy[e] = src[e] = (int32_t)next_u32();
+  cbuf cb;
+  cbuf_open(&cb, cols, rows, ldd, cols + 1, dst_end);
+
+  f->transpose(rows, cols, src, lds, cb.c, ldd);
+
+  if (memcmp(src, copy, src_n * sizeof(int32_t)))
+    fail_msg("%s transpose rows=%zu cols=%zu lds=%zu: wrote to src", f->t_name, rows, cols, lds);
+  for (size_t j = 0; j < cols; j++)
+    for (size_t i = 0; i < rows; i++)
+      if (cb.c[j * ldd + i] != copy[i * lds + j])
+        fail_msg("%s transpose rows=%zu cols=%zu lds=%zu ldd=%zu src_end=%d dst_end=%d: dst[%zu * ldd + %zu] = %d, "
+                 "want src[%zu * lds + %zu] = %d",
+                 f->t_name, rows, cols, lds, ldd, src_end, dst_end, j, i, cb.c[j * ldd + i], i, j,
+                 copy[i * lds + j]);
+  char what[160];
+  snprintf(what, sizeof what, "%s transpose rows=%zu cols=%zu lds=%zu ldd=%zu", f->t_name, rows, cols, lds, ldd);
+  cbuf_check_outside(&cb, cols, rows, ldd, what);
+  gbuf_close(&gs), gbuf_close(&cb.g);
+  free(copy);
+}
+
+static void test_s32_transpose(void **state) {
+  (void)state;
+  check_expected_t();
+  static const size_t dims[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  11, 13, 15, 16, 17, 19,
+                                20, 23, 24, 25, 29, 31, 32, 33, 37, 40, 48, 49, 64, 65, 100};
+  static const size_t slack[] = {0, 1, 3, 16, 17, 5};
+  enum { ND = sizeof dims / sizeof dims[0], NS = sizeof slack / sizeof slack[0] };
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    check_t_members(f);
+    if (!f->transpose) continue;
+    for (size_t ri = 0; ri < ND; ri++)
+      for (size_t ci = 0; ci < ND; ci++)
+        for (int v = 0; v < 2; v++) {
+          const size_t rows = dims[ri], cols = dims[ci];
+          const size_t lds = cols + slack[(ri + 2 * ci + (size_t)v) % NS];
+          const size_t ldd = rows + slack[(3 * ri + ci + 2 * (size_t)v + 1) % NS];
+          run_transpose_case(f, rows, cols, lds, ldd, v, !v);
+          cases++;
+        }
+    /* strides far beyond the block (whole planes apart), and a tall and a wide one */
+    for (int v = 0; v < 2; v++) {
+      run_transpose_case(f, 100, 100, 3137, 4099, v, v);
+      run_transpose_case(f, 49, 64, 64, 49, v, !v);
+      run_transpose_case(f, 64, 49, 49, 64, !v, v);
+      run_transpose_case(f, 1, 257, 257, 1, v, !v);
+      run_transpose_case(f, 257, 1, 1, 257, !v, v);
+      run_transpose_case(f, 200, 130, 131, 203, v, v);
+      cases += 6;
+    }
+  }
+  if (!cases) say_skipped("s32_transpose");
+  print_message("[ s32_transpose ] %zu cases\n", cases);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -607,6 +895,8 @@ int main(void) {
       cmocka_unit_test(test_pack_quads),
       cmocka_unit_test(test_pack_then_ukernel),
       cmocka_unit_test(test_gemv),
+      cmocka_unit_test(test_ukernel_t),
+      cmocka_unit_test(test_s32_transpose),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

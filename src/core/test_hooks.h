@@ -36,8 +36,9 @@ void dlc_test_corrupt_kernels(int on);
 
 /* ---- direct F16/int8 convolution mode (src/direct/direct_lowp_conv.c) ----------------------
    -1 (the default): the plan picks in-place or packed B panels by the share of junk virtual
-   positions; 0: always in place; 1: always packed (where the ISA has the kernels). Read when a
-   plan is made, so both modes can be tested on any shape. */
+   positions; 0: always in place; 1: always packed (where the ISA has the kernels); 2: int8
+   transposed (ukernel_t, where the ISA has it; else packed). Read when a plan is made, so every
+   mode can be tested on any shape. */
 void dlc_test_direct_lowp_packed(int mode);
 
 /* ---- spatial pack F16/int8 bands (src/spatial_pack/spack_lowp.c) -----------------------------

@@ -22,6 +22,14 @@
  * gather of the 3x3 layers of ResNet-50 cost 23-33% of their time, the 1x1 layers' interleave
  * 6-27%; the copy here touches each input element once per image.
  *
+ * Small planes, int8, where the family has ukernel_t ("transposed" mode): the packed tiles
+ * still round a plane's outputs up to whole vectors (a 7 x 7 plane computes 64 columns for 49).
+ * ukernel_t makes positions the tile's rows instead and output channels its vector lanes: each
+ * row is one real output, read in place from the copy through the same offset table and a table
+ * of the outputs' virtual positions, so nothing is rounded, junk or packed. Its accumulators come
+ * out transposed (position-major), and go back to channel rows (the family's transpose) once per
+ * job before the stores.
+ *
  * Threads: per image, the copy is split over the planes, then jobs (group, M block, N block)
  * over contiguous ranges, each task with its own accumulator block in the workspace. */
 #include <stdint.h>
@@ -50,12 +58,16 @@ typedef struct dlcv_data {
   size_t mc, nc, mblocks, nblocks, njobs, ntasks, copy_tasks, nplanes;
   size_t a32_bytes, ws_slice;
   int packed;             /* small planes: B panels of the real outputs packed per job (see the top) */
+  int trans;              /* small planes, int8: ukernel_t, positions as rows (see the top) */
+  size_t *pos;            /* trans: the virtual position of each output */
+  size_t ldt;             /* trans: row stride of the position-major accumulators */
   size_t bpack_bytes;     /* packed: one K chunk x nc block of B panels, at the start of a slice */
 } dlcv_data;
 
 static void free_data(dlcv_data *d) {
   if (!d) return;
   dlc_free(d->boff);
+  dlc_free(d->pos);
   dlc_lowp_vpos_free(&d->v);
   dlc_free(d);
 }
@@ -89,8 +101,27 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = atomic_load_explicit(&packed_hook, memory_order_relaxed);
     const int pays = q8 && 20 * d->N > 21 * P && s->cout_g >= 64;
-    d->packed = (forced < 0 ? pays : forced) && (q8 || p->kernels->f16_gemm->ukernel_a32);
-    if (d->packed) d->N = P;
+    d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
+    /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for
+       49, 14 x 14: 208 for 196) */
+    const dlc_q8d4_gemm_family *f4 = p->kernels->q8_d4;
+    const size_t rounded = dlc_round_up(P, v->nr / 2);
+    const int trans_pays = s->cout_g >= 64 && (v->taps > 1 || (d->packed && 20 * rounded > 21 * P));
+    d->trans = v->d4 && f4->ukernel_t && (forced < 0 ? trans_pays : forced == 2);
+    if (d->packed || d->trans) d->N = P;
+    if (d->trans) {
+      d->packed = 0;
+      /* K in chunks of up to 1024 units: each chunk's accumulators go through memory once per
+         tile (VGG-16 512 x 28 x 28 3x3: 8.39 ms at 128 units, 8.19 at 1024) */
+      d->v.kcu = dlc_balanced_block(v->kunits, 1024, 1);
+      st = dlc_lowp_vpos_pack(&d->v, p, w, f4->tm, "direct");
+      d->pos = st == DLCONV_OK ? dlc_malloc(P * sizeof(size_t)) : NULL;
+      if (!d->pos) {
+        free_data(d);
+        return st != DLCONV_OK ? st : dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
+      }
+      for (size_t q = 0; q < P; q++) d->pos[q] = q / (size_t)s->w_out * v->wq + q % (size_t)s->w_out;
+    }
   }
   d->group_units = v->cpg * v->nslot * d->planeq;
   /* a tile past the last valid position reads up to N - 1 + the largest tap offset (< planeq)
@@ -127,11 +158,13 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   d->copy_tasks = DLC_MIN((size_t)p->nthreads, d->nplanes);
   d->a32_bytes = q8 ? 0 : dlc_round_up((v->kcu * v->mr + 8) * 4, DLC_ALIGN);
   d->bpack_bytes = d->packed ? dlc_round_up(v->kcu * d->nc * v->u * 2, DLC_ALIGN) : 0;
-  d->ws_slice = d->bpack_bytes + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN) + d->a32_bytes;
+  d->ldt = dlc_round_up(d->mc, 16);
+  d->ws_slice = d->bpack_bytes + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN) + d->a32_bytes +
+                (d->trans ? dlc_round_up(d->nc * d->ldt * 4, DLC_ALIGN) : 0);
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
   p->workspace_bytes = d->copy_bytes + d->ntasks * d->ws_slice;
-  snprintf(p->kernel, sizeof p->kernel, "%s", dlc_lowp_vpos_kernel_name(v, p));
+  snprintf(p->kernel, sizeof p->kernel, "%s", d->trans ? p->kernels->q8_d4->t_name : dlc_lowp_vpos_kernel_name(v, p));
   return DLCONV_OK;
 }
 
@@ -150,6 +183,7 @@ static void copy_plane(const dlcv_ctx *c, size_t plane) {
   const dlcv_data *d = c->d;
   const size_t nslot = d->v.nslot, slot = plane % nslot, cu = plane / nslot % d->v.cpg, g = plane / nslot / d->v.cpg;
   int16_t *dst = c->copy + plane * d->planeq * d->v.u;
+  if (dlc_lowp_vpos_copy_plane_d4(c->p, &d->v, c->x, c->img, g, cu, dst)) return;
   for (size_t yq = 0; yq < d->hq; yq++)
     dlc_lowp_vpos_copy_row_nchw(c->p, &d->v, c->x, c->img, g, cu, slot, yq, dst + yq * d->v.wq * d->v.u);
 }
@@ -172,7 +206,7 @@ static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t
   for (size_t i = i0; i < i1; i++) {
     const size_t oc = g * (size_t)s->cout_g + m0 + i;
     char *yplane = (char *)c->y + (c->img * (size_t)s->c_out + oc) * P * es;
-    if (d->v.wq == wo || d->packed) {
+    if (d->v.wq == wo || d->packed || d->trans) {
       /* no virtual columns (packed, or no padding and stride 1 along x): one run */
       const size_t f1 = DLC_MIN(n0 + nlen, P);
       if (d->v.q8)
@@ -215,12 +249,45 @@ static void pack_b(const dlcv_ctx *c, size_t g, size_t n0, size_t nlen, size_t p
   }
 }
 
+/* Transposed mode: per K chunk and panel of tm channels, tiles of tr outputs (measured against
+   the panels inner: the same within 1-2%), then the job's accumulators back to channel rows
+   and to y. */
+static void run_job_t(const dlcv_ctx *c, size_t g, size_t m0, size_t mlen, size_t n0, size_t nlen, char *slice) {
+  const dlcv_data *d = c->d;
+  const dlc_lowp_vpos *v = &d->v;
+  const dlc_q8d4_gemm_family *f = c->p->kernels->q8_d4;
+  int32_t *acc = (int32_t *)slice;
+  int32_t *acct = (int32_t *)(slice + d->ws_slice - dlc_round_up(d->nc * d->ldt * 4, DLC_ALIGN));
+  const uint8_t *b = (const uint8_t *)(c->copy + g * d->group_units * v->u);
+  for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
+    const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
+    /* tiles of even height (49: 6 x 5 + 4 x 6, not 8 x 6 + 1): a short tile streams the same
+       panels for a fraction of the work */
+    const size_t tiles = dlc_div_up(nlen, f->tr), base = nlen / tiles, taller = nlen % tiles;
+    for (size_t i0 = 0; i0 < mlen; i0 += f->tm) {
+      const int8_t *a = (const int8_t *)(v->wpack + ((g * v->wpanels + (m0 + i0) / f->tm) * v->kunits + pc) * f->tm * 2);
+      for (size_t t = 0, r0 = 0; t < tiles; t++) {
+        const size_t np = base + (t < taller);
+        f->ukernel_t(np, DLC_MIN(f->tm, mlen - i0), 4 * kcu, a, b, d->pos + n0 + r0, d->boff + pc,
+                     acct + r0 * d->ldt + i0, d->ldt, pc > 0);
+        r0 += np;
+      }
+    }
+  }
+  f->transpose(nlen, mlen, acct, d->ldt, acc, d->nc);
+  store_rows(c, g, m0, n0, nlen, acc, 0, mlen);
+}
+
 static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *slice) {
   const dlcv_data *d = c->d;
   const dlc_lowp_vpos *v = &d->v;
   const size_t M = (size_t)c->p->s.cout_g;
   const size_t m0 = mb * d->mc, mlen = DLC_MIN(d->mc, M - m0);
   const size_t n0 = nb * d->nc, nlen = DLC_MIN(d->nc, d->N - n0);
+  if (d->trans) {
+    run_job_t(c, g, m0, mlen, n0, nlen, slice);
+    return;
+  }
   int16_t *bpack = (int16_t *)slice;
   void *acc = slice + d->bpack_bytes;
   float *a32 = v->q8 ? NULL : (float *)(slice + d->ws_slice - d->a32_bytes);

@@ -145,6 +145,21 @@ typedef void (*dlc_q8d4_pack_quads_fn)(size_t n, const uint8_t *r0, const uint8_
 typedef void (*dlc_q8d4_gemv_fn)(size_t m, size_t nb, size_t kc, const int8_t *a, const uint8_t *b, size_t ldb,
                                  int32_t *c, size_t ldc);
 
+/* Optional: C transposed, one row per output position (small planes: a 7 x 7 plane is 49 rows
+ * here where the column tiles above compute 64), B read in place like ukernel_ib. A is one panel
+ * of tm rows in the A layout above (mr = tm, rows past m zero); row r of C is the position whose
+ * units start pos[r] units past b:
+ *   c[r * ldc + i] (+)= sum over k < kc of A(i, k) * b[2 * boff[k / 4] + 4 * pos[r] + k % 4]
+ *   for r < np (1 <= np <= tr), i < m (1 <= m <= tm); kc a multiple of 4; writes (accumulate:
+ *   adds to) those np x m values of c only. */
+typedef void (*dlc_q8d4_gemm_t_fn)(size_t np, size_t m, size_t kc, const int8_t *a, const uint8_t *b,
+                                   const size_t *pos, const ptrdiff_t *boff, int32_t *c, size_t ldc, int accumulate);
+
+/* With ukernel_t: its transposed C back to rows of output channels,
+ *   dst[j * ldd + i] = src[i * lds + j]      for i < rows, j < cols; writes those values only. */
+typedef void (*dlc_s32_transpose_fn)(size_t rows, size_t cols, const int32_t *src, size_t lds, int32_t *dst,
+                                     size_t ldd);
+
 typedef struct dlc_q8d4_gemm_family {
   const char *name; /* e.g. "q8_gemm_8x32c4__avx512vnni" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -154,6 +169,10 @@ typedef struct dlc_q8d4_gemm_family {
   size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
   dlc_q8d4_gemv_fn gemv;
   const char *gemv_name;
+  size_t tr, tm;    /* ukernel_t's tile: positions x output channels (0: no ukernel_t) */
+  dlc_q8d4_gemm_t_fn ukernel_t;
+  dlc_s32_transpose_fn transpose;
+  const char *t_name;
 } dlc_q8d4_gemm_family;
 
 #define DLC_LOWP_MR_MAX 16

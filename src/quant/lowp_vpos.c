@@ -84,7 +84,6 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
   v->q8 = q8;
   v->u = q8 ? 2 : 1;
   v->taps = taps;
-  const size_t groups = (size_t)s->groups, cog = (size_t)s->cout_g;
   if (q8 && p->kernels->q8_d4) {
     dlconv_status st4 = plan_d4(v, p, w);
     if (st4 != DLCONV_OK) return st4;
@@ -99,6 +98,16 @@ dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const v
      chunk reads stay in L2, as im2col + GEMM's packed 128 KB block did */
   v->kcu = dlc_balanced_block(v->kunits, q8 ? 128 : 256, 1);
 
+  return dlc_lowp_vpos_pack(v, p, w, v->mr, algo);
+}
+
+dlconv_status dlc_lowp_vpos_pack(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, size_t mr, const char *algo) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t taps = v->taps, cin = (size_t)s->cin_g, groups = (size_t)s->groups, cog = (size_t)s->cout_g;
+  const int q8 = v->q8;
+  const size_t qk = v->d4 ? 4 : q8 ? 2 : 1; /* channels per unit */
+  dlc_free(v->wpack);
+  v->mr = mr;
   v->wpanels = dlc_div_up(cog, v->mr);
   const size_t per_group = v->wpanels * v->kunits * v->mr * v->u;
   v->wpack_bytes = groups * per_group * 2;
@@ -247,6 +256,18 @@ void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, c
     o[2 * i] = (int16_t)((is_signed ? (int32_t)(int8_t)a[at] : (int32_t)a[at]) - zp);
     o[2 * i + 1] = b ? (int16_t)((is_signed ? (int32_t)(int8_t)b[at] : (int32_t)b[at]) - zp) : 0;
   }
+}
+
+int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                size_t cu, int16_t *dst) {
+  const dlc_conv_shape *s = &p->s;
+  if (!v->d4 || s->stride_h != 1 || s->stride_w != 1 || s->pad_t || s->pad_b || s->pad_l || s->pad_r ||
+      (size_t)s->cin_g < 4 * cu + 4)
+    return 0;
+  const size_t plane = (size_t)(s->h_in * s->w_in);
+  const uint8_t *r0 = (const uint8_t *)x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + 4 * cu) * plane;
+  p->kernels->q8_d4->pack_quads(plane, r0, r0 + plane, r0 + 2 * plane, r0 + 3 * plane, 1, v->flip, (uint8_t *)dst);
+  return 1;
 }
 
 void dlc_lowp_vpos_copy_rows_nhwc(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,

@@ -45,6 +45,9 @@ typedef struct dlc_lowp_vpos {
 /* Checks the family (UNSUPPORTED without ukernel_ib) and the int8 reduction length, finds the
    stride phases, packs the weights. On failure nothing is left allocated. */
 dlconv_status dlc_lowp_vpos_plan(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, const char *algo);
+/* (Re)packs the weights as A panels of mr rows (the plan packs them for the family's mr; a driver
+   taking another kernel's panels repacks). On failure v is freed. */
+dlconv_status dlc_lowp_vpos_pack(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w, size_t mr, const char *algo);
 void dlc_lowp_vpos_free(dlc_lowp_vpos *v);
 
 /* The requantisation the stores of an int8 plan's accumulators take: p->q8, or with d4 the
@@ -77,6 +80,12 @@ void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size
    padding is. */
 void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                  size_t cu, size_t slot, size_t yq, int16_t *dst);
+
+/* d4 with stride 1 and no padding, where the sub-plane of (g, cu) is x's four planes interleaved
+   as they are: all of it in one pass (a 7 x 7 layer's rows cost a call each). 0 where that
+   does not hold (nothing written). */
+int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
+                                size_t cu, int16_t *dst);
 
 /* The same row for every channel unit of group g from NHWC x: unit cu's row at dst + cu * cu_stride
    (int16 elements). */

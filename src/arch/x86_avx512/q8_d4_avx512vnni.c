@@ -201,6 +201,99 @@ static void q8d4_gemv_64c4(size_t m, size_t nb, size_t kc, const int8_t *a, cons
   fns[nb - 1](m, kc, a, b, ldb, c, ldc);
 }
 
+/* ukernel_t, tile 6 x 64: per group of four k, the panel's four zmm of weights (64 output
+   channels) and, per position, its four bytes broadcast, into 24 accumulators: 4 + 6 loads per
+   24 vpdpbusd, where the 8 x 32 tile takes 2 + 8 per 16. Positions are scalars here, so a plane
+   of 49 costs 49 rows, not 64 columns. */
+#define TR 6
+#define TM 64
+INLINE void ttile_body(const size_t R, const size_t V, size_t m, size_t kc, const int8_t *restrict a,
+                       const uint8_t *restrict b, const size_t *restrict pos, const ptrdiff_t *restrict boff,
+                       int32_t *restrict c, size_t ldc, int accumulate) {
+  __m512i acc[TR][4];
+  const uint8_t *row[TR];
+  _Pragma("GCC unroll 6") for (size_t r = 0; r < R; r++) {
+    row[r] = b + 4 * pos[r];
+    for (size_t v = 0; v < V; v++) acc[r][v] = _mm512_setzero_si512();
+  }
+  _Pragma("GCC unroll 2") for (size_t k4 = 0; k4 < kc / 4; k4++) {
+    const ptrdiff_t o = 2 * boff[k4];
+    __m512i w[4];
+    for (size_t v = 0; v < V; v++) w[v] = _mm512_loadu_si512(a + 64 * v);
+    _Pragma("GCC unroll 6") for (size_t r = 0; r < R; r++) {
+      int32_t x4;
+      memcpy(&x4, row[r] + o, sizeof x4);
+      const __m512i xb = _mm512_set1_epi32(x4);
+      for (size_t v = 0; v < V; v++) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xb, w[v]);
+    }
+    a += 4 * TM;
+  }
+  _Pragma("GCC unroll 6") for (size_t r = 0; r < R; r++) {
+    int32_t *cr = c + r * ldc;
+    for (size_t v = 0; v < V; v++) {
+      const __mmask16 mk = first_lanes((ptrdiff_t)m - 16 * (ptrdiff_t)v);
+      if (accumulate) acc[r][v] = _mm512_add_epi32(acc[r][v], _mm512_maskz_loadu_epi32(mk, cr + 16 * v));
+      _mm512_mask_storeu_epi32(cr + 16 * v, mk, acc[r][v]);
+    }
+  }
+}
+
+typedef void (*ttile_fn)(size_t m, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                         const size_t *restrict pos, const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc,
+                         int accumulate);
+#define DEFINE_TTILE(R, V)                                                                                 \
+  static void ttile_##R##x##V(size_t m, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,   \
+                              const size_t *restrict pos, const ptrdiff_t *restrict boff,                \
+                              int32_t *restrict c, size_t ldc, int accumulate) {                         \
+    ttile_body(R, V, m, kc, a, b, pos, boff, c, ldc, accumulate);                                         \
+  }
+#define DEFINE_TTILES(R) DEFINE_TTILE(R, 1) DEFINE_TTILE(R, 2) DEFINE_TTILE(R, 3) DEFINE_TTILE(R, 4)
+DEFINE_TTILES(1) DEFINE_TTILES(2) DEFINE_TTILES(3) DEFINE_TTILES(4) DEFINE_TTILES(5) DEFINE_TTILES(6)
+#define TTILE_ROW(R) {ttile_##R##x1, ttile_##R##x2, ttile_##R##x3, ttile_##R##x4}
+static const ttile_fn ttiles[TR][4] = {TTILE_ROW(1), TTILE_ROW(2), TTILE_ROW(3),
+                                       TTILE_ROW(4), TTILE_ROW(5), TTILE_ROW(6)};
+
+static void q8d4_gemm_t_6x64c4(size_t np, size_t m, size_t kc, const int8_t *a, const uint8_t *b, const size_t *pos,
+                               const ptrdiff_t *boff, int32_t *c, size_t ldc, int accumulate) {
+  ttiles[np - 1][(m - 1) / 16](m, kc, a, b, pos, boff, c, ldc, accumulate);
+}
+
+/* One block of up to 16 x 16: rows past rb load as zeros, lanes past cb are neither read nor
+   written; pairs of dwords interleave, then pairs of pairs, then 128-bit lanes (a 4 x 4 transpose
+   of lanes). */
+INLINE void transpose_block(size_t rb, size_t cb, const int32_t *src, size_t lds, int32_t *dst, size_t ldd) {
+  const __mmask16 cm = first_lanes((ptrdiff_t)cb), rm = first_lanes((ptrdiff_t)rb);
+  __m512i r[16], t[16];
+  for (size_t i = 0; i < 16; i++)
+    r[i] = i < rb ? _mm512_maskz_loadu_epi32(cm, src + i * lds) : _mm512_setzero_si512();
+  for (size_t i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  /* u[4g + c]: lane L holds column 4L + c of rows 4g .. 4g + 3 */
+  __m512i u[16];
+  for (size_t g = 0; g < 4; g++) {
+    u[4 * g + 0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+    u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  }
+  for (size_t cc = 0; cc < 4; cc++) {
+    const __m512i lo01 = _mm512_shuffle_i32x4(u[cc], u[4 + cc], 0x44), lo23 = _mm512_shuffle_i32x4(u[8 + cc], u[12 + cc], 0x44);
+    const __m512i hi01 = _mm512_shuffle_i32x4(u[cc], u[4 + cc], 0xEE), hi23 = _mm512_shuffle_i32x4(u[8 + cc], u[12 + cc], 0xEE);
+    const __m512i out[4] = {_mm512_shuffle_i32x4(lo01, lo23, 0x88), _mm512_shuffle_i32x4(lo01, lo23, 0xDD),
+                            _mm512_shuffle_i32x4(hi01, hi23, 0x88), _mm512_shuffle_i32x4(hi01, hi23, 0xDD)};
+    for (size_t l = 0; l < 4; l++)
+      if (4 * l + cc < cb) _mm512_mask_storeu_epi32(dst + (4 * l + cc) * ldd, rm, out[l]);
+  }
+}
+
+static void s32_transpose(size_t rows, size_t cols, const int32_t *src, size_t lds, int32_t *dst, size_t ldd) {
+  for (size_t i = 0; i < rows; i += 16)
+    for (size_t j = 0; j < cols; j += 16)
+      transpose_block(rows - i < 16 ? rows - i : 16, cols - j < 16 ? cols - j : 16, src + i * lds + j, lds, dst + j * ldd + i, ldd);
+}
+
 const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .name = "q8_gemm_8x32c4__avx512vnni",
     .mr = MR,
@@ -211,4 +304,9 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .gemv_mr = GEMV_MR,
     .gemv = q8d4_gemv_64c4,
     .gemv_name = "q8_gemv_64c4__avx512vnni",
+    .tr = TR,
+    .tm = TM,
+    .ukernel_t = q8d4_gemm_t_6x64c4,
+    .transpose = s32_transpose,
+    .t_name = "q8_gemm_t_6x64c4__avx512vnni",
 };
