@@ -100,13 +100,14 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = atomic_load_explicit(&packed_hook, memory_order_relaxed);
-    const int pays = q8 && 20 * d->N > 21 * P && s->cout_g >= 64;
+    const int pays = q8 && (20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64;
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for
        49, 14 x 14: 208 for 196) */
     const dlc_q8d4_gemm_family *f4 = p->kernels->q8_d4;
     const size_t rounded = dlc_round_up(P, v->nr / 2);
-    const int trans_pays = s->cout_g >= 64 && (v->taps > 1 || (d->packed && 20 * rounded > 21 * P));
+    const int trans_pays =
+        s->cout_g >= 64 && ((v->taps > 1 && v->kunits >= 64) || (d->packed && 20 * rounded > 21 * P));
     d->trans = v->d4 && f4->ukernel_t && (forced < 0 ? trans_pays : forced == 2);
     if (d->packed || d->trans) d->N = P;
     if (d->trans) {
