@@ -45,12 +45,20 @@ void dlc_q8_d4_params_free(dlc_q8_params *q4) {
 /* int8 on the q8_d4 family where the zero point's correction fits the s32 bias (v->d4 says
    whether it is on); only running out of memory fails. */
 static dlconv_status plan_d4(dlc_lowp_vpos *v, const dlconv_plan *p, const void *w) {
+  const dlc_conv_shape *s = &p->s;
   int ok;
   const dlconv_status st = dlc_q8_d4_params(p, w, &v->q4, &ok);
   if (st != DLCONV_OK || !ok) return st;
   v->d4 = 1;
   v->zu = dlc_q8_d4_zu(p);
   v->flip = dlc_q8_d4_flip(p);
+  const size_t zbytes = 2 * (size_t)(s->w_in + s->pad_l + s->pad_r) + 64;
+  v->zrow = dlc_malloc(zbytes);
+  if (!v->zrow) {
+    dlc_q8_d4_params_free(&v->q4);
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning int8 weights");
+  }
+  memset(v->zrow, v->zu ^ v->flip, zbytes);
   return DLCONV_OK;
 }
 
@@ -138,6 +146,8 @@ dlconv_status dlc_lowp_vpos_pack(dlc_lowp_vpos *v, const dlconv_plan *p, const v
 void dlc_lowp_vpos_free(dlc_lowp_vpos *v) {
   dlc_free(v->wpack);
   v->wpack = NULL;
+  dlc_free(v->zrow);
+  v->zrow = NULL;
   dlc_q8_d4_params_free(&v->q4);
 }
 
@@ -188,14 +198,15 @@ static void inside_columns(const dlc_conv_shape *s, size_t wq, int64_t px, size_
 static void copy_quads(const dlconv_plan *p, const dlc_lowp_vpos *v, const uint8_t *src, size_t plane, size_t nch,
                        size_t n, int64_t sw, uint8_t *o) {
   const uint8_t *r[4];
-  for (size_t t = 0; t < 4; t++) r[t] = t < nch ? src + t * plane : NULL;
-  if (sw <= 2 && nch >= 4) {
+  /* channels past the group's end read a row of the padding byte (before the flip) */
+  for (size_t t = 0; t < 4; t++) r[t] = t < nch ? src + t * plane : v->zrow;
+  if (sw <= 2) {
     p->kernels->q8_d4->pack_quads(n, r[0], r[1], r[2], r[3], (size_t)sw, v->flip, o);
     return;
   }
   for (size_t t = 0; t < 4; t++) {
     uint8_t *ot = o + t;
-    if (!r[t]) {
+    if (t >= nch) {
       for (size_t i = 0; i < n; i++) ot[4 * i] = v->zu;
     } else {
       for (size_t i = 0; i < n; i++) ot[4 * i] = r[t][(int64_t)i * sw] ^ v->flip;

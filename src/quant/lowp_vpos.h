@@ -37,6 +37,7 @@ typedef struct dlc_lowp_vpos {
   int16_t *wpack;           /* groups x wpanels x kunits x mr x u (d4: x 4 bytes) */
   int d4;                   /* int8 on the q8_d4 family: units of 4 channels as u8 */
   uint8_t zu, flip;         /* d4: x's zero point as a u8 byte (padding); 0x80 for S8 (x ^ flip is u8) */
+  uint8_t *zrow;            /* d4: 2 * wq bytes of zu ^ flip, the row of a channel past the group's end */
   dlc_q8_params q4;         /* d4: the plan's params with the bias less zu x the sum of the channel's
                                weights (bias and mult_f owned here) */
   size_t wpack_bytes;
