@@ -1066,7 +1066,9 @@ static void test_q8_dw_exact_sums(void **state) {
  * dw4_plan: k_w <= 8 and 15 * stride_w + (k_w - 1) * dil_w <= 63) in its two modes: one run of
  * virtual pixels over the padded plane ("flat": equal strides, where rows would be mostly junk
  * lanes) or chunks of whole output rows, at most 4096 outputs each; elsewhere (k_w 9, wide
- * windows, other ISAs) the other NCHW depthwise paths. Planes 1x1 .. 112x9, k 1..9, strides 1..4,
+ * windows, other ISAs) the other NCHW depthwise paths. Planes of at most 784 outputs of depth
+ * multiplier 1 with dil_w 1 (or k_w 1) take the channel-lanes kernel instead (q8_dwconv_16x16*,
+ * dwc_plan: blocks of 16 channels, 17 channels one full and one of 1). Planes 1x1 .. 112x9, k 1..9, strides 1..4,
  * dilations 1..3, asymmetric padding (as much as the kernel needs on small planes), depth
  * multiplier 1 and 2, batch 1 and 2, 3 / 16 / 17 channels, U8 and S8, per-tensor and per-channel
  * scales, mostly odd zero points. A seeded subset: every (plane, k_w, dtype) once in each of four
@@ -1074,7 +1076,7 @@ static void test_q8_dw_exact_sums(void **state) {
  * (70 x 65 planes with 64 output columns among them), so that they take several chunks of rows.
  * Under a sanitizer only every third layer runs. */
 typedef struct dwp_stats {
-  long layers, quads, flat, chunked, auto_quads;
+  long layers, quads, flat, chunked, auto_quads, lanes, auto_lanes;
 } dwp_stats;
 
 /* The kernel (info.kernel) a plan of L with (algo, isa) would run; "" where it does not plan. */
@@ -1107,6 +1109,10 @@ static void dwp_run(const layer *L, dwp_stats *st) {
     st->chunked += !flat && L->ho * L->wo > 4096;
     dwp_kernel(L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
     st->auto_quads += !strncmp(k, "q8_dwconv_4x", 12);
+  } else if (!strncmp(k, "q8_dwconv_16x16", 15)) { /* channels in the lanes (dwc_plan) */
+    st->lanes++;
+    dwp_kernel(L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
+    st->auto_lanes += !strncmp(k, "q8_dwconv_16x16", 15);
   }
   st->layers++;
   const dlconv_algo algos[] = {DLCONV_ALGO_DIRECT, DLCONV_ALGO_AUTO};
@@ -1221,8 +1227,8 @@ static void test_q8_dw_planes(void **state) {
     layer_free(&L);
   }
   printf("q8 dw planes: %ld layers, %ld runs; on the quads kernel (direct, avx512): %ld (%ld flat, %ld in chunks of "
-         "rows), AUTO took it for %ld (%.2f s)\n",
-         st.layers, g_runs - r0, st.quads, st.flat, st.chunked, st.auto_quads, now_s() - t0);
+         "rows), AUTO took it for %ld; on the channel-lanes kernel: %ld, AUTO took it for %ld (%.2f s)\n",
+         st.layers, g_runs - r0, st.quads, st.flat, st.chunked, st.auto_quads, st.lanes, st.auto_lanes, now_s() - t0);
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 

@@ -35,6 +35,8 @@ typedef struct dlc_isa_kernels {
   const dlc_q8d4_gemm_family *q8_d4;
   /* int8 depthwise NCHW on the same quads (NULL where the CPU lacks them or a byte permute) */
   const dlc_q8_dw4_family *q8_dw4;
+  /* int8 depthwise NCHW on small planes, 16 channels in the lanes (same CPUs as q8_dw4) */
+  const dlc_q8_dwc_family *q8_dwc;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -57,6 +59,7 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
+extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;

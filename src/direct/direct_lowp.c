@@ -71,6 +71,13 @@ typedef struct dwl_data {
   uint8_t idx[DLC_Q8_DW4_MAX_QUADS * 64];
   dlc_q8_params q4;         /* the plan's requantisation with zu * sum(w) out of the bias */
   uint8_t zu, flip;
+  /* int8 NCHW on small planes, 16 channels in the lanes (k->q8_dwc; see dwc_plan): blocks of 16
+     channels interleaved into a padded plane (xc_bytes a task), weights as 16-lane quads */
+  int dwc;
+  int32_t *w16;             /* ceil(c_out / 16) x k_h x nq x 16 quads of s8 weights */
+  uint32_t *pos;            /* round_up(h_out * w_out, 16) byte offsets of the output pixels' windows */
+  uint32_t *off;            /* h_in * w_in byte offsets of the input pixels in the padded plane */
+  size_t xc_bytes;
 } dwl_data;
 
 static void dwl_destroy(dlconv_plan *p) {
@@ -79,8 +86,60 @@ static void dwl_destroy(dlconv_plan *p) {
   dlc_free(d->wf);
   dlc_free(d->wq);
   dlc_free(d->w4);
+  dlc_free(d->w16);
+  dlc_free(d->pos);
+  dlc_free(d->off);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
+}
+
+/* Planes up to this many output pixels go to the channel-lanes kernel (k->q8_dwc) where it
+   applies: measured on MobileNetV2's layers (see the commit that set it). */
+#define DWC_MAX_PIXELS 784
+
+/* int8 NCHW depthwise with 16 channels in the lanes (lowp_dw_ukernel.h, dlc_q8_dwc_family), for
+   small planes of depth-multiplier-1 layers whose kernel rows' quads of taps are adjacent pixels
+   (dil_w 1, k_w <= 8); d->q4 is already derived. *taken says whether it did. */
+static dlconv_status dwc_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
+  const dlc_conv_shape *s = &p->s;
+  *taken = 0;
+  const size_t kh = (size_t)s->k_h, kw = (size_t)s->k_w, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  const size_t np = ho * wo;
+  if (!p->kernels->q8_dwc || s->cout_g != 1 || (kw > 1 && s->dil_w != 1) || kw > 4 * DLC_Q8_DW4_MAX_QUADS ||
+      np > DWC_MAX_PIXELS)
+    return DLCONV_OK;
+  const size_t L = DLC_Q8_DWC_LANES, co = (size_t)s->c_out, nb = dlc_div_up(co, L), nq = dlc_div_up(kw, 4);
+  const size_t hi = (size_t)s->h_in, wi = (size_t)s->w_in;
+  d->wp = wi + (size_t)(s->pad_l + s->pad_r);
+  d->hp = hi + (size_t)(s->pad_t + s->pad_b);
+  d->w16 = dlc_calloc(nb * kh * nq * L * sizeof(int32_t));
+  d->pos = dlc_malloc(dlc_round_up(np, L) * sizeof(uint32_t));
+  d->off = dlc_malloc(hi * wi * sizeof(uint32_t));
+  if (!d->w16 || !d->pos || !d->off) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
+  int8_t *wb = (int8_t *)d->w16;
+  for (size_t oc = 0; oc < co; oc++) /* channel oc: lane oc % 16 of block oc / 16 */
+    for (size_t ky = 0; ky < kh; ky++)
+      for (size_t kx = 0; kx < kw; kx++)
+        wb[((((oc / L) * kh + ky) * nq + kx / 4) * L + oc % L) * 4 + kx % 4] = ((const int8_t *)w)[(oc * kh + ky) * kw + kx];
+  const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w;
+  for (size_t i = 0; i < dlc_round_up(np, L); i++) /* past np: pixel 0's windows, read and dropped */
+    d->pos[i] = i < np ? (uint32_t)(L * ((i / wo) * sh * d->wp + (i % wo) * sw)) : 0;
+  for (size_t j = 0; j < hi * wi; j++)
+    d->off[j] = (uint32_t)(L * ((j / wi + (size_t)s->pad_t) * d->wp + j % wi + (size_t)s->pad_l));
+  /* the last byte a window reads: the last pixel's, last tap row's, last quad's 64 */
+  const size_t reach = L * (((ho - 1) * sh + (kh - 1) * (size_t)s->dil_h) * d->wp + (wo - 1) * sw + 4 * nq);
+  d->xc_bytes = dlc_round_up(DLC_MAX(d->hp * d->wp * L, reach), DLC_ALIGN);
+  d->nq = nq;
+  d->zu = dlc_q8_d4_zu(p);
+  d->flip = dlc_q8_d4_flip(p);
+  d->dwc = 1;
+  d->q8 = 1;
+  d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)s->n * nb);
+  p->packed_weight_bytes = nb * kh * nq * L * sizeof(int32_t) + (dlc_round_up(np, L) + hi * wi) * sizeof(uint32_t);
+  p->workspace_bytes = d->ntasks * d->xc_bytes;
+  snprintf(p->kernel, sizeof p->kernel, "%s", p->kernels->q8_dwc->name);
+  *taken = 1;
+  return DLCONV_OK;
 }
 
 /* int8 NCHW depthwise on the quads kernel where it fits (a kernel row's taps of 16 pixels within
@@ -97,6 +156,8 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
   int ok;
   dlconv_status st = dlc_q8_d4_params(p, w, &d->q4, &ok);
   if (st != DLCONV_OK || !ok) return st;
+  st = dwc_plan(p, d, w, taken);
+  if (st != DLCONV_OK || *taken) return st;
   d->nq = dlc_div_up(kw, 4);
   const size_t co = (size_t)s->c_out, nw = co * kh * d->nq;
   d->w4 = dlc_calloc(nw * sizeof(int32_t));
@@ -164,8 +225,11 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
     int taken;
     const dlconv_status st = dw4_plan(p, d, w, &taken);
     if (st != DLCONV_OK || taken) {
-      if (st == DLCONV_OK) p->algo_data = d;
-      else dlc_free(d);
+      p->algo_data = d;
+      if (st != DLCONV_OK) { /* whatever the quads' plans allocated goes with d */
+        dwl_destroy(p);
+        p->algo_data = NULL;
+      }
       return st;
     }
   }
@@ -413,6 +477,30 @@ static void dwl_task_dw4(void *arg, size_t t) {
   }
 }
 
+/* NCHW int8 on the channel-lanes kernel: per (image, block of 16 channels), the block's planes
+   interleaved into the padded plane, then the whole output plane of the 16 channels in one call. */
+static void dwl_task_dwc(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_q8_dwc_family *f = p->kernels->q8_dwc;
+  const size_t L = DLC_Q8_DWC_LANES, co = (size_t)s->c_out, nb = dlc_div_up(co, L);
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), np = (size_t)(s->h_out * s->w_out), kh = (size_t)s->k_h;
+  uint8_t *xc = (uint8_t *)c->ws + t * d->xc_bytes;
+  /* the padding (and the slack past the plane) holds the zero point's byte in every lane, set
+     once: each block then writes the image's pixels only */
+  memset(xc, d->zu, d->xc_bytes);
+  size_t begin, end;
+  dlc_split_range((size_t)s->n * nb, d->ntasks, t, &begin, &end);
+  for (size_t u = begin; u < end; u++) {
+    const size_t img = u / nb, c0 = u % nb * L, nc = DLC_MIN(L, co - c0);
+    f->pack(nc, plane_in, (const uint8_t *)c->x + (img * co + c0) * plane_in, plane_in, d->flip, d->off, xc);
+    f->run(np, xc, d->pos, kh, L * (size_t)s->dil_h * d->wp, d->nq, d->w16 + c0 * kh * d->nq, &d->q4, c0, nc,
+           (uint8_t *)c->y + (img * co + c0) * np, np);
+  }
+}
+
 /* NHWC: each output row accumulates, per in-image tap, the run of output pixels whose input is
    in the image (rep pixels x c_out channels per call with stride 1 along x, one pixel otherwise),
    then each pixel is stored in one call with per-channel bias and multipliers. Tasks take ranges
@@ -509,7 +597,7 @@ static void dwl_task_wide(void *arg, size_t t) {
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task,
+  dlc_parallel_for(p, d->ntasks, d->dwc ? dwl_task_dwc : d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task,
                    &c);
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../quant/quant.h"
+
 typedef void (*dlc_f16_dw_row_fn)(size_t n, const uint16_t *x, size_t stride, float w, float *acc);
 typedef void (*dlc_q8_dw_row_fn)(size_t n, const void *x, size_t stride, int32_t w, int32_t zp, int is_signed,
                                  int32_t *acc);
@@ -60,6 +62,40 @@ typedef struct dlc_q8_dw4_family {
   const char *name; /* e.g. "q8_dwconv_4x32c4__avx512vbmi" */
   dlc_q8_dw4_fn run;
 } dlc_q8_dw4_family;
+
+/* NCHW int8 with 16 channels in the lanes, for small planes (a 7 x 7 plane fills 49 of 64 lanes
+ * per tap where a lane per pixel needs a block of 16 per output row). Depth multiplier 1: the
+ * driver interleaves the planes of 16 consecutive channels, pixel v of channel c at xc[16 v + c],
+ * with its padding (the zero point's byte zu, as in q8_dw4), and each output pixel then takes
+ * one 64-byte window per kernel row and quad of taps, a byte permute (lane c: bytes c, 16 + c,
+ * 32 + c, 48 + c) and one vpdpbusd with the 16 channels' weights of those taps. The requantisation
+ * and the way back to 16 planes happen in the kernel: per-plane store calls cost more than the
+ * products on these planes.
+ *
+ * pack: dst[off[j] + c] = x[c * ldx + j] ^ flip                       for j < n, c < nc
+ *   x u8 or s8 bytes (flip 0x80 for s8: u8 + 128, as q8_dw4); 1 <= nc <= 16. Reads those bytes of
+ *   x only; writes the 16 bytes dst[off[j] .. off[j] + 16) for j < n (lanes c >= nc unspecified)
+ *   and nothing else.
+ * run: y[c * ldy + p] = requant(a(p, c) + q->bias[c0 + c], channel c0 + c)   for p < np, c < nc
+ *   a(p, c) = sum over ky < kh, qd < nq, t < 4 of
+ *             xc[pos[p] + ky * ky_step + 16 (4 qd + t) + c] * w[(ky * nq + qd) * 16 + c].byte[t]
+ *   requant: quant.h's formula with q (u8 or s8 output per q->is_signed), bit-exact; 1 <= nc <= 16.
+ *   w's bytes are s8 weights (taps past k_w, channels past nc: 0). pos holds round_up(np, 16)
+ *   byte offsets (the entries past np any offset whose windows lie in xc): the kernel computes
+ *   whole blocks of 16 pixels and reads the 64 bytes at xc + pos[p] + ky * ky_step + 64 qd for
+ *   every such entry. Writes y[c * ldy + p] for c < nc, p < np only. */
+#define DLC_Q8_DWC_LANES 16
+typedef void (*dlc_q8_dwc_pack_fn)(size_t nc, size_t n, const uint8_t *x, size_t ldx, uint8_t flip,
+                                   const uint32_t *off, uint8_t *dst);
+typedef void (*dlc_q8_dwc_run_fn)(size_t np, const uint8_t *xc, const uint32_t *pos, size_t kh, size_t ky_step,
+                                  size_t nq, const int32_t *w, const dlc_q8_params *q, size_t c0, size_t nc, void *y,
+                                  size_t ldy);
+
+typedef struct dlc_q8_dwc_family {
+  const char *name; /* e.g. "q8_dwconv_16x16c4__avx512vbmi" */
+  dlc_q8_dwc_pack_fn pack;
+  dlc_q8_dwc_run_fn run;
+} dlc_q8_dwc_family;
 
 typedef struct dlc_lowp_dw_family {
   const char *f16_name, *q8_name; /* e.g. "f16_dwconv_row__avx2" */

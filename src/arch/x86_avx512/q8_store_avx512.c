@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../../gemm_im2col/lowp_gemm_ukernel.h"
+#include "q8_wide_avx512.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -92,18 +93,6 @@ INLINE void store16(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t
   }
 }
 
-/* The wide screen (quant.h, where q->screen_wide): 16 products p = (float)(acc + bias) x mult_f
-   rounded by one fma onto 1.5 x 2^23, whose bits less M's less zp are round(p) + zp, and
-   d = p - round(p) by one fms. No fp clamp: the caller's clamp moves into integers, the type's
-   range into the narrowing's saturation. */
-INLINE __m512i wide16(__m512i a, __m512 mf, __m512i m_less_zp, __m512 *d) {
-  const __m512 magic = _mm512_set1_ps(12582912.0f);
-  const __m512 f = _mm512_cvtepi32_ps(a);
-  const __m512 t = _mm512_fmadd_ps(f, mf, magic);
-  *d = _mm512_fmsub_ps(f, mf, _mm512_sub_ps(t, magic));
-  return _mm512_sub_epi32(_mm512_castps_si512(t), m_less_zp);
-}
-
 typedef struct wide_consts {
   __m512i m_less_zp, lo_i, hi_i, bias_r;
   __m512 mf_r, half_in;
@@ -119,7 +108,7 @@ INLINE __m512i wide_one16(const wide_consts *k, const int32_t *acc, const dlc_q8
   const __m512i b = per_column ? _mm512_maskz_loadu_epi32(m, q->bias + c) : k->bias_r;
   const __m512 mf = per_column ? _mm512_maskz_loadu_ps(m, q->mult_f + c) : k->mf_r;
   __m512 d;
-  __m512i r = wide16(_mm512_add_epi32(a, b), mf, k->m_less_zp, &d);
+  __m512i r = dlc_q8_wide16(_mm512_add_epi32(a, b), mf, k->m_less_zp, &d);
   if (clamp) r = _mm512_min_epi32(_mm512_max_epi32(r, k->lo_i), k->hi_i);
   if (__builtin_expect(_mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(d), k->half_in, _CMP_GT_OQ) != 0, 0))
     r = requant16(a, b, q->mult + c, k->mult_r, m, per_column, k->lo, k->hi, k->zpd, 1);
@@ -162,7 +151,7 @@ INLINE void store_wide(size_t n, const int32_t *acc, const dlc_q8_params *q, siz
       const size_t c = c0 + j + 16 * (size_t)v;
       const __m512i b = per_column ? _mm512_loadu_si512(q->bias + c) : k.bias_r;
       const __m512 mf = per_column ? _mm512_loadu_ps(q->mult_f + c) : k.mf_r;
-      r[v] = wide16(_mm512_add_epi32(_mm512_loadu_si512(acc + j + 16 * (size_t)v), b), mf, k.m_less_zp, &d[v]);
+      r[v] = dlc_q8_wide16(_mm512_add_epi32(_mm512_loadu_si512(acc + j + 16 * (size_t)v), b), mf, k.m_less_zp, &d[v]);
       if (clamp) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], k.lo_i), k.hi_i);
     }
     const __m512 dmax = _mm512_range_ps(_mm512_range_ps(d[0], d[1], 0x0B), _mm512_range_ps(d[2], d[3], 0x0B), 0x0B);
