@@ -45,6 +45,7 @@ static void make_x86_tables(void) {
   if (f->avx512_vnni && f->avx512_vbmi) {
     avx512_table.q8_dw4 = &dlc_q8_dw4__avx512vbmi;
     avx512_table.q8_dwc = &dlc_q8_dwc__avx512vbmi;
+    avx512_table.q8_store_t = dlc_q8_store_t__avx512vbmi;
   }
 #endif
   (void)f;

@@ -37,6 +37,8 @@ typedef struct dlc_isa_kernels {
   const dlc_q8_dw4_family *q8_dw4;
   /* int8 depthwise NCHW on small planes, 16 channels in the lanes (same CPUs as q8_dw4) */
   const dlc_q8_dwc_family *q8_dwc;
+  /* with q8_d4's ukernel_t, on the same CPUs: its accumulators requantised straight to NCHW */
+  dlc_q8_store_t_fn q8_store_t;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -60,6 +62,8 @@ extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
 extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
+void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,
+                                void *y, size_t ldy);
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;

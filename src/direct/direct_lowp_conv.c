@@ -275,6 +275,13 @@ static void run_job_t(const dlcv_ctx *c, size_t g, size_t m0, size_t mlen, size_
       }
     }
   }
+  const dlc_q8_store_t_fn store_t = c->p->kernels->q8_store_t;
+  if (store_t) { /* N is the plane here (no virtual columns): channel rows of y at P apart */
+    const size_t P = (size_t)(c->p->s.h_out * c->p->s.w_out), oc = g * (size_t)c->p->s.cout_g + m0;
+    store_t(nlen, mlen, acct, d->ldt, dlc_lowp_vpos_q8(v, c->p), oc,
+            (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P + n0, P);
+    return;
+  }
   f->transpose(nlen, mlen, acct, d->ldt, acc, d->nc);
   store_rows(c, g, m0, n0, nlen, acc, 0, mlen);
 }

@@ -160,6 +160,15 @@ typedef void (*dlc_q8d4_gemm_t_fn)(size_t np, size_t m, size_t kc, const int8_t 
 typedef void (*dlc_s32_transpose_fn)(size_t rows, size_t cols, const int32_t *src, size_t lds, int32_t *dst,
                                      size_t ldd);
 
+/* Optional, with ukernel_t, where the CPU has a byte permute (dlc_isa_kernels.q8_store_t): its
+ * transposed C straight to NCHW outputs, requantised with channels in the lanes and transposed
+ * as bytes, where transpose and a store call per channel row pass over the accumulators twice:
+ *   y[i * ldy + r] = dlc_q8_requant1(c[r * ldc + i] + q->bias[c0 + i], q->mult[c0 + i], q)
+ *   for r < np, i < m (u8 or s8 outputs per q->is_signed); reads those c values only and writes
+ *   those y bytes only. */
+typedef void (*dlc_q8_store_t_fn)(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q,
+                                  size_t c0, void *y, size_t ldy);
+
 typedef struct dlc_q8d4_gemm_family {
   const char *name; /* e.g. "q8_gemm_8x32c4__avx512vnni" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
