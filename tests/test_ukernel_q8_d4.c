@@ -887,6 +887,341 @@ static void test_s32_transpose(void **state) {
   print_message("[ s32_transpose ] %zu cases\n", cases);
 }
 
+/* ================================================================ q8_store_t (C transposed, to NCHW bytes) */
+
+/* The optional store of ukernel_t's position-major C (dlc_isa_kernels.q8_store_t, lowp_gemm_ukernel.h):
+     y[i * ldy + r] = dlc_q8_requant1(c[r * ldc + i] + q->bias[c0 + i], q->mult[c0 + i], q)
+   for r < np, i < m, against quant.h's formula itself. Where this build has the VBMI store and this
+   CPU runs it the avx512 table must carry it (losing it fails rather than skips); the generic and
+   avx2 tables never do (EVEX byte permutes). */
+static dlc_q8_store_t_fn store_t_of(dlconv_isa isa) {
+  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
+  return kt ? kt->q8_store_t : NULL;
+}
+
+static dlc_q8_store_t_fn check_expected_store_t(void) {
+  if (store_t_of(DLCONV_ISA_GENERIC)) fail_msg("the generic table has a q8_store_t");
+  if (store_t_of(DLCONV_ISA_AVX2)) fail_msg("the avx2 table has a q8_store_t (EVEX byte permutes)");
+  const dlc_q8_store_t_fn fn = store_t_of(DLCONV_ISA_AVX512);
+#if defined(DLC_HAVE_AVX512VBMI)
+  if (dlc_cpu()->avx512_vnni && dlc_cpu()->avx512_vbmi && dlc_kernels_for(DLCONV_ISA_AVX512) &&
+      fn != dlc_q8_store_t__avx512vbmi)
+    fail_msg("the avx512 table of this AVX512-VNNI/VBMI CPU lacks dlc_q8_store_t__avx512vbmi (q8_store_t %s)",
+             fn ? "is another function" : "is NULL");
+#endif
+  return fn;
+}
+
+/* Multipliers: per channel in [1e-4, 1e-2] (the wide screen); 0.5 or 0.25 (exact ties where acc + bias
+   is odd, resp. 2 mod 4); 0.5 +- 2^-30 (fp32 rounds it to 0.5: with acc + bias odd the fp32 product is
+   on a tie, the double one just off it); a mixture from 2^-22 to 37.25 (mostly not wide). */
+enum { SM_WIDE, SM_TIES, SM_NEAR_HALF, SM_MIXED, N_SM };
+/* The screen: derived with a mult_f buffer; derived with NULL (no screen); a bias so large that
+   acc + bias may leave s32 (bias_s32 false, no screen); a multiplier of 64+ on one channel (the fp32
+   screen but not the wide one). */
+enum { SS_ON, SS_NULL, SS_BIG_BIAS, SS_NARROW, N_SS };
+/* Ties (SM_TIES, SM_NEAR_HALF): none at all (other outputs kept off the tie); one in the tile and a
+   few more; every other output. */
+enum { STIE_NONE, STIE_SPARSE, STIE_DENSE, N_STIE };
+
+typedef struct st_case {
+  size_t np, m, ldc, ldy, c0, c_extra; /* c_out = c0 + m + c_extra */
+  int is_signed;
+  int32_t zp;
+  double lo, hi;
+  int mult_kind, screen, ties;
+  size_t k;          /* |acc| <= k * 255 * 128 (what dlc_q8_derive is told) */
+  int c_end;         /* c's last element right before a guard page (1) or c's first right after one */
+  int y_end;         /* y's last output byte right before a guard page (1) or sentinel bytes after y */
+  int32_t poison;    /* the ints of c between rows (columns m..ldc-1), never to be read */
+} st_case;
+
+#define ST_NP_MAX 784
+#define ST_M_MAX 70
+#define ST_CH_CAP 128                /* c_out of the largest case */
+#define ST_C_CAP ((size_t)2500000)   /* ints: 784 positions 3137 apart */
+#define ST_Y_CAP ((size_t)300000)    /* bytes: 70 channel rows 4099 apart, and sentinels */
+
+typedef struct st_ctx {
+  dlc_q8_store_t_fn fn;
+  gbuf gc_end, gc_start, gy, gmult, gbias, gmf;
+  int32_t *acc;  /* the tile, channel-major: acc[i * np + r] */
+  uint8_t *want; /* the formula's bytes, same order */
+  size_t cases, outputs, wide_cases, exact_cases, near_ties, exact_ties, sat_lo, sat_hi, c0_cases, big_strides;
+} st_ctx;
+
+/* Per-channel multipliers and biases, all distinct from channel to channel. */
+static void st_channels(const st_case *t, int64_t acc_max, size_t c_out, double *mult, int32_t *bias) {
+  static const double mixed[] = {1.0, 2.0, 0.125, 1.0 / 3.0, 3e-3, 0.7, 1e-6, 37.25};
+  const int64_t br = acc_max + 1000 <= INT32_MAX ? 1000 : INT32_MAX - acc_max; /* bias_s32 holds */
+  const size_t forced = t->c0 + t->m / 2;                                       /* a channel in the tile */
+  for (size_t ch = 0; ch < c_out; ch++) {
+    bias[ch] = (int32_t)irand(-br, br);
+    if (t->screen == SS_BIG_BIAS && (ch == forced || next_u32() % 3 == 0)) {
+      const int64_t b = irand(INT32_MAX - acc_max + 1, INT32_MAX);
+      bias[ch] = (int32_t)(next_u32() & 1 ? b : -b - (int64_t)(next_u32() & 1)); /* down to INT32_MIN */
+    }
+    const double cap = 0x1p19 / ((double)acc_max + fabs((double)bias[ch])) * 0.999; /* the wide screen */
+    double mu;
+    switch (t->mult_kind) {
+      case SM_WIDE:
+        mu = 1e-4 * pow(100.0, (double)next_u32() / 4294967296.0);
+        mu = mu > cap ? cap : mu;
+        break;
+      case SM_TIES: mu = next_u32() & 1 ? 0.5 : 0.25; break;
+      case SM_NEAR_HALF: mu = next_u32() & 1 ? 0.5 + 0x1p-30 : 0.5 - 0x1p-30; break;
+      default:
+        mu = next_u32() & 1 ? mixed[next_u32() % (sizeof mixed / sizeof mixed[0])]
+                            : ldexp(1.0 + (double)next_u32() / 4294967296.0, -(int)irand(0, 22));
+        break;
+    }
+    mult[ch] = mu;
+  }
+  if (t->screen == SS_NARROW) mult[next_u32() % c_out] = 64.0 * (1.0 + (double)next_u32() / 4294967296.0);
+}
+
+/* One accumulator (|acc| <= A) for a channel: an exact tie of the multipliers 0.5 / 0.25 (v = k + 1/2
+   around the outputs); else mostly near the output range, or anywhere in [-A, A], or an extreme. Under
+   the tie multipliers a non-tie is kept off the tie. */
+static int32_t st_acc(const st_case *t, int64_t A, double mult, int32_t bias, int tie) {
+  const int halves = t->mult_kind == SM_TIES || t->mult_kind == SM_NEAR_HALF;
+  const int64_t unit = mult < 0.375 ? 2 : 1; /* acc + bias = (2k + 1) * unit is a tie */
+  int64_t s;
+  if (tie) return (int32_t)((2 * irand(-300, 300) + 1) * unit - bias);
+  const uint32_t u = next_u32() % 16;
+  if (u < 9) {
+    s = llrint((double)irand(-400000, 400000) / 1000.0 / mult) - bias;
+  } else if (u < 13) {
+    s = irand(-A, A);
+  } else {
+    const int64_t ex[] = {-A, 1 - A, A - 1, A, 0, -1, 1};
+    s = ex[next_u32() % 7];
+  }
+  s = s < -A ? -A : s > A ? A : s;
+  if (halves) {
+    const int64_t sum = s + bias, m4 = ((sum % 4) + 4) % 4;
+    if ((unit == 1 && (m4 & 1)) || (unit == 2 && m4 == 2)) s += s > -A ? -1 : 1;
+  }
+  return (int32_t)s;
+}
+
+static void run_st_case(st_ctx *x, const st_case *t) {
+  const size_t np = t->np, m = t->m, ldc = t->ldc, ldy = t->ldy, c0 = t->c0, c_out = c0 + m + t->c_extra;
+  const int64_t A = (int64_t)t->k * 255 * 128;
+  assert_true(np >= 1 && np <= ST_NP_MAX && m >= 1 && m <= ST_M_MAX && ldc >= m && ldy >= np);
+  assert_true(c_out <= ST_CH_CAP && A <= INT32_MAX);
+  /* q's channel arrays: exactly c_out entries each, ending at a guard page */
+  double *mult = (double *)x->gmult.p + ST_CH_CAP - c_out;
+  int32_t *bias = (int32_t *)x->gbias.p + ST_CH_CAP - c_out;
+  float *mult_f = (float *)x->gmf.p + ST_CH_CAP - c_out;
+  st_channels(t, A, c_out, mult, bias);
+  dlc_q8_params q;
+  memset(&q, 0, sizeof q);
+  q.is_signed = t->is_signed;
+  q.y_min = t->is_signed ? -128 : 0, q.y_max = t->is_signed ? 127 : 255;
+  q.x_zero_point = (int32_t)irand(q.y_min, q.y_max);
+  q.y_zero_point = t->zp;
+  q.lo = t->lo, q.hi = t->hi;
+  q.mult = mult, q.bias = bias;
+  dlc_q8_derive(&q, A, c_out, t->screen == SS_NULL ? NULL : mult_f);
+  const int screen_possible = q.lo_sat <= q.hi_sat;
+  switch (t->screen) {
+    case SS_ON: /* the kinds built for it get the wide screen */
+      if (t->mult_kind != SM_MIXED && screen_possible && !q.screen_wide)
+        fail_msg("q8_store_t test: no wide screen for mult kind %d, k %zu", t->mult_kind, t->k);
+      break;
+    case SS_NULL: assert_true(q.mult_f == NULL && !q.screen_wide); break;
+    case SS_BIG_BIAS: assert_true(!q.bias_s32 && q.mult_f == NULL && !q.screen_wide); break;
+    default: assert_true(!q.screen_wide && (q.mult_f != NULL || !screen_possible)); break;
+  }
+
+  /* C: the tile's ints, the gaps between rows poisoned, against a guard page on one side */
+  const size_t span = (np - 1) * ldc + m;
+  assert_true(span <= ST_C_CAP);
+  int32_t *c = t->c_end ? (int32_t *)x->gc_end.p + ST_C_CAP - span : (int32_t *)x->gc_start.p;
+  const int halves = t->mult_kind == SM_TIES || t->mult_kind == SM_NEAR_HALF;
+  const size_t one_tie = next_u32() % (np * m);
+  for (size_t r = 0; r < np; r++) {
+    int32_t *row = c + r * ldc;
+    for (size_t i = 0; i < m; i++) {
+      const size_t ch = c0 + i, e = i * np + r;
+      int tie = 0;
+      if (halves && t->ties == STIE_DENSE) tie = next_u32() & 1;
+      if (halves && t->ties == STIE_SPARSE) tie = e == one_tie || next_u32() % 97 == 0;
+      const int32_t a = st_acc(t, A, mult[ch], bias[ch], tie);
+      row[i] = x->acc[e] = a;
+      const int32_t w = dlc_q8_requant1((int64_t)a + bias[ch], mult[ch], &q);
+      x->want[e] = (uint8_t)w;
+      x->sat_lo += w == q.y_min, x->sat_hi += w == q.y_max;
+      if (q.screen_wide) {
+        const double v = (double)((int64_t)a + bias[ch]) * mult[ch], f = v - floor(v);
+        x->near_ties += fabs(f - 0.5) < 0x1p-12;
+        x->exact_ties += f == 0.5;
+      }
+    }
+    if (r + 1 < np)
+      for (size_t i = m; i < ldc; i++) row[i] = t->poison;
+  }
+
+  /* y: sentinel bytes before it, in the gaps between channel rows, and after it or a guard page */
+  const uint8_t sent = (uint8_t)(0x5A ^ (next_u32() & 0xF1));
+  const size_t pre = 1 + next_u32() % 64, body = t->y_end ? (m - 1) * ldy + np : m * ldy;
+  const size_t total = pre + body + (t->y_end ? 0 : 1 + next_u32() % 64);
+  assert_true(total <= ST_Y_CAP);
+  uint8_t *base = t->y_end ? x->gy.p + ST_Y_CAP - total : x->gy.p, *y = base + pre;
+  memset(base, sent, total);
+
+  x->fn(np, m, c, ldc, &q, c0, y, ldy);
+
+  char what[400];
+  snprintf(what, sizeof what,
+           "q8_store_t np=%zu m=%zu ldc=%zu ldy=%zu c0=%zu c_out=%zu signed=%d zp=%d lo=%g hi=%g mult_kind=%d "
+           "screen=%d (wide %d, mult_f %s, bias_s32 %d) ties=%d acc_max=%lld c_end=%d y_end=%d",
+           np, m, ldc, ldy, c0, c_out, t->is_signed, t->zp, t->lo, t->hi, t->mult_kind, t->screen, q.screen_wide,
+           q.mult_f ? "set" : "NULL", q.bias_s32, t->ties, (long long)A, t->c_end, t->y_end);
+  for (size_t b = 0; b < pre; b++)
+    if (base[b] != sent) fail_msg("%s: wrote y[%td] (before y)", what, (ptrdiff_t)b - (ptrdiff_t)pre);
+  for (size_t i = 0; i < m; i++) {
+    const uint8_t *yr = y + i * ldy;
+    for (size_t r = 0; r < np; r++) {
+      const size_t e = i * np + r;
+      if (yr[r] != x->want[e]) {
+        const int got = t->is_signed ? (int8_t)yr[r] : yr[r], want = t->is_signed ? (int8_t)x->want[e] : x->want[e];
+        fail_msg("%s: y[%zu * ldy + %zu] (channel %zu, position %zu) = %d, want %d (acc %d, bias %d, mult %.17g, "
+                 "v = %.17g)",
+                 what, i, r, c0 + i, r, got, want, x->acc[e], bias[c0 + i], mult[c0 + i],
+                 (double)((int64_t)x->acc[e] + bias[c0 + i]) * mult[c0 + i]);
+      }
+    }
+    const size_t row_end = i + 1 < m || !t->y_end ? ldy : np;
+    for (size_t r = np; r < row_end; r++)
+      if (yr[r] != sent) fail_msg("%s: wrote the gap y[%zu * ldy + %zu]", what, i, r);
+  }
+  for (size_t b = pre + body; b < total; b++)
+    if (base[b] != sent) fail_msg("%s: wrote y[%zu] (after y)", what, b - pre);
+  /* c is the caller's: left as it was */
+  for (size_t r = 0; r < np; r++)
+    for (size_t i = 0; i < (r + 1 < np ? ldc : m); i++)
+      if (c[r * ldc + i] != (i < m ? x->acc[i * np + r] : t->poison))
+        fail_msg("%s: wrote c[%zu * ldc + %zu]", what, r, i);
+
+  x->cases++, x->outputs += np * m;
+  x->wide_cases += q.screen_wide != 0, x->exact_cases += !q.screen_wide;
+  x->c0_cases += c0 > 0, x->big_strides += ldc > 1000 || ldy > 1000;
+}
+
+static const int32_t st_zps[2][4] = {{0, 128, 37, 255}, {0, -51, 127, -128}};
+/* lo, hi in units of y: none, one side, half-integers (round half even at the bound), a point, wide
+   beyond the type, narrow inside it, quarter values, all above / all below the type's range */
+static const double st_bounds[][2] = {
+    {-INFINITY, INFINITY}, {0.0, INFINITY}, {-INFINITY, 6.5}, {-20.5, 17.5}, {2.5, 2.5},     {-1e6, 3e5},
+    {-100.25, 90.75},      {-3.0, 40.0},    {300.0, INFINITY}, {-INFINITY, -400.0}, {-127.5, 126.5},
+};
+#define ST_NB (sizeof st_bounds / sizeof st_bounds[0])
+
+/* A configuration drawn for a geometry: mult kind and screen given, the rest random. The k of the
+   accumulators' bound: up to the longest reduction (DLC_Q8_MAX_K) where the multipliers allow. */
+static void st_pick(st_case *t, size_t np, size_t m, int mult_kind, int screen) {
+  static const size_t c0s[] = {0, 0, 1, 3, 16, 17, 45};
+  static const size_t ldc_extra[] = {0, 0, 1, 3, 16, 17, 100};
+  static const size_t ldy_extra[] = {0, 0, 1, 15, 16, 33};
+  static const size_t k_wide[] = {1, 9, 64, 576, 4096, DLC_Q8_MAX_K};
+  static const size_t k_halves[] = {1, 4, 16, 32};
+  memset(t, 0, sizeof *t);
+  t->np = np, t->m = m;
+  t->ldc = m + ldc_extra[next_u32() % 7];
+  t->ldy = np + ldy_extra[next_u32() % 6];
+  t->c0 = c0s[next_u32() % 7];
+  t->c_extra = next_u32() % 3 == 0 ? 5 : 0;
+  t->is_signed = (int)(next_u32() & 1);
+  t->zp = st_zps[t->is_signed][next_u32() % 4];
+  const size_t b = next_u32() % ST_NB;
+  t->lo = st_bounds[b][0], t->hi = st_bounds[b][1];
+  t->mult_kind = mult_kind, t->screen = screen;
+  t->ties = (int)(next_u32() % N_STIE);
+  t->k = mult_kind == SM_TIES || mult_kind == SM_NEAR_HALF ? k_halves[next_u32() % 4] : k_wide[next_u32() % 6];
+  t->c_end = (int)(next_u32() & 1), t->y_end = (int)(next_u32() & 1);
+  t->poison = next_u32() & 1 ? INT32_MIN : INT32_MAX;
+}
+
+/* Every np of 1..40, 49, 196, 784 (tails of 16 positions, several blocks) with every m of 1..70 (tails
+   of 16 channels); then every signedness x zero point x clamp x multiplier kind x screen on smaller
+   tiles; then whole 784 x 70 tiles and strides of planes (ldc 3137, ldy 4099). */
+static void test_q8_store_t(void **state) {
+  (void)state;
+  st_ctx x;
+  memset(&x, 0, sizeof x);
+  x.fn = check_expected_store_t();
+  if (!x.fn) {
+    print_message("[ q8_store_t ] skipped: no q8_store_t in this CPU's tables\n");
+    return;
+  }
+  gbuf_open(&x.gc_end, ST_C_CAP * sizeof(int32_t), 1);
+  gbuf_open(&x.gc_start, ST_C_CAP * sizeof(int32_t), 0);
+  gbuf_open(&x.gy, ST_Y_CAP, 1);
+  gbuf_open(&x.gmult, ST_CH_CAP * sizeof(double), 1);
+  gbuf_open(&x.gbias, ST_CH_CAP * sizeof(int32_t), 1);
+  gbuf_open(&x.gmf, ST_CH_CAP * sizeof(float), 1);
+  x.acc = xalloc(ST_NP_MAX * ST_M_MAX * sizeof(int32_t));
+  x.want = xalloc(ST_NP_MAX * ST_M_MAX);
+  size_t idx = 0;
+  st_case t;
+
+  /* twice over the geometries: every kind of multiplier and screen, then the wide screen on each
+     (the fast lanes, their tie fallback block by block), clamps that keep it */
+  static const size_t extra_nps[] = {49, 196, 784};
+  static const int wide_kinds[] = {SM_WIDE, SM_WIDE, SM_TIES, SM_NEAR_HALF};
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t pi = 0; pi < 40 + 3; pi++) {
+      const size_t np = pi < 40 ? pi + 1 : extra_nps[pi - 40];
+      for (size_t m = 1; m <= ST_M_MAX; m++, idx++) {
+        if (!pass) {
+          st_pick(&t, np, m, (int)(idx % N_SM), (int)(idx / N_SM % N_SS));
+        } else {
+          st_pick(&t, np, m, wide_kinds[idx % 4], SS_ON);
+          while (isinf(t.lo) ? t.hi < -300 : t.lo > 299) { /* all beyond the type: no screen */
+            const size_t b = next_u32() % ST_NB;
+            t.lo = st_bounds[b][0], t.hi = st_bounds[b][1];
+          }
+        }
+        run_st_case(&x, &t);
+      }
+    }
+
+  static const size_t small_nps[] = {1, 2, 3, 5, 7, 8, 9, 13, 15, 16, 17, 23, 31, 32, 33, 40, 49};
+  for (int sg = 0; sg <= 1; sg++)
+    for (size_t zi = 0; zi < 4; zi++)
+      for (size_t bi = 0; bi < ST_NB; bi++)
+        for (int mk = 0; mk < N_SM; mk++)
+          for (int sc = 0; sc < N_SS; sc++) {
+            st_pick(&t, small_nps[next_u32() % (sizeof small_nps / sizeof small_nps[0])],
+                    (size_t)irand(1, ST_M_MAX), mk, sc);
+            t.is_signed = sg, t.zp = st_zps[sg][zi], t.lo = st_bounds[bi][0], t.hi = st_bounds[bi][1];
+            run_st_case(&x, &t);
+          }
+
+  for (int mk = 0; mk < N_SM; mk++)
+    for (int sc = 0; sc < N_SS; sc++) {
+      const int j = mk * N_SS + sc;
+      st_pick(&t, j % 3 ? 784 : 196, j % 5 ? 70 : 64, mk, sc);
+      if (j % 4 == 1) t.ldc = 3137;
+      if (j % 4 == 2) t.ldy = 4099;
+      if (j % 4 == 3) t.ldc = 3137, t.ldy = 4099, t.c0 = 45, t.c_extra = 13;
+      run_st_case(&x, &t);
+    }
+
+  gbuf_close(&x.gc_end), gbuf_close(&x.gc_start), gbuf_close(&x.gy);
+  gbuf_close(&x.gmult), gbuf_close(&x.gbias), gbuf_close(&x.gmf);
+  free(x.acc), free(x.want);
+  /* what the cases were built to reach, reached */
+  assert_true(x.wide_cases > 0 && x.exact_cases > 0 && x.exact_ties > 0 && x.sat_lo > 0 && x.sat_hi > 0);
+  print_message("[ q8_store_t ] %zu cases (%zu wide screen, %zu exact path, %zu with c0 > 0, %zu with plane strides), "
+                "%zu outputs (%zu within 2^-12 of a tie under the wide screen, %zu exact; %zu at y_min, %zu at "
+                "y_max)\n",
+                x.cases, x.wide_cases, x.exact_cases, x.c0_cases, x.big_strides, x.outputs, x.near_ties,
+                x.exact_ties, x.sat_lo, x.sat_hi);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -897,6 +1232,7 @@ int main(void) {
       cmocka_unit_test(test_gemv),
       cmocka_unit_test(test_ukernel_t),
       cmocka_unit_test(test_s32_transpose),
+      cmocka_unit_test(test_q8_store_t),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
