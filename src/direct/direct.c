@@ -667,13 +667,15 @@ static dwp_geom dwp_geometry(const dlconv_plan *p) {
 
 size_t dlc_direct_dwp_row_groups(const dlconv_plan *p) { return dwp_geometry(p).nrg; }
 
-void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, float bias, float out_min,
-                        float out_max, float *y, size_t rg_begin, size_t rg_end) {
+/* x, y: fp32 planes, or binary16 through the family's dwp_f16 (f16) */
+static void dwp_run(const dlconv_plan *p, const void *x, const float *w, float bias, float out_min, float out_max,
+                    void *y, size_t rg_begin, size_t rg_end, int f16) {
   const dlc_conv_shape *s = &p->s;
   const dlc_f32_direct_family *f = p->kernels->direct;
   const dwp_geom gm = dwp_geometry(p);
   dlc_f32_dwp_args a;
-  a.x = x;
+  a.x = f16 ? NULL : x;
+  a.xh = f16 ? x : NULL;
   a.h_in = s->h_in;
   a.w_in = s->w_in;
   a.sh = s->stride_h;
@@ -687,6 +689,8 @@ void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, fl
   a.y_row = s->w_out;
   a.out_min = out_min;
   a.out_max = out_max;
+  a.y = NULL;
+  a.yh = NULL;
   for (size_t rg = rg_begin; rg < rg_end; rg++) {
     const size_t oy0 = rg * gm.rows;
     a.nr = DLC_MIN(gm.rows, (size_t)s->h_out - oy0);
@@ -695,10 +699,26 @@ void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, fl
       size_t b, e;
       dlc_split_range((size_t)s->w_out, gm.nseg, sg, &b, &e);
       a.ix0 = (ptrdiff_t)b * s->stride_w - s->pad_l;
-      a.y = y + oy0 * (size_t)s->w_out + b;
-      f->dwp(e - b, &a);
+      const size_t at = oy0 * (size_t)s->w_out + b;
+      if (f16) {
+        a.yh = (uint16_t *)y + at;
+        f->dwp_f16(e - b, &a);
+      } else {
+        a.y = (float *)y + at;
+        f->dwp(e - b, &a);
+      }
     }
   }
+}
+
+void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, float bias, float out_min,
+                        float out_max, float *y, size_t rg_begin, size_t rg_end) {
+  dwp_run(p, x, w, bias, out_min, out_max, y, rg_begin, rg_end, 0);
+}
+
+void dlc_direct_dwp_run_f16(const dlconv_plan *p, const uint16_t *x, const float *w, float bias, float out_min,
+                            float out_max, uint16_t *y, size_t rg_begin, size_t rg_end) {
+  dwp_run(p, x, w, bias, out_min, out_max, y, rg_begin, rg_end, 1);
 }
 
 static void dwp_task(void *arg, size_t task) {

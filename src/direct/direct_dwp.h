@@ -5,6 +5,7 @@
 #define DLC_DIRECT_DWP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/plan.h"
 
@@ -17,5 +18,10 @@ size_t dlc_direct_dwp_row_groups(const dlconv_plan *p);
    (h_out x w_out). Needs p->kernels->direct->dwp. */
 void dlc_direct_dwp_run(const dlconv_plan *p, const float *x, const float *w, float bias, float out_min,
                         float out_max, float *y, size_t rg_begin, size_t rg_end);
+
+/* The same on binary16 planes x and y (fp32 weights and arithmetic, y rounded to nearest even),
+   through the family's dwp_f16: needs p->kernels->direct->dwp_f16 and stride_w 1 or 2. */
+void dlc_direct_dwp_run_f16(const dlconv_plan *p, const uint16_t *x, const float *w, float bias, float out_min,
+                            float out_max, uint16_t *y, size_t rg_begin, size_t rg_end);
 
 #endif

@@ -12,7 +12,12 @@
  * most 255 * 128 in magnitude, so while taps * 255 * 128 <= 2^24 every partial sum, in whatever
  * order the kernel adds, is an integer fp32 holds exactly. The row kernels accumulate each tap's
  * run into memory instead (a load and a store of the accumulators per tap): on MobileNetV2's
- * depthwise layers they took 1.7-2.6x the time for F16, 1.2-1.8x for int8.
+ * depthwise layers they took 1.7-2.6x the time for F16, 1.2-1.8x for int8. F16 with stride_w 1
+ * or 2 skips the widened planes where the family has the kernel's binary16 variant (dwp_f16: x
+ * widened and y rounded in registers), which makes it cheaper than fp32 rather than dearer
+ * (MobileNetV2's depthwise layers: 0.55-0.98x the fp32 time, where the planes through memory
+ * took 1.05-1.59x; the 112 x 112 stride-1 layer 1.06x: there each input vector is widened once
+ * per tap and row that reads it). int8 NCHW goes to the quads kernels first (dw4_plan, dwc_plan).
  *
  * NCHW otherwise (int8 past that many taps, or an ISA without the fp32 kernel): each (image,
  * channel) plane is computed row by row: for every tap that lands inside the image, the
@@ -50,6 +55,7 @@ typedef struct dwl_data {
   float *wf;        /* F16, and int8 in wide mode: c_out x taps weights as fp32 */
   int32_t *wq;      /* int8 otherwise: c_out x taps weights */
   int wide;         /* NCHW through the fp32 kernel (see the top) */
+  int half;         /* wide F16 on the kernel's binary16 variant (dwp_f16): no widened planes */
   size_t xf_bytes, yf_bytes; /* wide: a widened input plane and an fp32 output plane */
   size_t row_bytes; /* accumulators of a task, multiple of 64 */
   size_t ntasks;
@@ -265,7 +271,10 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
         d->wf[at] = dlc_f16_to_f32(((const uint16_t *)w)[i]);
     }
   d->flat = !nhwc && !d->wide && s->stride_h == s->stride_w;
-  if (d->wide) {
+  d->half = !q8 && d->wide && p->kernels->direct->dwp_f16 && s->stride_w <= 2;
+  if (d->half) {
+    /* no workspace: the planes are read and written as binary16 by the kernel */
+  } else if (d->wide) {
     d->xf_bytes = dlc_round_up((size_t)(s->h_in * s->w_in) * 4, DLC_ALIGN);
     d->yf_bytes = dlc_round_up((size_t)(s->h_out * s->w_out) * 4, DLC_ALIGN);
   } else if (nhwc) {
@@ -285,7 +294,7 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   p->packed_weight_bytes = nalloc * 4;
   p->workspace_bytes = d->ntasks * (d->row_bytes + d->pad_bytes + d->xf_bytes + d->yf_bytes);
   if (d->wide)
-    snprintf(p->kernel, sizeof p->kernel, "%s+%s", q8 ? "q8" : "f16",
+    snprintf(p->kernel, sizeof p->kernel, "%s+%s", q8 ? "q8" : d->half ? "f16_in_registers" : "f16",
              p->kernels->direct->dw_name ? p->kernels->direct->dw_name : "f32_dwconv");
   else
     snprintf(p->kernel, sizeof p->kernel, "%s", q8 ? f->q8_name : f->f16_name);
@@ -594,10 +603,29 @@ static void dwl_task_wide(void *arg, size_t t) {
   }
 }
 
+/* NCHW F16 on the fp32 kernel's binary16 variant: per (image, channel) plane, one call over all
+   its row groups, x widened and y rounded in registers. */
+static void dwl_task_half(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const size_t taps = (size_t)(s->k_h * s->k_w), nrg = dlc_direct_dwp_row_groups(p);
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
+  size_t begin, end;
+  dlc_split_range((size_t)(s->n * s->c_out), d->ntasks, t, &begin, &end);
+  for (size_t pl = begin; pl < end; pl++) {
+    const size_t img = pl / (size_t)s->c_out, oc = pl % (size_t)s->c_out;
+    const size_t xc = img * (size_t)s->c_in + oc / (size_t)s->cout_g;
+    dlc_direct_dwp_run_f16(p, (const uint16_t *)c->x + xc * plane_in, d->wf + oc * taps, p->bias[oc], s->out_min,
+                           s->out_max, (uint16_t *)c->y + pl * plane_out, 0, nrg);
+  }
+}
+
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, d->dwc ? dwl_task_dwc : d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->wide ? dwl_task_wide : dwl_task,
+  dlc_parallel_for(p, d->ntasks, d->dwc ? dwl_task_dwc : d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->half ? dwl_task_half : d->wide ? dwl_task_wide : dwl_task,
                    &c);
 }
 

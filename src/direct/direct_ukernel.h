@@ -110,6 +110,8 @@ typedef struct dlc_f32_dwp_args {
   ptrdiff_t y_row;            /* between output rows */
   size_t nr;                  /* 1 <= nr <= dwp_rows[npv-1], npv = vectors of the row, ceil(nw/vl) */
   float out_min, out_max;
+  const uint16_t *xh;         /* dwp_f16: x and y as binary16 instead of x and y */
+  uint16_t *yh;
 } dlc_f32_dwp_args;
 
 /* 1 <= nw <= dwp_vecs*vl. */
@@ -137,6 +139,10 @@ typedef struct dlc_f32_direct_family {
   size_t dwp_vecs;            /* dwp: max pixel vectors per row (<= DLC_DIRECT_MAX_DWP_VECS) */
   size_t dwp_rows[DLC_DIRECT_MAX_DWP_VECS];  /* dwp: max rows of a tile with npv = index+1 vectors */
   dlc_f32_dwp_fn dwp;
+  /* Optional: dwp on binary16 x and y (xh, yh), widened and rounded in registers (F16 depthwise
+     layers without a pass over the plane each way), stride_w 1 or 2 only; rounds to nearest
+     even like the F16 stores. */
+  dlc_f32_dwp_fn dwp_f16;
   dlc_f32_direct_to_channel_last_fn to_channel_last;   /* NULL: the driver's scalar loop */
   int f16_out;                /* the conv kernels honour yh (binary16 output): F16 layers may run them */
   dlc_f16_direct_to_channel_last_fn to_channel_last_f16; /* NULL: the driver's scalar loop */

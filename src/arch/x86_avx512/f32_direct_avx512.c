@@ -285,8 +285,22 @@ INLINE __m512 dwp_load(const float *xr, ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w
   return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, xr, 4);
 }
 
+/* The same from a row of binary16 (F16 layers, stride 1 or 2), widened in registers: at stride 2
+   one load of 32 halves masked to the row, whose even halves vpmovdw keeps. */
+INLINE __m512 dwp_load_f16(const uint16_t *xr, ptrdiff_t ixb, ptrdiff_t w_in, int v, __mmask16 m, const int SW) {
+  if (SW == 1) return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, xr + ixb + v * VL));
+  const ptrdiff_t base = ixb + 2 * v * VL;
+  /* lanes [lo, hi) of 32, in 32-bit arithmetic: built from two 16-bit masks, the compiler spilled
+     one as 16 bits and reloaded 32, a store-forwarding stall that tripled the layer's time */
+  const ptrdiff_t lo = -base, hi = w_in - base;
+  const uint32_t below_hi = hi <= 0 ? 0u : hi >= 32 ? ~0u : (1u << hi) - 1u;
+  const uint32_t below_lo = lo <= 0 ? 0u : lo >= 32 ? ~0u : (1u << lo) - 1u;
+  const __mmask32 r = _cvtu32_mask32(below_hi & ~below_lo);
+  return _mm512_maskz_cvtph_ps(m, _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(r, xr + base)));
+}
+
 /* kx outermost: the lane masks depend on kx only. */
-INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW) {
+INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW, const int F16) {
   __m512 acc[8][DWP_VECS];
   const size_t nr = a->nr;
   UNROLL
@@ -309,9 +323,12 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
         if ((size_t)r >= nr) break;
         const ptrdiff_t iy = a->iy0 + r * a->sh + ky * a->dh;
         if (iy < 0 || iy >= a->h_in) continue;
-        const float *xr = a->x + iy * w_in;
         UNROLL
-        for (int v = 0; v < NPV; v++) acc[r][v] = _mm512_fmadd_ps(wv, dwp_load(xr, ixb, sw, w_in, v, m[v], SW), acc[r][v]);
+        for (int v = 0; v < NPV; v++) {
+          const __m512 xv = F16 ? dwp_load_f16(a->xh + iy * w_in, ixb, w_in, v, m[v], SW)
+                                : dwp_load(a->x + iy * w_in, ixb, sw, w_in, v, m[v], SW);
+          acc[r][v] = _mm512_fmadd_ps(wv, xv, acc[r][v]);
+        }
       }
     }
   }
@@ -320,9 +337,13 @@ INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
   for (int r = 0; r < NR; r++) {
     if ((size_t)r >= nr) break;
     UNROLL
-    for (int v = 0; v < NPV; v++)
-      store_lanes(a->y + r * a->y_row + v * VL, lane_mask((ptrdiff_t)nw - v * VL),
-                  _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][v])));
+    for (int v = 0; v < NPV; v++) {
+      const __m512 c = _mm512_min_ps(hi, _mm512_max_ps(lo, acc[r][v]));
+      if (F16)
+        store_lanes_f16(a->yh + r * a->y_row + v * VL, lane_mask((ptrdiff_t)nw - v * VL), c);
+      else
+        store_lanes(a->y + r * a->y_row + v * VL, lane_mask((ptrdiff_t)nw - v * VL), c);
+    }
   }
 }
 
@@ -391,26 +412,35 @@ static void conv_32c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_s
 static void dwc_16c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_16c_tile); }
 static void dwc_32c(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_32c_tile); }
 
-#define DWP_CASES(SW)                                 \
-  switch ((nw + VL - 1) / VL) {                       \
-    case 1: dwp_tile(nw, a, 1, 8, SW); break;         \
-    case 2: dwp_tile(nw, a, 2, 4, SW); break;         \
-    case 3: dwp_tile(nw, a, 3, 2, SW); break;         \
-    case 4: dwp_tile(nw, a, 4, 2, SW); break;         \
-    case 5: dwp_tile(nw, a, 5, 1, SW); break;         \
-    case 6: dwp_tile(nw, a, 6, 1, SW); break;         \
-    case 7: dwp_tile(nw, a, 7, 1, SW); break;         \
-    case 8: dwp_tile(nw, a, 8, 1, SW); break;         \
-    default: break;                                   \
+#define DWP_CASES(SW, F16)                                 \
+  switch ((nw + VL - 1) / VL) {                            \
+    case 1: dwp_tile(nw, a, 1, 8, SW, F16); break;         \
+    case 2: dwp_tile(nw, a, 2, 4, SW, F16); break;         \
+    case 3: dwp_tile(nw, a, 3, 2, SW, F16); break;         \
+    case 4: dwp_tile(nw, a, 4, 2, SW, F16); break;         \
+    case 5: dwp_tile(nw, a, 5, 1, SW, F16); break;         \
+    case 6: dwp_tile(nw, a, 6, 1, SW, F16); break;         \
+    case 7: dwp_tile(nw, a, 7, 1, SW, F16); break;         \
+    case 8: dwp_tile(nw, a, 8, 1, SW, F16); break;         \
+    default: break;                                        \
   }
 
 static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
   if (a->sw == 1) {
-    DWP_CASES(1)
+    DWP_CASES(1, 0)
   } else if (a->sw == 2) {
-    DWP_CASES(2)
+    DWP_CASES(2, 0)
   } else {
-    DWP_CASES(0)
+    DWP_CASES(0, 0)
+  }
+}
+
+/* F16 in and out, stride_w 1 or 2 (direct_ukernel.h) */
+static void dwp_f16(size_t nw, const dlc_f32_dwp_args *a) {
+  if (a->sw == 1) {
+    DWP_CASES(1, 1)
+  } else {
+    DWP_CASES(2, 1)
   }
 }
 
@@ -425,6 +455,7 @@ const dlc_f32_direct_family dlc_f32_direct__avx512 = {
     .dwp_vecs = DWP_VECS,
     .dwp_rows = {8, 4, 2, 2, 1, 1, 1, 1},
     .dwp = dwp,
+    .dwp_f16 = dwp_f16,
     .f16_out = 1,
     .to_channel_last_f16 = dlc_f16_to_channel_last__avx2,
 };
