@@ -944,7 +944,9 @@ static void test_dense(void **state) {
   const double t0 = now_s();
   const long r0 = g_runs;
   static const int shapes[][3] = {{1, 1, 1}, {2, 7, 5}, {3, 33, 17}, {5, 300, 9}, {1, 129, 64}, {4, 1000, 3},
-                                  {7, 16, 33}, {2, 255, 1}, {9, 64, 24}, {1, 4099, 2}};
+                                  {7, 16, 33}, {2, 255, 1}, {9, 64, 24}, {1, 4099, 2},
+                                  /* several panels of the gemv kernels (64 output channels), batch 1 to 8 */
+                                  {1, 37, 130}, {5, 64, 65}, {8, 3, 200}, {3, 1001, 129}};
   const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
   rng_t r = rng_seed(404);
   stats s = {0};

@@ -95,6 +95,10 @@ extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: 
 extern const dlc_algo_ops dlc_gemv_q8d4_ops;
 int dlc_gemv_q8d4_applies(const dlconv_plan *p);
 int dlc_gemv_q8d4_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k); /* before a plan has kernels */
+/* src/gemm_im2col/gemv_f16.c: F16 dense layers of at most 8 rows on the F16 family's gemv,
+   likewise (dlc_gemv_f16_applies) */
+extern const dlc_algo_ops dlc_gemv_f16_ops;
+int dlc_gemv_f16_applies(const dlconv_plan *p);
 extern const dlc_algo_ops dlc_direct_lowp_ops;  /* src/direct/direct_lowp.c: F16 and int8 depthwise */
 extern const dlc_algo_ops dlc_spack_lowp_ops;   /* src/spatial_pack/spack_lowp.c: F16 and int8 */
 extern const dlc_algo_ops dlc_gspc_lowp_ops;    /* src/gspc/gspc_lowp.c: F16 and int8 */

@@ -69,6 +69,11 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
     if (st != DLCONV_ERR_UNSUPPORTED) return st;
     p->ops = &dlc_gemm_lowp_ops;
   }
+  if (dlc_gemv_f16_applies(p)) {
+    /* F16 dense layers at small batch: the same, on the F16 family's gemv */
+    p->ops = &dlc_gemv_f16_ops;
+    return p->ops->plan_lowp(p, w);
+  }
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
   const dlc_f16_gemm_family *f16 = p->kernels->f16_gemm;

@@ -89,6 +89,16 @@ typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, size_t step, int3
  * reads no half of a row past its n-th. */
 typedef void (*dlc_f16_pack_cols_f32_fn)(size_t kc, size_t n, const uint16_t *src, size_t ld, float *dst);
 
+/* Optional: dense layers with few rows of x (batch 1: a matrix-vector product, bound by the
+ * stream of weights: 2 bytes a weight as binary16 where the GEMM path reads them as packed
+ * panels and spends a register tile on one column). A is one panel of gemv_mr output channels,
+ * k-major, rows past m zero: element (i, k) at a[k * gemv_mr + i]; B holds nb <= 4 rows of x
+ * widened to fp32, ldb apart:
+ *   c[r * ldc + i] = sum over k < kc of f32(A(i, k)) * b[r * ldb + k]      for i < m, r < nb
+ * in fp32 (any order); writes those m x nb values of c only. */
+typedef void (*dlc_f16_gemv_fn)(size_t m, size_t nb, size_t kc, const uint16_t *a, const float *b, size_t ldb,
+                                float *c, size_t ldc);
+
 typedef struct dlc_f16_gemm_family {
   const char *name; /* e.g. "f16_gemm_6x16__avx2" */
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
@@ -99,6 +109,9 @@ typedef struct dlc_f16_gemm_family {
   dlc_f16_gemm_ib_fn ukernel_ib; /* optional */
   dlc_f16_widen_run_fn widen_run;
   dlc_f16_pack_cols_f32_fn pack_cols_f32; /* optional */
+  size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
+  dlc_f16_gemv_fn gemv;
+  const char *gemv_name;
 } dlc_f16_gemm_family;
 
 typedef struct dlc_q8_gemm_family {

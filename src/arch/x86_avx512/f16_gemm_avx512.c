@@ -244,6 +244,56 @@ static void f16_pack_cols_f32_32(size_t kc, size_t n, const uint16_t *src, size_
   }
 }
 
+/* gemv: 64 rows (four zmm of fp32, widened from 128 bytes of halves per k) against nb <= 4 rows
+   of x, each x value broadcast. With one row, two k at a time into two sets of accumulators: the
+   four chains of one set would wait on the FMA latency. */
+#define GEMV_MR 64
+INLINE void gemv_body(const size_t NB, size_t m, size_t kc, const uint16_t *restrict a, const float *restrict b,
+                      size_t ldb, float *restrict c, size_t ldc) {
+  const size_t SETS = NB == 1 ? 2 : 1;
+  __m512 acc[2][4][4];
+  for (size_t s = 0; s < SETS; s++)
+    for (size_t r = 0; r < NB; r++)
+      for (size_t v = 0; v < 4; v++) acc[s][r][v] = _mm512_setzero_ps();
+  size_t k = 0;
+  for (; k + SETS <= kc; k += SETS)
+    for (size_t s = 0; s < SETS; s++) {
+      __m512 w[4];
+      for (size_t v = 0; v < 4; v++) w[v] = widen16(a + (k + s) * GEMV_MR + 16 * v);
+      for (size_t r = 0; r < NB; r++) {
+        const __m512 xb = _mm512_set1_ps(b[r * ldb + k + s]);
+        for (size_t v = 0; v < 4; v++) acc[s][r][v] = _mm512_fmadd_ps(w[v], xb, acc[s][r][v]);
+      }
+    }
+  for (; k < kc; k++) { /* one row, kc odd */
+    for (size_t v = 0; v < 4; v++)
+      acc[0][0][v] = _mm512_fmadd_ps(widen16(a + k * GEMV_MR + 16 * v), _mm512_set1_ps(b[k]), acc[0][0][v]);
+  }
+  for (size_t r = 0; r < NB; r++)
+    for (size_t v = 0; v < 4; v++) {
+      const __m512 sum = SETS == 2 ? _mm512_add_ps(acc[0][r][v], acc[1][r][v]) : acc[0][r][v];
+      const ptrdiff_t left = (ptrdiff_t)m - 16 * (ptrdiff_t)v;
+      if (left >= 16)
+        _mm512_storeu_ps(c + r * ldc + 16 * v, sum);
+      else if (left > 0)
+        _mm512_mask_storeu_ps(c + r * ldc + 16 * v, first_lanes(left), sum);
+    }
+}
+
+#define DEFINE_GEMV(NB)                                                                                \
+  static void gemv_##NB(size_t m, size_t kc, const uint16_t *restrict a, const float *restrict b,     \
+                        size_t ldb, float *restrict c, size_t ldc) {                                 \
+    gemv_body(NB, m, kc, a, b, ldb, c, ldc);                                                         \
+  }
+DEFINE_GEMV(1) DEFINE_GEMV(2) DEFINE_GEMV(3) DEFINE_GEMV(4)
+
+static void f16_gemv_64(size_t m, size_t nb, size_t kc, const uint16_t *a, const float *b, size_t ldb, float *c,
+                        size_t ldc) {
+  static void (*const fns[4])(size_t, size_t, const uint16_t *restrict, const float *restrict, size_t,
+                              float *restrict, size_t) = {gemv_1, gemv_2, gemv_3, gemv_4};
+  fns[nb - 1](m, kc, a, b, ldb, c, ldc);
+}
+
 const dlc_f16_gemm_family dlc_f16_gemm__avx512 = {
     .name = "f16_gemm_14x32__avx512",
     .mr = MR,
@@ -255,4 +305,7 @@ const dlc_f16_gemm_family dlc_f16_gemm__avx512 = {
     .ukernel_ib = f16_gemm_ib_14x32,
     .widen_run = f16_widen_run_16,
     .pack_cols_f32 = f16_pack_cols_f32_32,
+    .gemv_mr = GEMV_MR,
+    .gemv = f16_gemv_64,
+    .gemv_name = "f16_gemv_64__avx512",
 };
