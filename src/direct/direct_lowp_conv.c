@@ -304,11 +304,22 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
   void *acc = slice + d->bpack_bytes;
   float *a32 = v->q8 ? NULL : (float *)(slice + d->ws_slice - d->a32_bytes);
   const int16_t *b = d->packed ? bpack : c->copy + (g * d->group_units + n0) * v->u;
+  /* outputs that are runs of each channel's plane (no virtual columns): the last chunk's
+     accumulators go to y from the kernel's registers (ukernel_q) */
+  const int fused = v->d4 && c->p->kernels->q8_d4->ukernel_q && (d->packed || v->wq == (size_t)c->p->s.w_out);
+  const size_t P = (size_t)(c->p->s.h_out * c->p->s.w_out);
   for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
     const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
     if (d->packed) pack_b(c, g, n0, nlen, pc, kcu, bpack);
     for (size_t ir = 0; ir < mlen; ir += v->mr) {
       const size_t m = DLC_MIN(v->mr, mlen - ir);
+      if (fused && pc + kcu == v->kunits) {
+        const size_t oc = g * (size_t)c->p->s.cout_g + m0 + ir;
+        dlc_lowp_vpos_panel_q(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, DLC_MIN(nlen, P - n0),
+                              (const int32_t *)acc + ir * d->nc, d->nc, dlc_lowp_vpos_q8(v, c->p), oc,
+                              (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P + n0, P);
+        continue;
+      }
       dlc_lowp_vpos_panel(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, nlen,
                           (char *)acc + ir * d->nc * 4, d->nc, a32);
       /* these rows are final: to y while their accumulators are still in cache */

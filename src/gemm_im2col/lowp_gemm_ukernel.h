@@ -143,6 +143,18 @@ typedef void (*dlc_q8d4_gemm_ukernel_fn)(size_t m, size_t n, size_t kc, const in
 typedef void (*dlc_q8d4_gemm_ib_fn)(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
                                     int32_t *c, size_t ldc, int accumulate);
 
+/* Optional: the last K chunk of ukernel (boff NULL: B packed) or of ukernel_ib (B in place through
+ * boff, nr columns read) with the family's requantising store fused, for outputs that are runs of
+ * a channel's plane: the accumulators go to y as bytes while in registers instead of through C
+ * and a store call per row.
+ *   y[i * ldy + j] = dlc_q8_requant1(C'(i, j) + q->bias[c0 + i], q->mult[c0 + i], q)
+ *   for i < m, j < n (1 <= n <= nr), C' = (accumulate ? c : 0) + A * B;
+ * u8 or s8 outputs per q->is_signed. c is read when accumulate (its m x n corner), never written;
+ * writes those y bytes only. */
+typedef void (*dlc_q8d4_gemm_q_fn)(size_t m, size_t n, size_t kc, const int8_t *a, const uint8_t *b,
+                                   const ptrdiff_t *boff, const int32_t *c, size_t ldc, int accumulate,
+                                   const dlc_q8_params *q, size_t c0, void *y, size_t ldy);
+
 /* Four rows of bytes at a column step of 1 or 2 (stride-2 layers) into n units of four, flipped to
  * u8 (flip: 0x80 for S8, 0 for U8):
  *   dst[4j + r] = rows[r][j * step] ^ flip      for j < n, r < 4
@@ -187,6 +199,7 @@ typedef struct dlc_q8d4_gemm_family {
   size_t mr, nr;    /* mr <= DLC_LOWP_MR_MAX, nr <= DLC_LOWP_NR_MAX */
   dlc_q8d4_gemm_ukernel_fn ukernel;
   dlc_q8d4_gemm_ib_fn ukernel_ib;
+  dlc_q8d4_gemm_q_fn ukernel_q; /* optional */
   dlc_q8d4_pack_quads_fn pack_quads;
   size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
   dlc_q8d4_gemv_fn gemv;

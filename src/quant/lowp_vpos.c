@@ -382,3 +382,14 @@ void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g,
       f->ukernel_ib(m, 2 * kcu, a, b + jr * 2, boff + pc, c + jr, ldc, accumulate);
   }
 }
+
+void dlc_lowp_vpos_panel_q(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g, size_t oc0, size_t m, size_t pc,
+                           size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, const int32_t *acc,
+                           size_t ldc, const dlc_q8_params *q, size_t qc0, uint8_t *y, size_t ldy) {
+  const dlc_q8d4_gemm_family *f = p->kernels->q8_d4;
+  const size_t mr = v->mr, nr = v->nr, u = v->u;
+  const int8_t *a = (const int8_t *)(v->wpack + ((g * v->wpanels + oc0 / mr) * v->kunits + pc) * mr * u);
+  for (size_t jr = 0; jr < n; jr += nr)
+    f->ukernel_q(m, DLC_MIN(nr, n - jr), 4 * kcu, a, (const uint8_t *)(b + (packed ? jr * kcu * 2 : jr * 2)),
+                 packed ? NULL : boff + pc, acc + jr, ldc, pc > 0, q, qc0, y + jr, ldy);
+}

@@ -104,4 +104,12 @@ void dlc_lowp_vpos_panel(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g,
                          size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, void *acc,
                          size_t ldc, float *a32);
 
+/* int8 on the q8_d4 family with ukernel_q (v->d4): the last K chunk of the same, requantised into
+   y instead of added into acc, for outputs with no virtual columns (column j of row i at
+   y[i * ldy + j], j < n): acc holds the earlier chunks' sums (read from pc > 0 on, not written),
+   q the plan's parameters (dlc_lowp_vpos_q8), qc0 the global channel of row 0. */
+void dlc_lowp_vpos_panel_q(const dlconv_plan *p, const dlc_lowp_vpos *v, size_t g, size_t oc0, size_t m, size_t pc,
+                           size_t kcu, const int16_t *b, const ptrdiff_t *boff, int packed, size_t n, const int32_t *acc,
+                           size_t ldc, const dlc_q8_params *q, size_t qc0, uint8_t *y, size_t ldy);
+
 #endif

@@ -13,11 +13,13 @@
  * partial rows of C are written through lane masks (the packed B panels are always whole, so
  * the loads never need one). */
 #include <immintrin.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../core/kernels.h"
+#include "q8_wide_avx512.h"
 
 #define MR 8
 #define NR 32
@@ -60,12 +62,11 @@ INLINE void tile_store(const size_t M, const size_t NV, __m512i acc[][2], size_t
   }
 }
 
-/* One tile, for both kernels: IB (compile time) reads each group's B row where the offset table
-   says (ukernel_ib: 32 units, 128 bytes, always 32 columns), else from the packed panel. */
-INLINE void tile_body(const int IB, const size_t M, const size_t NV, size_t n, size_t kc, const int8_t *restrict a,
-                      const uint8_t *restrict b, const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc,
-                      int accumulate) {
-  __m512i acc[MR][2];
+/* The products of one tile into acc, for all kernels: IB (compile time) reads each group's B row
+   where the offset table says (32 units, 128 bytes, always 32 columns), else from the packed
+   panel. */
+INLINE void tile_products(const int IB, const size_t M, const size_t NV, size_t kc, const int8_t *restrict a,
+                          const uint8_t *restrict b, const ptrdiff_t *restrict boff, __m512i acc[MR][2]) {
   FOR_ROWS {
     acc[i][0] = _mm512_setzero_si512();
     acc[i][1] = _mm512_setzero_si512();
@@ -81,6 +82,13 @@ INLINE void tile_body(const int IB, const size_t M, const size_t NV, size_t n, s
     }
     a += 4 * MR;
   }
+}
+
+INLINE void tile_body(const int IB, const size_t M, const size_t NV, size_t n, size_t kc, const int8_t *restrict a,
+                      const uint8_t *restrict b, const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc,
+                      int accumulate) {
+  __m512i acc[MR][2];
+  tile_products(IB, M, NV, kc, a, b, boff, acc);
   tile_store(M, NV, acc, n, c, ldc, accumulate);
 }
 
@@ -118,6 +126,84 @@ static const ib_fn ib_tiles[MR] = {ib_1, ib_2, ib_3, ib_4, ib_5, ib_6, ib_7, ib_
 static void q8d4_gemm_ib_8x32c4(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
                                 int32_t *c, size_t ldc, int accumulate) {
   ib_tiles[m - 1](kc, a, b, boff, c, ldc, accumulate);
+}
+
+/* ukernel_q: the tile requantised in registers (the wide screen of quant.h, as the store's wide
+   path, with the row's bias and multiplier broadcast), each row's 16-lane vectors narrowed with
+   saturation and stored under the column mask; a tile with a lane near a tie, or a plan without
+   the wide screen, goes through the exact store row by row instead. */
+void dlc_q8_store__avx512(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y);
+
+INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], size_t n, const int32_t *c, size_t ldc,
+                         int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy) {
+  const __mmask16 m0 = first_lanes((ptrdiff_t)n), m1 = first_lanes((ptrdiff_t)n - 16);
+  if (accumulate) FOR_ROWS {
+      acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, c + i * ldc));
+      if (NV == 2) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, c + i * ldc + 16));
+    }
+  if (q->screen_wide) {
+    const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
+    const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
+    const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
+    const int clamp = q->lo > ylo || q->hi < yhi;
+    const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
+    const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+    const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
+    __m512i r[MR][2];
+    __m512 dmax = _mm512_setzero_ps();
+    FOR_ROWS {
+      const __m512i bias = _mm512_set1_epi32(q->bias[c0 + i]);
+      const __m512 mf = _mm512_set1_ps(q->mult_f[c0 + i]);
+      for (size_t v = 0; v < NV; v++) {
+        __m512 d;
+        r[i][v] = dlc_q8_wide16(_mm512_add_epi32(acc[i][v], bias), mf, m_less_zp, &d);
+        if (clamp) r[i][v] = _mm512_min_epi32(_mm512_max_epi32(r[i][v], lo_i), hi_i);
+        /* lanes past n hold sums of whatever B had there: they must not send the tile down */
+        dmax = _mm512_range_ps(dmax, _mm512_maskz_mov_ps(v ? m1 : m0, d), 0x0B);
+      }
+    }
+    if (!_mm512_cmp_ps_mask(dmax, _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN), _CMP_GT_OQ)) {
+      FOR_ROWS {
+        for (size_t v = 0; v < NV; v++) {
+          const __m128i bytes = q->is_signed ? _mm512_cvtsepi32_epi8(r[i][v])
+                                             : _mm512_cvtusepi32_epi8(_mm512_max_epi32(r[i][v], _mm512_setzero_si512()));
+          _mm_mask_storeu_epi8(y + i * ldy + 16 * v, v ? m1 : m0, bytes);
+        }
+      }
+      return;
+    }
+  }
+  int32_t t[MR * NR] __attribute__((aligned(64)));
+  FOR_ROWS {
+    _mm512_store_si512(t + i * NR, acc[i][0]);
+    if (NV == 2) _mm512_store_si512(t + i * NR + 16, acc[i][1]);
+    dlc_q8_store__avx512(n, t + i * NR, q, c0 + i, 0, y + i * ldy);
+  }
+}
+
+typedef void (*qtile_fn)(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                         const ptrdiff_t *restrict boff, const int32_t *restrict c, size_t ldc, int accumulate,
+                         const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy);
+#define DEFINE_QTILE(IB, M, NV)                                                                           \
+  static void qtile_##IB##_##M##x##NV(size_t n, size_t kc, const int8_t *restrict a,                      \
+                                      const uint8_t *restrict b, const ptrdiff_t *restrict boff,         \
+                                      const int32_t *restrict c, size_t ldc, int accumulate,             \
+                                      const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy) {       \
+    __m512i acc[MR][2];                                                                                   \
+    tile_products(IB, M, NV, kc, a, b, boff, acc);                                                        \
+    tile_requant(M, NV, acc, n, c, ldc, accumulate, q, c0, y, ldy);                                       \
+  }
+#define DEFINE_QTILES(M) DEFINE_QTILE(0, M, 1) DEFINE_QTILE(0, M, 2) DEFINE_QTILE(1, M, 2)
+DEFINE_QTILES(1) DEFINE_QTILES(2) DEFINE_QTILES(3) DEFINE_QTILES(4)
+DEFINE_QTILES(5) DEFINE_QTILES(6) DEFINE_QTILES(7) DEFINE_QTILES(8)
+#define QROW(IB, NV) {qtile_##IB##_1x##NV, qtile_##IB##_2x##NV, qtile_##IB##_3x##NV, qtile_##IB##_4x##NV, \
+                      qtile_##IB##_5x##NV, qtile_##IB##_6x##NV, qtile_##IB##_7x##NV, qtile_##IB##_8x##NV}
+static const qtile_fn qtiles[3][MR] = {QROW(0, 1), QROW(0, 2), QROW(1, 2)};
+
+static void q8d4_gemm_q_8x32c4(size_t m, size_t n, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                               const int32_t *c, size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0,
+                               void *y, size_t ldy) {
+  qtiles[boff ? 2 : n > 16][m - 1](n, kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy);
 }
 
 /* 16 columns of one row, flipped: at step 2 the even bytes of 32 (vpmovwb keeps the low byte of
@@ -300,6 +386,7 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .nr = NR,
     .ukernel = q8d4_gemm_8x32c4,
     .ukernel_ib = q8d4_gemm_ib_8x32c4,
+    .ukernel_q = q8d4_gemm_q_8x32c4,
     .pack_quads = q8d4_pack_quads,
     .gemv_mr = GEMV_MR,
     .gemv = q8d4_gemv_64c4,
