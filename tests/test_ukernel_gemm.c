@@ -85,7 +85,7 @@ static void run_uk_case(const uk_case *t) {
   for (size_t i = 0; i < m; i++) {
     for (size_t j = 0; j < n; j++) c[CIDX(i, j)] = c0[i * n + j] = frand();
   }
-  dlc_f32_gemm_epilogue ep = {NULL, t->ep_kind == EP_BIAS_COL, t->lo, t->hi};
+  dlc_f32_gemm_epilogue ep = {NULL, t->ep_kind == EP_BIAS_COL, t->lo, t->hi, NULL, 0};
   if (t->ep_kind == EP_BIAS_ROW || t->ep_kind == EP_BIAS_COL) ep.bias = bias;
   (t->ct ? t->f->ukernel_ct : t->f->ukernel)(m, n, kc, a, b, c, ldc, t->accumulate,
                                              t->ep_kind == EP_NONE ? NULL : &ep);

@@ -472,7 +472,7 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
   size_t nir = dlc_div_up(m1 - m0, mr);
   pix_run *runs = (pix_run *)((char *)bpack + d->bblock_bytes);
   plane_geom geom = nchw_plane(d, s);
-  dlc_f32_gemm_epilogue ep = {NULL, 0, s->out_min, s->out_max};
+  dlc_f32_gemm_epilogue ep = {NULL, 0, s->out_min, s->out_max, NULL, 0};
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;
@@ -530,7 +530,7 @@ static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, floa
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
   float *y_g = c->y + g * (size_t)s->cout_g;
-  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max};
+  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max, NULL, 0};
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;
@@ -565,7 +565,7 @@ static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, flo
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
   pix_run *runs = (pix_run *)((char *)apack + d->bblock_bytes);
   plane_geom geom = nchw_plane(d, s);
-  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max};
+  dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max, NULL, 0};
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;

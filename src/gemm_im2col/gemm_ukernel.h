@@ -28,6 +28,11 @@ typedef struct dlc_f32_gemm_epilogue {
   const float *bias;    /* NULL: no bias; else the tile's m (per row) or n (per column) values */
   int bias_per_column;  /* 0: bias[i] per row (NCHW: rows are channels); 1: bias[j] per column (NHWC) */
   float out_min, out_max;
+  /* Families with f16_out only (NULL elsewhere): the finished tile to yh[i * ldyh + j] rounded to
+     binary16 (nearest even, as the F16 stores), C not written; ukernel only, not ukernel_ct. The
+     F16 GEMM's last K chunk writes y this way instead of through its accumulators and a store. */
+  uint16_t *yh;
+  size_t ldyh;
 } dlc_f32_gemm_epilogue;
 
 /* C[m x n] = (accumulate ? C : 0) + A * B, then the epilogue when ep != NULL.
@@ -65,6 +70,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
   dlc_f32_gemm_copy_fn copy;
+  int f16_out;        /* ukernel honours the epilogue's yh (binary16 output) */
 } dlc_f32_gemm_family;
 
 #define DLC_GEMM_MR_MAX 32

@@ -168,6 +168,15 @@ static inline __attribute__((always_inline)) void tile_body(
       }
     }
   }
+  if (!CT && ep != NULL && ep->yh != NULL) {
+    /* vcvtps2ph with an immediate rounds to nearest even whatever MXCSR says and keeps NaN */
+    FOR_ROWS {
+      _mm256_mask_storeu_epi16(ep->yh + i * ep->ldyh, m0, _mm512_cvtps_ph(acc0[i], _MM_FROUND_TO_NEAREST_INT));
+      if (NV == 2)
+        _mm256_mask_storeu_epi16(ep->yh + i * ep->ldyh + 16, m1, _mm512_cvtps_ph(acc1[i], _MM_FROUND_TO_NEAREST_INT));
+    }
+    return;
+  }
   FOR_ROWS {
     _mm512_mask_storeu_ps(c + i * ldc, m0, acc0[i]);
     if (NV == 2) _mm512_mask_storeu_ps(c + i * ldc + 16, m1, acc1[i]);
@@ -277,4 +286,5 @@ const dlc_f32_gemm_family dlc_f32_gemm__avx512 = {
     .pack_rows = dlc_f32_gemm_pack_rows_14__avx512,
     .pack_cols = dlc_f32_gemm_pack_cols_32__avx512,
     .copy = dlc_f32_gemm_copy__avx512,
+    .f16_out = 1,
 };
