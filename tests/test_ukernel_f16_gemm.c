@@ -610,6 +610,253 @@ static void test_ukernel_a32(void **state) {
   }
 }
 
+/* ---------------------------------------------------------------- gemv (dense layers, few rows of x) */
+
+/* What a gemv case holds:
+     GV_RANDOM   A: halves of random floats in [-4, 4), a sixteenth each +0, -0 and subnormal;
+                 x: random fp32 in [-2, 2) (full 24-bit mantissas: x is fp32, not widened halves)
+     GV_WIDE     A: any finite half (random bit patterns: up to +-65504, subnormals, both zeros);
+                 x: fp32 of either sign and exponents -20 .. 12, an eighth of them +-0
+     GV_EXACT    A and x small integers (|v| <= 16, zeros of both signs): every partial sum in any
+                 order is an integer below 2^24, so each c must be the exact sum bit for bit
+     GV_SPECIAL  GV_RANDOM with infinities and NaNs planted in A and x, and an infinite x over a
+                 zero weight (inf * 0): exactly the outputs they reach must be inf / NaN as IEEE says
+   No product or partial sum gets below FLT_MIN, so the library's flush-to-zero mode changes nothing. */
+enum { GV_RANDOM, GV_WIDE, GV_EXACT, GV_SPECIAL, N_GV_KINDS };
+static const char *const gv_kind_name[N_GV_KINDS] = {"random", "wide", "exact", "inf/NaN"};
+
+static double half_table[65536]; /* half_value of every half, for the gemv reference */
+#define GV_MR_MAX 256       /* the largest gemv_mr the reference takes */
+
+static uint16_t gv_half(int kind) {
+  const uint32_t r = next_u32();
+  switch (kind) {
+    case GV_WIDE: {
+      const uint16_t h = (uint16_t)(r >> 8);
+      return (h & 0x7C00) == 0x7C00 ? (uint16_t)(h & 0xBFFF) : h; /* exponent 31 (inf, NaN) to 15 */
+    }
+    case GV_EXACT: {
+      const int v = (int)(r % 33) - 16;
+      return dlc_f32_to_f16(v == 0 && (r >> 31) ? -0.0f : (float)v);
+    }
+    default:
+      switch (r >> 28) {
+        case 0: return 0x0000;
+        case 1: return 0x8000;
+        case 2: return (uint16_t)((r & 0x8000) | (1 + (r & 0x3FF) % 0x3FF)); /* subnormal, either sign */
+        default: return dlc_f32_to_f16(4.0f * frand());
+      }
+  }
+}
+
+static float gv_x(int kind) {
+  const uint32_t r = next_u32();
+  switch (kind) {
+    case GV_WIDE: {
+      const float s = (r & 1) ? -1.0f : 1.0f;
+      if ((r >> 1 & 7) == 0) return s * 0.0f;
+      return s * ldexpf(1.0f + (float)(next_u32() >> 9) * 0x1p-23f, (int)((r >> 8) % 33) - 20);
+    }
+    case GV_EXACT: return (float)((int)(r % 33) - 16);
+    default: return 2.0f * frand();
+  }
+}
+
+typedef struct gv_case {
+  const dlc_f16_gemm_family *f;
+  size_t m, nb, kc, ldb, ldc;
+  int kind;
+  int a_at_end, b_at_end; /* the panel / the last row of x ends at a guard page; else starts after one */
+  size_t a_skew;          /* not at the end: a starts this many halves past the guard (unaligned) */
+} gv_case;
+
+/* Operand space for every case of one kc (mapping once per kc, not per case): A's and x's areas
+   a whole number of pages between guard pages, so an operand placed at either end of its area
+   touches a guard; copies of the operands, to check that the kernel leaves them alone; c. */
+typedef struct gv_bufs {
+  gbuf ga, gb;
+  size_t a_bytes, b_bytes, c_total;
+  uint16_t *a_copy;
+  float *b_copy, *c;
+} gv_bufs;
+
+static size_t page_round(size_t bytes) {
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+#else
+  const size_t pg = 64;
+#endif
+  return (bytes + pg - 1) / pg * pg;
+}
+
+/* Room for kc with gemv_mr rows, up to 4 rows of x ldb <= kc + max_ldb_pad apart, ldc <= mr + max_ldc_pad. */
+static void gv_bufs_open(gv_bufs *g, size_t kc, size_t mr, size_t max_ldb_pad, size_t max_ldc_pad) {
+  g->a_bytes = page_round((kc * mr + 8) * sizeof(uint16_t));
+  g->b_bytes = page_round((3 * (kc + max_ldb_pad) + kc) * sizeof(float));
+  gbuf_open(&g->ga, g->a_bytes, 1);
+  gbuf_open(&g->gb, g->b_bytes, 1);
+  g->a_copy = xalloc(kc * mr * sizeof(uint16_t));
+  g->b_copy = xalloc(g->b_bytes);
+  g->c_total = GUARD + 4 * (mr + max_ldc_pad) + GUARD;
+  g->c = xalloc(g->c_total * sizeof(float));
+}
+
+static void gv_bufs_close(gv_bufs *g) {
+  gbuf_close(&g->ga);
+  gbuf_close(&g->gb);
+  free(g->a_copy), free(g->b_copy), free(g->c);
+}
+
+/* One call: the panel (kc * gemv_mr halves, rows past m +0) and x (nb rows ldb apart, the gaps
+   between rows NaN, so that a read of a gap poisons the result) against guard pages and left
+   unchanged; c's nb rows (ldc apart) NaN in the m x nb corner, a sentinel everywhere else and
+   GUARD floats around, which must stay. Returns how many outputs were inf or NaN. */
+static size_t run_gv_case(const gv_case *t, gv_bufs *g) {
+  const size_t mr = t->f->gemv_mr, m = t->m, nb = t->nb, kc = t->kc, ldb = t->ldb, ldc = t->ldc;
+  const size_t na = kc * mr, nx = (nb - 1) * ldb + kc;
+  uint16_t *a = t->a_at_end ? (uint16_t *)(g->ga.p + g->a_bytes) - na : (uint16_t *)g->ga.p + t->a_skew;
+  float *b = t->b_at_end ? (float *)(g->gb.p + g->b_bytes) - nx : (float *)g->gb.p;
+  for (size_t k = 0; k < kc; k++)
+    for (size_t i = 0; i < mr; i++) a[k * mr + i] = i < m ? gv_half(t->kind) : 0;
+  for (size_t e = 0; e < nx; e++) b[e] = NAN;
+  for (size_t r = 0; r < nb; r++)
+    for (size_t k = 0; k < kc; k++) b[r * ldb + k] = gv_x(t->kind);
+  if (t->kind == GV_SPECIAL) {
+    static const uint16_t bad_halves[] = {0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x7C01};
+    static const float bad_x[] = {INFINITY, -INFINITY, NAN};
+    const size_t plants = 1 + next_u32() % 3;
+    for (size_t p = 0; p < plants; p++) {
+      const size_t k = next_u32() % kc, i = next_u32() % m, r = next_u32() % nb;
+      switch (next_u32() % 3) {
+        case 0: a[k * mr + i] = bad_halves[next_u32() % 5]; break;
+        case 1: b[r * ldb + k] = bad_x[next_u32() % 3]; break;
+        default: a[k * mr + i] = (next_u32() & 1) ? 0x8000 : 0x0000, b[r * ldb + k] = INFINITY; break;
+      }
+    }
+  }
+  memcpy(g->a_copy, a, na * sizeof(uint16_t));
+  memcpy(g->b_copy, b, nx * sizeof(float));
+  const size_t total = GUARD + nb * ldc + GUARD;
+  float *buf = g->c, *c = buf + GUARD;
+  for (size_t e = 0; e < total; e++) buf[e] = SENTINEL;
+  for (size_t r = 0; r < nb; r++)
+    for (size_t i = 0; i < m; i++) c[r * ldc + i] = NAN;
+
+  t->f->gemv(m, nb, kc, a, b, ldb, c, ldc);
+
+  if (memcmp(g->a_copy, a, na * sizeof(uint16_t)) || memcmp(g->b_copy, b, nx * sizeof(float)))
+    fail_msg("%s m=%zu nb=%zu kc=%zu: wrote to an operand", t->f->gemv_name, m, nb, kc);
+  for (size_t e = 0; e < total; e++) {
+    const size_t off = e - GUARD;
+    const int inside = e >= GUARD && off / ldc < nb && off % ldc < m;
+    if (!inside && !(buf[e] == SENTINEL))
+      fail_msg("%s m=%zu nb=%zu kc=%zu ldb=%zu ldc=%zu: wrote outside the m x nb outputs at c[%td] = %g",
+               t->f->gemv_name, m, nb, kc, ldb, ldc, (ptrdiff_t)e - GUARD, (double)buf[e]);
+  }
+  /* products of a half and an fp32 value are exact in double; k outer, so the panel is read in order */
+  double ref[4 * GV_MR_MAX], mag[4 * GV_MR_MAX], w[GV_MR_MAX];
+  assert_true(m <= GV_MR_MAX);
+  for (size_t e = 0; e < nb * m; e++) ref[e] = mag[e] = 0;
+  for (size_t k = 0; k < kc; k++) {
+    for (size_t i = 0; i < m; i++) w[i] = half_table[a[k * mr + i]];
+    for (size_t r = 0; r < nb; r++) {
+      const double x = b[r * ldb + k];
+      for (size_t i = 0; i < m; i++) {
+        const double p = w[i] * x;
+        ref[r * m + i] += p;
+        mag[r * m + i] += fabs(p);
+      }
+    }
+  }
+  size_t nonfinite = 0;
+  for (size_t r = 0; r < nb; r++)
+    for (size_t i = 0; i < m; i++) {
+      const double want = ref[r * m + i];
+      const float got = c[r * ldc + i];
+      int ok;
+      if (isnan(want))
+        ok = isnan(got);
+      else if (isinf(want))
+        ok = (double)got == want;
+      else if (t->kind == GV_EXACT)
+        ok = (double)got == want; /* bit for bit, but for the sign of a zero sum */
+      else /* fp32 accumulation of kc terms in any order, products exact or rounded once */
+        ok = fabs((double)got - want) <= (double)kc * 0x1p-23 * mag[r * m + i] + 0x1p-100;
+      if (!ok)
+        fail_msg("%s m=%zu nb=%zu kc=%zu ldb=%zu ldc=%zu %s: c[%zu][%zu] = %.9g, want %.17g (sum |a*x| %g)",
+                 t->f->gemv_name, m, nb, kc, ldb, ldc, gv_kind_name[t->kind], r, i, (double)got, want,
+                 mag[r * m + i]);
+      nonfinite += !isfinite(want);
+    }
+  return nonfinite;
+}
+
+/* The row counts that long K runs on: the edges of the 16-lane vectors (and of the panel). */
+static int gv_edge_m(size_t m, size_t mr, int few) {
+  if (m <= 1 || m >= mr) return 1;
+  if (few) return m == 17 || m == mr - 1;
+  return m == 2 || m % 16 == 15 || m % 16 == 0 || m % 16 == 1 || m == mr - 1;
+}
+
+/* gemv (where a family has it; gemv, gemv_mr and gemv_name come together, and the avx512 family
+   has it): every m up to gemv_mr (the masked last vector) for kc 1..40 and 127, 128, each with
+   1-4 rows of x and every kind of values; longer K (odd and even, past the two-set unroll, to
+   4099) on the vector-edge row counts. ldb from kc up (NaN gaps), ldc from m up; see run_gv_case.
+   kc >= 1: the contract leaves kc = 0 unsaid and the driver never passes it (K = c_in). */
+static void test_gemv(void **state) {
+  (void)state;
+  static const size_t long_kcs[] = {63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1001, 4098, 4099};
+  static const size_t ldb_pad[] = {0, 1, 0, 3, 17, 0, 69}, ldc_pad[] = {0, 1, 5, 0, 16, 99};
+  const size_t nlong = sizeof long_kcs / sizeof long_kcs[0];
+  for (uint32_t h = 0; h < 65536; h++) half_table[h] = half_value((uint16_t)h);
+  const dlc_isa_kernels *k5 = dlc_kernels_for(DLCONV_ISA_AVX512);
+  if (k5 && !(k5->f16_gemm && k5->f16_gemm->gemv))
+    fail_msg("the avx512 F16 family (%s) has no gemv", k5->f16_gemm ? k5->f16_gemm->name : "none");
+  const dlc_f16_gemm_family *fams[N_ISAS];
+  const size_t nf = families(fams);
+  size_t cases = 0, by_kind[N_GV_KINDS] = {0}, nonfinite = 0, nfam = 0;
+  dlc_fpmode saved = dlc_fpmode_enter();
+  for (size_t fi = 0; fi < nf; fi++) {
+    const dlc_f16_gemm_family *f = fams[fi];
+    if (!f->gemv != !f->gemv_mr || !f->gemv != !f->gemv_name)
+      fail_msg("%s: gemv, gemv_mr and gemv_name come together (gemv %s, gemv_mr %zu, gemv_name %s)", f->name,
+               f->gemv ? "set" : "NULL", f->gemv_mr, f->gemv_name ? f->gemv_name : "NULL");
+    if (!f->gemv) continue;
+    nfam++;
+    const size_t mr = f->gemv_mr;
+    if (mr > GV_MR_MAX) fail_msg("%s: gemv_mr %zu, the test takes <= %d", f->gemv_name, mr, GV_MR_MAX);
+    for (size_t ki = 0; ki < 40 + nlong; ki++) {
+      const size_t kc = ki < 40 ? ki + 1 : long_kcs[ki - 40];
+      gv_bufs g;
+      gv_bufs_open(&g, kc, mr, 69, 99);
+      for (size_t m = 1; m <= mr; m++) {
+        if (kc > 40 && kc != 127 && kc != 128 && !gv_edge_m(m, mr, kc >= 1000)) continue;
+        for (size_t nb = 1; nb <= 4; nb++)
+          for (int kind = 0; kind < N_GV_KINDS; kind++) {
+            /* the layout varies with the case and the kind, so each kind meets every layout */
+            const size_t u = cases / N_GV_KINDS + 5 * (size_t)kind;
+            gv_case t = {f, m, nb, kc, kc + ldb_pad[u % 7], m + ldc_pad[(u / 7) % 6], kind,
+                         u % 4 != 3, (u / 2) % 3 != 2, 0};
+            if (!t.a_at_end) t.a_skew = (u / 4) % 2 ? 0 : 3;
+            nonfinite += run_gv_case(&t, &g);
+            cases++;
+            by_kind[kind]++;
+          }
+      }
+      gv_bufs_close(&g);
+    }
+  }
+  dlc_fpmode_leave(saved);
+  if (!nfam) {
+    print_message("[ gemv ] skipped: no F16 family with gemv on this machine\n");
+    return;
+  }
+  print_message("[ gemv ] %zu cases on %zu famil%s (%zu random, %zu wide, %zu exact, %zu inf/NaN; %zu outputs "
+                "inf/NaN)\n",
+                cases, nfam, nfam == 1 ? "y" : "ies", by_kind[GV_RANDOM], by_kind[GV_WIDE], by_kind[GV_EXACT],
+                by_kind[GV_SPECIAL], nonfinite);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_codec),
@@ -621,6 +868,7 @@ int main(void) {
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_store_nan),
       cmocka_unit_test(test_pack_cols_f32),
+      cmocka_unit_test(test_gemv),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

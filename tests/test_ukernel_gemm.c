@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "core/kernels.h"
+#include "quant/quant.h"
 #include "dlconv.h"
 
 #define GUARD 37
@@ -123,6 +124,45 @@ static void run_uk_case(const uk_case *t) {
                  m, n, kc, t->accumulate, t->ep_kind, i, j, (double)got, ref);
       }
     }
+  }
+  /* Families with f16_out: the same call with the epilogue's yh writes the tile to yh as
+     binary16, each value the rounding of what C got above (same arithmetic, one rounding more),
+     and leaves C and everything around the tile in yh alone. */
+  if (!t->ct && t->ep_kind != EP_NONE && t->f->f16_out) {
+    float *cfirst = xalloc(m * n * sizeof(float));
+    for (size_t i = 0; i < m; i++)
+      for (size_t j = 0; j < n; j++) cfirst[i * n + j] = c[CIDX(i, j)], c[CIDX(i, j)] = c0[i * n + j];
+    const size_t ldyh = n + (m + kc) % 4, ytotal = GUARD + m * ldyh + GUARD;
+    uint16_t *ybuf = xalloc(ytotal * sizeof(uint16_t));
+    for (size_t i = 0; i < ytotal; i++) ybuf[i] = 0x5A5A;
+    ep.yh = ybuf + GUARD;
+    ep.ldyh = ldyh;
+    t->f->ukernel(m, n, kc, a, b, c, ldc, t->accumulate, &ep);
+    for (size_t i = 0; i < total; i++) {
+      const size_t off = i - GUARD;
+      const int inside = i >= GUARD && off / ldc < crows && off % ldc < ccols;
+      const float want = inside ? c0[(off / ldc) * n + off % ldc] : SENTINEL;
+      if (!(buf[i] == want))
+        fail_msg("%s m=%zu n=%zu kc=%zu: with yh, C changed at offset %td", t->f->name, m, n, kc, (ptrdiff_t)i - GUARD);
+    }
+    for (size_t i = 0; i < ytotal; i++) {
+      const size_t off = i - GUARD;
+      const int inside = i >= GUARD && off / ldyh < m && off % ldyh < n;
+      if (!inside) {
+        if (ybuf[i] != 0x5A5A)
+          fail_msg("%s m=%zu n=%zu kc=%zu: yh written outside the tile at %td", t->f->name, m, n, kc,
+                   (ptrdiff_t)i - GUARD);
+        continue;
+      }
+      const float f = cfirst[(off / ldyh) * n + off % ldyh];
+      const uint16_t want = dlc_f32_to_f16(f), got = ybuf[i];
+      const int both_nan = isnan(f) && (got & 0x7c00u) == 0x7c00u && (got & 0x3ffu);
+      if (got != want && !both_nan)
+        fail_msg("%s m=%zu n=%zu kc=%zu acc=%d ep=%d: yh[%zu][%zu] = 0x%04x, want 0x%04x (of %.9g)", t->f->name, m, n,
+                 kc, t->accumulate, t->ep_kind, off / ldyh, off % ldyh, got, want, (double)f);
+    }
+    free(ybuf);
+    free(cfirst);
   }
   free(a);
   free(b);
