@@ -15,6 +15,8 @@
 
 #include "core/kernels.h"
 #include "dlconv.h"
+#include "quant/quant.h" /* dlc_f32_to_f16, dlc_f16_to_f32 */
+#include "ukernel_guard.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
@@ -480,6 +482,468 @@ static void test_dwp_kernels(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * dwp_f16: the dwp kernel on binary16 x and y (xh, yh), fp32 weights and arithmetic, stride_w 1
+ * or 2. Reference: a double sum over the taps inside the plane of w * (the half widened), plus
+ * the bias, clamped, rounded to binary16 by dlc_f32_to_f16. A result passes when it lies between
+ * the binary16 roundings of the clamped reference minus and plus a bound on the fp32 sum's error
+ * (2^-23 (taps + 1) sum |terms|; the rounding is monotonic, so that interval holds every result
+ * an fp32 sum in any order can give). Where the sum is exact in fp32 in any order (the "exact"
+ * and "tiny" value sets: few-bit weights, bias and inputs in a narrow exponent range) and for the
+ * special values (NaN, an inf input, all-zero terms) the result must be the reference exactly:
+ * NaN for NaN, the same inf, the ties rounded to even. The plane lies against a guard page
+ * (ending at one, or starting right after one), so a read outside the plane faults; fp32 x and y
+ * are NULL; the output tile sits among sentinel halves. */
+
+static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
+/* Orders halves as their values (both zeros 0); not for NaN. */
+static int half_key(uint16_t h) { return h & 0x8000 ? -(int)(h & 0x7fff) : (int)h; }
+
+enum { H_RANDOM, H_MIX, H_BIG, H_EXACT, H_TINY, H_NEGZERO, H_NANPLANE, H_NMODES };
+static const char *const H_MODE_NAMES[H_NMODES] = {"random", "mix", "big", "exact", "tiny", "negzero", "nanplane"};
+/* The value sets whose fp32 sums are exact in any order (every partial sum a multiple of the
+   smallest product's unit, under 2^24 of them). */
+static int h_mode_exact(int mode) { return mode == H_EXACT || mode == H_TINY || mode == H_NEGZERO; }
+enum { CL_NONE, CL_NARROW, CL_WIDE, CL_RELU6, CL_N };
+static const char *const CL_NAMES[CL_N] = {"none", "narrow", "wide", "relu6"};
+
+typedef struct dwp16_case {
+  dlc_f32_dwp_args a;         /* geometry: h_in, w_in, iy0, ix0, sh, sw, dh, dw, kh, kw */
+  size_t nw, nr;
+  int mode, clamp, at_end;
+  ptrdiff_t nan_at, inf_at;   /* an element of the plane made NaN / +-inf, or -1 */
+  const uint16_t *x_preset;   /* h_in * w_in halves instead of the mode's, or NULL */
+  const float *w_preset;      /* kh * kw weights, or NULL */
+  const float *bias_preset;
+} dwp16_case;
+
+typedef struct dwp16_stats {
+  long cases, pixels, exact_px, nan_px, inf_px, strict_negzero_px, subnormal_px, tie_px, clamped_px, stride2_cases,
+      guard_end_cases;
+  long per_sweep[4];
+} dwp16_stats;
+static dwp16_stats h16;
+
+/* The case being run, written to stderr if it faults (an out-of-plane read). */
+static char h16_what[400];
+#ifdef HAVE_GUARD_PAGES
+#include <signal.h>
+static struct sigaction h16_old_segv, h16_old_bus;
+static void h16_on_fault(int sig) {
+  static const char pre[] = "\ndwp_f16 faulted (a read outside the plane?) in: ";
+  if (write(2, pre, sizeof pre - 1) < 0 || write(2, h16_what, strlen(h16_what)) < 0 || write(2, "\n", 1) < 0) {
+  }
+  /* Back to the previous handler (cmocka's): the access repeats and fails the test there. */
+  sigaction(sig, sig == SIGSEGV ? &h16_old_segv : &h16_old_bus, NULL);
+}
+static void h16_catch_faults(int on) {
+  if (on) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h16_on_fault;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &h16_old_segv);
+    sigaction(SIGBUS, &sa, &h16_old_bus);
+  } else {
+    sigaction(SIGSEGV, &h16_old_segv, NULL);
+    sigaction(SIGBUS, &h16_old_bus, NULL);
+  }
+}
+#else
+static void h16_catch_faults(int on) { (void)on; }
+#endif
+
+static uint16_t h_sign(void) { return (next_u32() & 1) ? 0x8000 : 0; }
+
+static uint16_t h16_x(int mode) {
+  switch (mode) {
+    case H_MIX: {
+      const int r = irand(0, 19);
+      if (r < 10) return dlc_f32_to_f16(4.0f * frand());
+      if (r < 12) return h_sign();                                                  /* +-0 */
+      if (r < 15) return h_sign() | (uint16_t)irand(1, 1023);                      /* subnormal */
+      if (r < 17) return h_sign() | dlc_f32_to_f16((float)irand(1000, 65504));     /* large */
+      if (r < 18) return h_sign() | 0x7bff;                                         /* 65504 */
+      if (r < 19) return h_sign() | (uint16_t)(0x0400 + irand(0, 1023));           /* smallest normals */
+      return dlc_f32_to_f16(1e-3f * frand());
+    }
+    case H_BIG: return next_u32() % 8 == 0 ? 0x7bff : dlc_f32_to_f16((float)irand(32768, 65504));
+    case H_EXACT: /* +-[0.5, 1): units of 2^-11 */
+      return irand(0, 9) == 0 ? h_sign() : (uint16_t)(h_sign() | (0x3800 + irand(0, 1023)));
+    case H_TINY: /* subnormals and the smallest normals: units of 2^-24 below 2^-13 */
+      return irand(0, 4) == 0 ? (uint16_t)(h_sign() | (0x0400 + irand(0, 1023))) : (uint16_t)(h_sign() | irand(0, 1023));
+    case H_NEGZERO: return 0x8000;
+    case H_NANPLANE: { /* quiet and signalling payloads, both signs */
+      static const uint16_t nans[] = {0x7e00, 0xfe00, 0x7c01, 0xfdff, 0x7fff, 0x7d55};
+      return nans[next_u32() % 6];
+    }
+    default: return dlc_f32_to_f16(frand());
+  }
+}
+
+static float h16_w(int mode, float sgn, int coarse) {
+  switch (mode) {
+    case H_BIG: return sgn * (1.5f + 0.5f * frand());
+    case H_EXACT: return coarse ? (float)irand(-4, 4) / 2.0f : (float)irand(-16, 16) / 16.0f;
+    case H_TINY: return (float)irand(-16, 16) / 16.0f;
+    case H_NEGZERO: return 0.25f + 0.75f * fabsf(frand());
+    default: return frand();
+  }
+}
+
+static float h16_bias(int mode, float sgn) {
+  switch (mode) {
+    case H_MIX: return 4.0f * frand();
+    case H_BIG: return sgn * 100.0f * frand();
+    case H_EXACT: return irand(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand(-32768, 32768), -15);
+    case H_TINY: return irand(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand(-4096, 4096), -28);
+    case H_NEGZERO: return -0.0f;
+    default: return frand();
+  }
+}
+
+/* Runs one dwp_f16 call and checks every half of the output buffer. */
+static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, const char *sweep) {
+  dlc_f32_dwp_args a = k->a;
+  const size_t nw = k->nw, nr = k->nr;
+  const size_t nx = (size_t)(a.h_in * a.w_in), nk = (size_t)(a.kh * a.kw);
+  assert_true(nx >= 1 && nk >= 1 && (a.sw == 1 || a.sw == 2) && nr >= 1);
+  gbuf gx;
+  uint16_t *xh = gbuf_open(&gx, nx * sizeof(uint16_t), k->at_end);
+  for (size_t i = 0; i < nx; i++) xh[i] = k->x_preset ? k->x_preset[i] : h16_x(k->mode);
+  if (k->nan_at >= 0 && (size_t)k->nan_at < nx) xh[k->nan_at] = (uint16_t)(h_sign() | 0x7e00 | (next_u32() & 0x1ff));
+  if (k->inf_at >= 0 && (size_t)k->inf_at < nx) xh[k->inf_at] = (uint16_t)(h_sign() | 0x7c00);
+  const float sgn = next_u32() % 4 == 0 ? -1.0f : 1.0f;
+  const int coarse = irand(0, 2) == 0;
+  float *w = xalloc(nk * sizeof(float));
+  for (size_t i = 0; i < nk; i++) w[i] = k->w_preset ? k->w_preset[i] : h16_w(k->mode, sgn, coarse);
+  a.x = NULL;
+  a.y = NULL;
+  a.xh = xh;
+  a.w = w;
+  a.bias = k->bias_preset ? *k->bias_preset : h16_bias(k->mode, sgn);
+  a.nr = nr;
+  a.y_row = (ptrdiff_t)nw + irand(0, 3);
+  static const float cl_lo[CL_N] = {-INFINITY, -0.5f, -1e6f, 0.0f}, cl_hi[CL_N] = {INFINITY, 0.4f, 1e6f, 6.0f};
+  a.out_min = cl_lo[k->clamp];
+  a.out_max = cl_hi[k->clamp];
+  if (k->mode == H_TINY && k->clamp == CL_NARROW) { /* a clamp at the scale of the values */
+    a.out_min = -5e-5f;
+    a.out_max = 4e-5f;
+  }
+  const size_t ny = GUARD + nr * (size_t)a.y_row + GUARD;
+  uint16_t *ybuf = xalloc(ny * sizeof(uint16_t));
+  for (size_t i = 0; i < ny; i++) ybuf[i] = SENTINEL_H;
+  a.yh = ybuf + GUARD;
+  snprintf(h16_what, sizeof h16_what,
+           "%s %s mode=%s clamp=%s guard=%s nw=%zu nr=%zu k=%tdx%td s=%td,%td d=%td,%td in=%tdx%td at=(%td,%td) "
+           "y_row=%td",
+           f->dw_name, sweep, H_MODE_NAMES[k->mode], CL_NAMES[k->clamp], k->at_end ? "end" : "start", nw, nr, a.kh, a.kw,
+           a.sh, a.sw, a.dh, a.dw, a.h_in, a.w_in, a.iy0, a.ix0, a.y_row);
+
+  f->dwp_f16(nw, &a);
+
+  const int exact = h_mode_exact(k->mode);
+  for (size_t i = 0; i < ny; i++) {
+    const uint16_t got = ybuf[i];
+    const ptrdiff_t t = (ptrdiff_t)i - GUARD;
+    const size_t r = t < 0 ? nr : (size_t)t / (size_t)a.y_row, p = t < 0 ? 0 : (size_t)t % (size_t)a.y_row;
+    if (r >= nr || p >= nw) {
+      if (got != SENTINEL_H)
+        fail_msg("%s: yh[%td] (row %td of y_row, px %td) written outside the %zux%zu tile: 0x%04x", h16_what, t,
+                 t < 0 ? -1 : (ptrdiff_t)r, t < 0 ? t : (ptrdiff_t)p, nr, nw, got);
+      continue;
+    }
+    double v = a.bias, mag = fabs(a.bias);
+    int pad = 0;
+    for (ptrdiff_t ky = 0; ky < a.kh; ky++)
+      for (ptrdiff_t kx = 0; kx < a.kw; kx++) {
+        const ptrdiff_t iy = a.iy0 + (ptrdiff_t)r * a.sh + ky * a.dh, ix = a.ix0 + (ptrdiff_t)p * a.sw + kx * a.dw;
+        if (iy < 0 || iy >= a.h_in || ix < 0 || ix >= a.w_in) {
+          pad = 1;
+          continue;
+        }
+        const double term = (double)w[ky * a.kw + kx] * (double)dlc_f16_to_f32(xh[iy * a.w_in + ix]);
+        v += term;
+        mag += fabs(term);
+      }
+    h16.pixels++;
+    int ok;
+    uint16_t want = 0, lo_h = 0, hi_h = 0;
+    const double c = clampd(v, a.out_min, a.out_max);
+    if (isnan(v)) {
+      ok = half_is_nan(got);
+      want = 0x7e00;
+      h16.nan_px++;
+    } else if (exact || mag == 0 || isinf(v)) {
+      want = dlc_f32_to_f16((float)c);
+      /* The sign of a zero: exact when every term is a zero of the plane (the kernel adds w * +0
+         on padded lanes of some taps) and no clamp bound is zero. */
+      const int strict_zero = mag == 0 && !pad && a.out_min != 0.0f && a.out_max != 0.0f;
+      ok = c == 0 ? got == want || (!strict_zero && (got & 0x7fff) == 0) : got == want;
+      lo_h = hi_h = want;
+      h16.exact_px++;
+      if (strict_zero && want == 0x8000) h16.strict_negzero_px++;
+      if (c != 0 && !isinf(c) && (float)c == c) { /* a tie between two halves, rounded to even? */
+        const float fa = dlc_f16_to_f32(want);
+        if ((double)fa != c && (want & 0x7fff) != 0) {
+          const uint16_t nb = fabs(c) > fabs((double)fa) ? (uint16_t)(want + 1) : (uint16_t)(want - 1);
+          if (fabs(c - fa) == fabs((double)dlc_f16_to_f32(nb) - c)) h16.tie_px++;
+        }
+      }
+    } else {
+      const double err = ldexp(mag, -23) * (double)(nk + 1);
+      want = dlc_f32_to_f16((float)c);
+      lo_h = dlc_f32_to_f16((float)clampd(v - err, a.out_min, a.out_max));
+      hi_h = dlc_f32_to_f16((float)clampd(v + err, a.out_min, a.out_max));
+      ok = !half_is_nan(got) && half_key(lo_h) <= half_key(got) && half_key(got) <= half_key(hi_h);
+      if (lo_h == hi_h) h16.exact_px++;
+    }
+    if (ok && (got & 0x7fff) == 0x7c00) h16.inf_px++;
+    if (ok && (got & 0x7c00) == 0 && (got & 0x3ff)) h16.subnormal_px++;
+    if (ok && !isnan(v) && c != v) h16.clamped_px++;
+    if (!ok)
+      fail_msg("%s: row %zu px %zu = 0x%04x (%.9g), want 0x%04x (%.9g; accepted 0x%04x..0x%04x), sum %.17g |terms| %.9g%s",
+               h16_what, r, p, got, (double)dlc_f16_to_f32(got), want, (double)dlc_f16_to_f32(want), lo_h, hi_h, v, mag,
+               pad ? ", padded taps" : "");
+  }
+  h16.cases++;
+  if (a.sw == 2) h16.stride2_cases++;
+  if (k->at_end) h16.guard_end_cases++;
+  gbuf_close(&gx);
+  free(w);
+  free(ybuf);
+}
+
+/* A random geometry around an nw x nr tile at stride_w sw: kernels to 7x7 (asymmetric ones),
+   strides_h and dilations 1..3, origins above, left of and past the plane. */
+static void h16_random_geometry(dlc_f32_dwp_args *a, size_t nw, ptrdiff_t sw) {
+  memset(a, 0, sizeof *a);
+  a->kh = irand(1, 7);
+  a->kw = irand(1, 7);
+  a->sh = irand(1, 3);
+  a->sw = sw;
+  a->dh = irand(1, 3);
+  a->dw = irand(1, 3);
+  a->h_in = irand(1, 12);
+  a->w_in = irand(1, (int)(nw * (size_t)sw) + 6);
+  a->iy0 = irand(-(int)((a->kh - 1) * a->dh) - 2, (int)a->h_in + 1);
+  a->ix0 = irand(-(int)((a->kw - 1) * a->dw) - 3, 3);
+}
+
+/* The value set, clamp, guard placement, NaN and inf of the case numbered i. */
+static void h16_vary(dwp16_case *k, size_t i) {
+  k->mode = (int)(i % H_NMODES);
+  k->clamp = (int)((i / H_NMODES + i) % CL_N);
+  k->at_end = (int)((i / 2) & 1);
+  const size_t nx = (size_t)(k->a.h_in * k->a.w_in);
+  k->nan_at = (k->mode == H_RANDOM || k->mode == H_MIX) && i % 3 == 0 ? (ptrdiff_t)(next_u32() % nx) : -1;
+  k->inf_at = k->mode == H_MIX && i % 5 == 1 ? (ptrdiff_t)(next_u32() % nx) : -1;
+}
+
+/* Every pixel-vector count, widths at its tails, every row count, stride_w 1 and 2. */
+static void h16_sweep_tiles(const dlc_f32_direct_family *f) {
+  size_t i = 0;
+  for (size_t npv = 1; npv <= f->dwp_vecs; npv++) {
+    const size_t vl = f->vl, rows = f->dwp_rows[npv - 1];
+    assert_true(rows >= 1);
+    const size_t nws[5] = {(npv - 1) * vl + 1, (npv - 1) * vl + 2, (npv - 1) * vl + (size_t)irand(1, (int)vl),
+                           npv * vl - 1, npv * vl};
+    for (size_t j = 0; j < 5; j++) {
+      if (nws[j] == 0 || (nws[j] + vl - 1) / vl != npv) continue;
+      for (size_t nr = 1; nr <= rows; nr++)
+        for (int rep = 0; rep < 8; rep++, i++) {
+          dwp16_case k = {.nw = nws[j], .nr = nr};
+          h16_random_geometry(&k.a, nws[j], 1 + rep % 2);
+          h16_vary(&k, i);
+          check_dwp_f16(f, &k, "tiles");
+          h16.per_sweep[0]++;
+        }
+    }
+  }
+}
+
+/* The shapes of real layers, as test_dwp_layer_shapes: kernels 3, 5, 7, stride 1 or 2 both ways. */
+static void h16_sweep_layers(const dlc_f32_direct_family *f) {
+  const size_t vl = f->vl, maxw = f->dwp_vecs * vl;
+  size_t i = 0;
+  for (ptrdiff_t kk = 3; kk <= 7; kk += 2)
+    for (ptrdiff_t s = 1; s <= 2; s++)
+      for (size_t nw = 1; nw <= maxw; nw += nw % vl == vl - 1 || nw % vl == 0 || nw % vl == 1 ? 1 : vl - 3) {
+        const size_t npv = (nw + vl - 1) / vl, rows = f->dwp_rows[npv - 1];
+        for (int rep = 0; rep < 6; rep++, i++) {
+          dwp16_case k = {.nw = nw};
+          dlc_f32_dwp_args *a = &k.a;
+          a->kh = kk;
+          a->kw = rep % 4 == 3 ? irand(1, (int)kk + 1) : kk;
+          a->sh = a->sw = s;
+          a->dh = 1;
+          a->dw = rep % 4 == 2 ? 2 : 1;
+          const ptrdiff_t pad = (a->kw - 1) * a->dw / 2, span = ((ptrdiff_t)nw - 1) * s + (a->kw - 1) * a->dw + 1;
+          a->w_in = rep < 2 ? span - 2 * pad + irand(0, (int)s - 1) : span + irand(0, 20);
+          if (a->w_in < 1) a->w_in = 1;
+          a->ix0 = rep < 2 ? -pad : irand(-(int)pad, (int)(a->w_in - span + pad));
+          k.nr = rep < 4 ? rows : (size_t)irand(1, (int)rows);
+          a->h_in = irand(1, (int)((ptrdiff_t)k.nr * s + kk + 4));
+          a->iy0 = irand(-(int)kk, (int)a->h_in - 1);
+          if (rep == 1) { /* all rows inside */
+            a->h_in = (ptrdiff_t)k.nr * s + kk + irand(0, 3);
+            a->iy0 = irand(0, (int)(a->h_in - ((ptrdiff_t)k.nr - 1) * s - kk));
+          }
+          h16_vary(&k, i);
+          check_dwp_f16(f, &k, "layers");
+          h16.per_sweep[1]++;
+        }
+      }
+}
+
+/* The row borders, where the loads are masked (stride 2: 32 halves under a 32-bit mask): short
+   rows and rows ending around multiples of the vector, 1-3 rows so the tile reads the plane's
+   first and last rows, tiles starting left of the row (ix0 < 0), ending around its last element,
+   spanning all of it or lying wholly outside it. */
+static void h16_sweep_borders(const dlc_f32_direct_family *f) {
+  static const ptrdiff_t W_IN[] = {1, 2, 3, 4, 5, 6, 7, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 95, 97, 130};
+  const size_t vl = f->vl, maxw = f->dwp_vecs * vl;
+  size_t i = 0;
+  for (size_t wi = 0; wi < sizeof W_IN / sizeof W_IN[0]; wi++)
+    for (ptrdiff_t sw = 1; sw <= 2; sw++)
+      for (int rep = 0; rep < 24; rep++, i++) {
+        dwp16_case k;
+        memset(&k, 0, sizeof k);
+        dlc_f32_dwp_args *a = &k.a;
+        a->w_in = W_IN[wi];
+        a->sw = sw;
+        a->kw = irand(1, 7);
+        a->dw = irand(1, 3);
+        a->kh = irand(1, 3);
+        a->dh = irand(1, 2);
+        a->sh = irand(1, 3);
+        a->h_in = irand(1, 3);
+        const ptrdiff_t reach = (a->kw - 1) * a->dw; /* the taps' span past a pixel's first column */
+        const int kind = rep % 4;
+        /* small tiles most often: the tails of the first vectors */
+        size_t nw = irand(0, 2) ? (size_t)irand(1, (int)(2 * vl + 2)) : (size_t)irand(1, (int)maxw);
+        if (kind == 2) /* spanning the whole row from left of it */
+          nw = (size_t)((a->w_in + reach) / sw + irand(1, 3));
+        if (nw > maxw) nw = maxw;
+        k.nw = nw;
+        const ptrdiff_t last = ((ptrdiff_t)nw - 1) * sw + reach; /* last column read, from ix0 */
+        if (kind == 0) /* at the left border */
+          a->ix0 = -irand(0, (int)(reach + 2 * sw + 1));
+        else if (kind == 1) /* the last pixel's last tap around the row's last element */
+          a->ix0 = a->w_in - 1 - last + irand(-2, (int)(2 * sw + 2));
+        else if (kind == 2)
+          a->ix0 = -irand(0, (int)reach + 1);
+        else /* anywhere, wholly outside sometimes */
+          a->ix0 = irand(-(int)last - 3, (int)a->w_in + 2);
+        const size_t rows = f->dwp_rows[(nw + vl - 1) / vl - 1];
+        k.nr = (size_t)irand(1, (int)rows);
+        /* rows at the top or the bottom of the plane */
+        a->iy0 = rep & 4 ? a->h_in - 1 - irand(0, (int)((a->kh - 1) * a->dh)) - ((ptrdiff_t)k.nr - 1) * a->sh * irand(0, 1)
+                         : -irand(0, (int)((a->kh - 1) * a->dh));
+        h16_vary(&k, i);
+        k.at_end = (int)(rep & 1); /* both placements for every border kind */
+        check_dwp_f16(f, &k, "borders");
+        h16.per_sweep[2]++;
+      }
+}
+
+/* Exact values: binary16 ties (bias 1 + w x with w x at half of 1's ulp, subnormal halves times
+   1/2), negative zero through interior taps, an all-NaN plane, overflow of a sum of 65504s to
+   +-inf (no clamp, and a clamp beyond the binary16 range), through both strides. */
+static void h16_sweep_specials(const dlc_f32_direct_family *f) {
+  const size_t maxw = f->dwp_vecs * f->vl;
+  for (ptrdiff_t sw = 1; sw <= 2; sw++)
+    for (int at_end = 0; at_end < 2; at_end++) {
+      /* 1x1 kernel over one row: y[p] = f16(bias + w x[p*sw]). */
+      const ptrdiff_t w_in = (ptrdiff_t)maxw * sw;
+      uint16_t *xs = xalloc((size_t)w_in * sizeof(uint16_t));
+      for (int variant = 0; variant < 4; variant++) {
+        float wt = 1.0f, bias = 0.0f;
+        for (ptrdiff_t j = 0; j < w_in; j++) {
+          const int m = (int)(j % 1024);
+          switch (variant) {
+            case 0: /* odd subnormals m 2^-24 times 1/2: ties at (m/2) 2^-24 */
+              xs[j] = (uint16_t)(h_sign() | (m | 1)), wt = 0.5f, bias = 0.0f;
+              break;
+            case 1: /* 1 +- i 2^-11: ties above 1 (units 2^-10) at odd i, exact below it */
+              xs[j] = (uint16_t)(h_sign() | dlc_f32_to_f16(ldexpf((float)(j % 16), -11))), wt = 1.0f, bias = 1.0f;
+              break;
+            case 2: /* [1, 2) times 1/2 on -0: exact halves */
+              xs[j] = (uint16_t)(h_sign() | (0x3c00 + m)), wt = 0.5f, bias = -0.0f;
+              break;
+            default: /* (1, 2, 3) 2^-24 times 3/4: 0.75, 1.5 (a tie), 2.25 units */
+              xs[j] = (uint16_t)(1 + j % 3), wt = 0.75f, bias = 0.0f;
+              break;
+          }
+        }
+        dwp16_case k;
+        memset(&k, 0, sizeof k);
+        k.a.h_in = 1, k.a.w_in = w_in, k.a.kh = k.a.kw = 1, k.a.sh = 1, k.a.sw = sw, k.a.dh = k.a.dw = 1;
+        k.nw = maxw - (size_t)variant, k.nr = 1, k.mode = H_EXACT, k.clamp = CL_NONE, k.at_end = at_end;
+        k.nan_at = k.inf_at = -1;
+        k.x_preset = xs, k.w_preset = &wt, k.bias_preset = &bias;
+        check_dwp_f16(f, &k, "specials ties");
+        h16.per_sweep[3]++;
+      }
+      free(xs);
+      /* Negative zero, NaN planes, overflow: 3x3 and 5x2 kernels over a plane that holds the tile. */
+      for (int what = 0; what < 7; what++) {
+        dwp16_case k;
+        memset(&k, 0, sizeof k);
+        dlc_f32_dwp_args *a = &k.a;
+        a->kh = what & 1 ? 5 : 3, a->kw = what & 1 ? 2 : 3, a->sh = 1 + what % 2, a->sw = sw, a->dh = 1, a->dw = 1 + what % 2;
+        k.nw = what < 3 ? maxw : (size_t)(17 + what * 5), k.nr = f->dwp_rows[(k.nw + f->vl - 1) / f->vl - 1];
+        a->h_in = (ptrdiff_t)k.nr * a->sh + a->kh * a->dh + 2, a->w_in = (ptrdiff_t)k.nw * sw + a->kw * a->dw + 3;
+        a->iy0 = what == 2 ? -1 : 0, a->ix0 = what == 2 ? -1 : 0;
+        k.nan_at = k.inf_at = -1;
+        k.at_end = at_end;
+        static const int modes[7] = {H_NEGZERO, H_NEGZERO, H_NANPLANE, H_NANPLANE, H_BIG, H_BIG, H_BIG};
+        static const int clamps[7] = {CL_NONE, CL_NARROW, CL_RELU6, CL_NONE, CL_NONE, CL_WIDE, CL_NARROW};
+        k.mode = modes[what], k.clamp = clamps[what];
+        const long infs = h16.inf_px, negz = h16.strict_negzero_px, nans = h16.nan_px;
+        check_dwp_f16(f, &k, "specials");
+        h16.per_sweep[3]++;
+        if (k.mode == H_NEGZERO && what == 0 && h16.strict_negzero_px == negz) fail_msg("%s: no interior -0 checked", h16_what);
+        if (k.mode == H_NANPLANE && h16.nan_px == nans) fail_msg("%s: no NaN checked", h16_what);
+        if (k.mode == H_BIG && k.clamp != CL_NARROW && h16.inf_px == infs) fail_msg("%s: no inf checked", h16_what);
+      }
+    }
+}
+
+static void test_dwp_f16_kernels(void **state) {
+  (void)state;
+  memset(&h16, 0, sizeof h16);
+  int families = 0;
+  /* Where this machine runs AVX-512 its direct family has the binary16 variant. */
+  if (dlc_kernels_for(DLCONV_ISA_AVX512)) {
+    assert_non_null(family_of(DLCONV_ISA_AVX512));
+    assert_non_null(family_of(DLCONV_ISA_AVX512)->dwp_f16);
+  }
+  h16_catch_faults(1);
+  for (size_t i = 0; i < N_ISAS; i++) {
+    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+    if (!f || !f->dwp_f16) continue;
+    assert_non_null(f->dwp); /* the same tile shapes: dwp_vecs, dwp_rows */
+    assert_true(f->dwp_vecs >= 1 && f->dwp_vecs <= DLC_DIRECT_MAX_DWP_VECS);
+    families++;
+    h16_sweep_specials(f);
+    h16_sweep_tiles(f);
+    h16_sweep_layers(f);
+    h16_sweep_borders(f);
+  }
+  h16_catch_faults(0);
+  if (families) { /* the value sets reached what they are for */
+    assert_true(h16.nan_px > 0 && h16.inf_px > 0 && h16.strict_negzero_px > 0 && h16.subnormal_px > 0);
+    assert_true(h16.tie_px > 0 && h16.clamped_px > 0);
+  }
+  printf("dwp_f16: %d families, %ld cases (%ld tiles, %ld layers, %ld borders, %ld specials; %ld stride 2, %ld against "
+         "the end guard), %ld pixels (%ld exact: %ld NaN, %ld inf, %ld -0, %ld subnormal, %ld ties; %ld clamped)\n",
+         families, h16.cases, h16.per_sweep[0], h16.per_sweep[1], h16.per_sweep[2], h16.per_sweep[3], h16.stride2_cases,
+         h16.guard_end_cases, h16.pixels, h16.exact_px, h16.nan_px, h16.inf_px, h16.strict_negzero_px, h16.subnormal_px,
+         h16.tie_px, h16.clamped_px);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API. */
 
 typedef struct api_case {
@@ -776,6 +1240,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
       cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_dwp_layer_shapes),
+      cmocka_unit_test(test_dwp_f16_kernels),
       cmocka_unit_test(test_api_shapes),
       cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
       cmocka_unit_test(test_api_unsupported),  cmocka_unit_test(test_to_channel_last),

@@ -1222,6 +1222,552 @@ static void test_q8_store_t(void **state) {
                 x.exact_ties, x.sat_lo, x.sat_hi);
 }
 
+/* ================================================================ ukernel_q (the last K chunk fused with the store) */
+
+/* The optional ukernel_q (lowp_gemm_ukernel.h): the last K chunk of ukernel (boff NULL: B packed) or
+   of ukernel_ib (B in place through boff, nr columns read) requantised straight into bytes,
+     y[i * ldy + j] = dlc_q8_requant1(C'(i, j) + q->bias[c0 + i], q->mult[c0 + i], q),
+     C' = (accumulate ? c : 0) + A * B,    i < m, j < n,
+   against int64 products and quant.h's formula itself. A, B (the panel, or the span of the in-place
+   runs) and boff exactly sized against guard pages, c's m x n corner against one (its other ints,
+   the gaps between rows included, poison never to be read, and c never written), y fenced by
+   sentinel bytes (before it, in the gaps between rows, after it or a guard page), q's channel
+   arrays exactly c_out long against guard pages. B's columns past n (packed padding, or the in-place
+   runs' other columns) hold values whose lanes would change the outputs or the path if used.
+
+   The probe (where this system has guard pages): the exact path of the store reads q->mult, the
+   wide screen never does (it needs only mult_f), so q->mult sits on a page made unreadable during
+   the call and a read of it is noted (the page is opened again and the read goes on). Under the
+   wide screen a tile may take the exact path only when an output of its m x n corner is within
+   DLC_Q8_WIDE_MARGIN of a tie (the test computes the screen's fp32 steps): not because of lanes past
+   n, which hold sums of whatever B had there. */
+#define QV_SMALL N_VALUE_KINDS         /* A in [-6, 6], B in [0, 12]: sums that mult 0.5 keeps in range */
+#define UQ_K_LONG ((size_t)65792)      /* the longest kc the contract allows: 65792 * 255 * 128 < 2^31 */
+#define UQ_LD_MAX ((size_t)4099)       /* ldc and ldy at most */
+#define UQ_FENCE 64                    /* sentinel bytes before and after y at most */
+
+static int8_t uq_a(int kind) { return kind == QV_SMALL ? (int8_t)irand(-6, 6) : a_value(kind); }
+static uint8_t uq_b(int kind) { return kind == QV_SMALL ? (uint8_t)irand(0, 12) : b_value(kind); }
+
+/* B's columns past n: drawn like the tile's; any byte; all 255 (the largest sums). */
+enum { PAD_LIKE, PAD_ANY, PAD_MAX, N_PAD };
+
+typedef struct uq_case {
+  size_t m, n, kc, ldc, ldy, c0, c_extra; /* c_out = c0 + m + c_extra */
+  int ib, off_kind;                       /* B in place through an offset table of OFF_* kind, else packed */
+  int accumulate, kind, pad;              /* kind: V_* or QV_SMALL for A and B's first n columns */
+  int c_targets;                          /* accumulate: c set so that C' hits chosen values (the output
+                                             range, ties, extremes) rather than random partial sums */
+  int32_t c_range;                        /* accumulate: |C'| <= max |A * B| + c_range */
+  int is_signed;
+  int32_t zp;
+  double lo, hi;
+  int mult_kind, screen, ties;            /* SM_*, SS_*, STIE_* (test_q8_store_t's) */
+  int sides;  /* bit 0: A, B and boff end at a guard page (1) or start right after one; bit 1: the same
+                 for c's m x n corner; bit 2: y's last byte right before a guard page (1) or sentinels */
+  int32_t poison;                         /* c's ints outside the corner */
+} uq_case;
+
+/* A mapping with a guard page on either side; a buffer sits at its start or ends at its end. */
+typedef struct uq_region {
+  gbuf g;
+  size_t cap;
+} uq_region;
+
+static void uq_open(uq_region *r, size_t bytes) {
+#ifdef HAVE_GUARD_PAGES
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+#else
+  const size_t pg = 4096;
+#endif
+  r->cap = (bytes + pg - 1) / pg * pg;
+  gbuf_open(&r->g, r->cap, 0);
+}
+
+static void *uq_place(const uq_region *r, size_t bytes, int at_end) {
+  assert_true(bytes <= r->cap);
+  return at_end ? r->g.p + r->cap - bytes : r->g.p;
+}
+
+typedef struct uq_ctx {
+  const dlc_q8d4_gemm_family *f;
+  uq_region ra, rb, ro, rc, ry, rmult, rbias, rmf;
+  int8_t *a_copy;
+  uint8_t *b_copy;
+  ptrdiff_t *o_copy, *p;
+  int32_t *c_copy;
+  int64_t *prod; /* A * B, mr x nr */
+  int64_t *cp;   /* C', m x n */
+  uint8_t *want;
+  int probe;
+  size_t cases, outputs, ib_cases, acc_cases, c0_cases, signed_cases, long_cases, big_strides;
+  size_t wide_cases, fast_cases, tie_tiles, exact_cases, no_mult_f, big_bias, narrow_screen, pad_cases;
+  size_t mult_reads, exact_ties, near_ties, sat_lo, sat_hi;
+} uq_ctx;
+
+#ifdef HAVE_GUARD_PAGES
+#include <signal.h>
+static uintptr_t uq_probe_lo, uq_probe_hi; /* the pages of q->mult while closed */
+static volatile sig_atomic_t uq_probe_hits;
+static char uq_what[640];
+static struct sigaction uq_old_segv, uq_old_bus;
+static void uq_on_fault(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  const uintptr_t at = (uintptr_t)si->si_addr;
+  if (sig == SIGSEGV && at >= uq_probe_lo && at < uq_probe_hi) {
+    uq_probe_hits++;
+    if (!mprotect((void *)uq_probe_lo, uq_probe_hi - uq_probe_lo, PROT_READ | PROT_WRITE)) return; /* reads on */
+  }
+  static const char head[] = "\nukernel_q faulted (an access outside its operands?) in: ";
+  if (write(2, head, sizeof head - 1) < 0 || write(2, uq_what, strlen(uq_what)) < 0 || write(2, "\n", 1) < 0) {
+  }
+  /* back to the previous handler (cmocka's): the access repeats and fails the test there */
+  sigaction(sig, sig == SIGSEGV ? &uq_old_segv : &uq_old_bus, NULL);
+}
+static void uq_catch_faults(int on) {
+  if (on) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = uq_on_fault;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &uq_old_segv);
+    sigaction(SIGBUS, &sa, &uq_old_bus);
+  } else {
+    sigaction(SIGSEGV, &uq_old_segv, NULL);
+    sigaction(SIGBUS, &uq_old_bus, NULL);
+  }
+}
+#define UQ_SET_WHAT(s) snprintf(uq_what, sizeof uq_what, "%s", (s))
+#else
+static void uq_catch_faults(int on) { (void)on; }
+#define UQ_SET_WHAT(s) ((void)(s))
+#endif
+
+/* The wide screen's fp32 steps on one lane (q8_wide_avx512.h: one fma onto 1.5 x 2^23, one fms for
+   the distance d): whether |d| > 1/2 - DLC_Q8_WIDE_MARGIN, the lane that sends a tile to the exact
+   path. a is the lane's s32 acc + bias. */
+static int uq_near_tie(int32_t a, float mf) {
+  const float fa = (float)a, t = fmaf(fa, mf, 12582912.0f), d = fmaf(fa, mf, -(t - 12582912.0f));
+  return fabsf(d) > 0.5f - DLC_Q8_WIDE_MARGIN;
+}
+
+static uint8_t uq_pad(const uq_case *t) {
+  return t->pad == PAD_ANY ? (uint8_t)next_u32() : t->pad == PAD_MAX ? 255 : uq_b(t->kind);
+}
+
+static void run_uq_case(uq_ctx *x, const uq_case *t) {
+  const dlc_q8d4_gemm_family *f = x->f;
+  const size_t mr = f->mr, nr = f->nr, m = t->m, n = t->n, kc = t->kc, nu = kc / 4, ldc = t->ldc, ldy = t->ldy;
+  const size_t c0 = t->c0, c_out = c0 + m + t->c_extra;
+  assert_true(m >= 1 && m <= mr && n >= 1 && n <= nr && kc >= 4 && kc % 4 == 0 && kc <= UQ_K_LONG);
+  assert_true(ldc >= n && ldc <= UQ_LD_MAX && ldy >= n && ldy <= UQ_LD_MAX && c_out <= ST_CH_CAP);
+  assert_true(!(t->ib && t->kind == QV_SMALL && t->pad != PAD_LIKE)); /* overlapping runs keep the bound */
+  const int ops_end = t->sides & 1, c_end = (t->sides >> 1) & 1, y_end = (t->sides >> 2) & 1;
+
+  /* A: the panel, rows past m random */
+  const size_t a_bytes = nu * mr * 4;
+  int8_t *a = uq_place(&x->ra, a_bytes, ops_end);
+  for (size_t u = 0; u < nu; u++)
+    for (size_t i = 0; i < mr; i++)
+      for (size_t r = 0; r < 4; r++) a[(u * mr + i) * 4 + r] = i < m ? uq_a(t->kind) : (int8_t)next_u32();
+  /* B: the packed panel (columns past n padding), or runs of nr columns through boff in a span whose
+     other bytes are random (the span as run_ib_case builds it, against a guard page either side) */
+  uint8_t *bspan, *b;
+  size_t b_bytes;
+  ptrdiff_t *boff = NULL, base = 0;
+  if (!t->ib) {
+    b_bytes = nu * nr * 4;
+    b = bspan = uq_place(&x->rb, b_bytes, ops_end);
+    for (size_t u = 0; u < nu; u++)
+      for (size_t j = 0; j < nr; j++)
+        for (size_t r = 0; r < 4; r++) b[(u * nr + j) * 4 + r] = j < n ? uq_b(t->kind) : uq_pad(t);
+  } else {
+    const size_t row = 2 * nr;
+    ib_starts(t->off_kind, nu, row, x->p, &base);
+    ptrdiff_t hi = 0;
+    for (size_t k = 0; k < nu; k++) hi = x->p[k] > hi ? x->p[k] : hi;
+    size_t span_units = (size_t)hi + row;
+    if ((size_t)base > span_units) span_units = (size_t)base;
+    b_bytes = 2 * span_units;
+    bspan = uq_place(&x->rb, b_bytes, ops_end);
+    b = bspan + 2 * base;
+    boff = uq_place(&x->ro, nu * sizeof(ptrdiff_t), !ops_end);
+    for (size_t e = 0; e < b_bytes; e++) bspan[e] = (uint8_t)next_u32();
+    for (size_t k = 0; k < nu; k++) {
+      boff[k] = x->p[k] - base;
+      for (size_t j = 0; j < nr; j++)
+        for (size_t r = 0; r < 4; r++) bspan[2 * x->p[k] + (ptrdiff_t)(4 * j + r)] = j < n ? uq_b(t->kind) : uq_pad(t);
+    }
+    memcpy(x->o_copy, boff, nu * sizeof(ptrdiff_t));
+  }
+  memcpy(x->a_copy, a, a_bytes);
+  memcpy(x->b_copy, bspan, b_bytes);
+
+  /* A * B over every column B has (the lanes past n too) */
+  for (size_t e = 0; e < m * nr; e++) x->prod[e] = 0;
+  for (size_t u = 0; u < nu; u++) {
+    const uint8_t *bu = t->ib ? b + 2 * boff[u] : b + u * 4 * nr;
+    const int8_t *au = a + u * 4 * mr;
+    for (size_t i = 0; i < m; i++) {
+      const int64_t a0 = au[4 * i], a1 = au[4 * i + 1], a2 = au[4 * i + 2], a3 = au[4 * i + 3];
+      int64_t *pr = x->prod + i * nr;
+      for (size_t j = 0; j < nr; j++)
+        pr[j] += a0 * bu[4 * j] + a1 * bu[4 * j + 1] + a2 * bu[4 * j + 2] + a3 * bu[4 * j + 3];
+    }
+  }
+  const int64_t pmax = (int64_t)kc * (t->kind == QV_SMALL ? 6 * 12 : 128 * 255);
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) assert_true(llabs((long long)x->prod[i * nr + j]) <= pmax);
+  const int64_t acc_max = pmax + (t->accumulate ? t->c_range : 0);
+  assert_true(acc_max <= INT32_MAX);
+
+  /* q: per-channel multipliers and biases (test_q8_store_t's), exactly c_out of each against guard pages */
+  double *mult = (double *)uq_place(&x->rmult, c_out * sizeof(double), 1);
+  int32_t *bias = (int32_t *)uq_place(&x->rbias, c_out * sizeof(int32_t), 1);
+  float *mult_f = (float *)uq_place(&x->rmf, c_out * sizeof(float), 1);
+  st_case sc;
+  memset(&sc, 0, sizeof sc);
+  sc.m = m, sc.c0 = c0, sc.mult_kind = t->mult_kind, sc.screen = t->screen;
+  st_channels(&sc, acc_max, c_out, mult, bias);
+  if (t->screen == SS_NARROW) /* past the wide screen whatever the bound (small sums: 64 may not be) */
+    mult[next_u32() % c_out] = fmax(64.0, 0x1p21 / (double)acc_max) * (1.0 + (double)next_u32() / 4294967296.0);
+  dlc_q8_params q;
+  memset(&q, 0, sizeof q);
+  q.is_signed = t->is_signed;
+  q.y_min = t->is_signed ? -128 : 0, q.y_max = t->is_signed ? 127 : 255;
+  q.x_zero_point = (int32_t)irand(q.y_min, q.y_max);
+  q.y_zero_point = t->zp;
+  q.lo = t->lo, q.hi = t->hi;
+  q.mult = mult, q.bias = bias;
+  dlc_q8_derive(&q, acc_max, c_out, t->screen == SS_NULL ? NULL : mult_f);
+  switch (t->screen) {
+    case SS_NULL: assert_true(q.mult_f == NULL && !q.screen_wide); break;
+    case SS_BIG_BIAS: assert_true(!q.bias_s32 && q.mult_f == NULL && !q.screen_wide); break;
+    case SS_NARROW: assert_true(!q.screen_wide); break;
+    default: break;
+  }
+
+  /* c: the corner (accumulate: partial sums or values aimed at; else ints never to be read), every
+     other int of its buffer poison, the corner's last int before a guard page or its first after one */
+  const size_t c_pre = c_end ? GUARD : 0, c_total = c_end ? GUARD + (m - 1) * ldc + n : m * ldc + GUARD;
+  int32_t *cbuf = uq_place(&x->rc, c_total * sizeof(int32_t), c_end), *c = cbuf + c_pre;
+  for (size_t e = 0; e < c_total; e++) cbuf[e] = next_u32() % 4 ? t->poison : (int32_t)next_u32();
+  const int halves = t->mult_kind == SM_TIES || t->mult_kind == SM_NEAR_HALF;
+  const size_t one_tie = next_u32() % (m * n);
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      const size_t ch = c0 + i, e = i * n + j;
+      const int64_t pv = x->prod[i * nr + j];
+      int64_t cv = (int32_t)next_u32();
+      if (t->accumulate && !t->c_targets) {
+        cv = irand(-t->c_range, t->c_range);
+      } else if (t->accumulate) {
+        int tie = 0;
+        if (halves && t->ties == STIE_DENSE) tie = next_u32() & 1;
+        if (halves && t->ties == STIE_SPARSE) tie = e == one_tie || next_u32() % 97 == 0;
+        int64_t aim = st_acc(&sc, acc_max, mult[ch], bias[ch], tie); /* a tie under a huge bias: past the bound */
+        aim = aim < -acc_max ? -acc_max : aim > acc_max ? acc_max : aim;
+        cv = aim - pv;
+        cv = cv < INT32_MIN ? INT32_MIN : cv > INT32_MAX ? INT32_MAX : cv; /* |C'| <= acc_max still */
+      }
+      c[i * ldc + j] = (int32_t)cv;
+      x->cp[e] = (t->accumulate ? cv : 0) + pv;
+      assert_true(llabs((long long)x->cp[e]) <= acc_max);
+    }
+  memcpy(x->c_copy, cbuf, c_total * sizeof(int32_t));
+
+  /* the formula's bytes; what the wide screen would do with the corner and with the lanes past n */
+  int needs_exact = 0, pad_near = 0;
+  for (size_t i = 0; i < m; i++) {
+    const size_t ch = c0 + i;
+    for (size_t j = 0; j < n; j++) {
+      const size_t e = i * n + j;
+      const int64_t s = x->cp[e] + bias[ch];
+      const int32_t w = dlc_q8_requant1(s, mult[ch], &q);
+      x->want[e] = (uint8_t)w;
+      x->sat_lo += w == q.y_min, x->sat_hi += w == q.y_max;
+      if (q.screen_wide) {
+        needs_exact |= uq_near_tie((int32_t)s, q.mult_f[ch]);
+        const double v = (double)s * mult[ch], fr = v - floor(v);
+        x->near_ties += fabs(fr - 0.5) < 0x1p-12 && fr != 0.5;
+        x->exact_ties += fr == 0.5;
+      }
+    }
+    /* lanes past n: what an AVX-512 tile computes (16-lane vectors; in place all nr), c not added */
+    const size_t lanes = t->ib ? nr : ((n + 15) / 16 * 16 < nr ? (n + 15) / 16 * 16 : nr);
+    if (q.screen_wide)
+      for (size_t j = n; j < lanes; j++)
+        pad_near |= uq_near_tie((int32_t)(uint32_t)((uint64_t)x->prod[i * nr + j] + (uint64_t)(int64_t)bias[ch]),
+                                q.mult_f[ch]);
+  }
+
+  /* y: sentinel bytes before it, in the gaps between rows, and after it or a guard page */
+  const uint8_t sent = (uint8_t)(0x5A ^ (next_u32() & 0xF1));
+  const size_t pre = 1 + next_u32() % UQ_FENCE, body = y_end ? (m - 1) * ldy + n : m * ldy;
+  const size_t total = pre + body + (y_end ? 0 : 1 + next_u32() % UQ_FENCE);
+  uint8_t *ybase = uq_place(&x->ry, total, y_end), *y = ybase + pre;
+  memset(ybase, sent, total);
+
+  char what[600];
+  snprintf(what, sizeof what,
+           "%s ukernel_q m=%zu n=%zu kc=%zu %s ldc=%zu ldy=%zu c0=%zu c_out=%zu acc=%d%s kind=%d pad=%d signed=%d "
+           "zp=%d lo=%g hi=%g mult_kind=%d screen=%d (wide %d, mult_f %s, bias_s32 %d) ties=%d acc_max=%lld sides=%d",
+           f->name, m, n, kc, t->ib ? "in place" : "packed", ldc, ldy, c0, c_out, t->accumulate,
+           t->accumulate ? (t->c_targets ? " (c aimed)" : " (c random)") : "", t->kind, t->pad, t->is_signed, t->zp,
+           t->lo, t->hi, t->mult_kind, t->screen, q.screen_wide, q.mult_f ? "set" : "NULL", q.bias_s32, t->ties,
+           (long long)acc_max, t->sides);
+  if (t->ib) {
+    const size_t l = strlen(what);
+    snprintf(what + l, sizeof what - l, " offsets=%d boff[0]=%td", t->off_kind, boff[0]);
+  }
+  UQ_SET_WHAT(what);
+
+  int mult_read = 0;
+#ifdef HAVE_GUARD_PAGES
+  if (x->probe) {
+    uq_probe_lo = (uintptr_t)x->rmult.g.p, uq_probe_hi = uq_probe_lo + x->rmult.cap;
+    uq_probe_hits = 0;
+    assert_int_equal(mprotect(x->rmult.g.p, x->rmult.cap, PROT_NONE), 0);
+  }
+#endif
+
+  f->ukernel_q(m, n, kc, a, b, boff, c, ldc, t->accumulate, &q, c0, y, ldy);
+
+#ifdef HAVE_GUARD_PAGES
+  if (x->probe) {
+    mult_read = uq_probe_hits != 0;
+    uq_probe_lo = uq_probe_hi = 0;
+    assert_int_equal(mprotect(x->rmult.g.p, x->rmult.cap, PROT_READ | PROT_WRITE), 0);
+  }
+#endif
+
+  if (memcmp(a, x->a_copy, a_bytes) || memcmp(bspan, x->b_copy, b_bytes) ||
+      (t->ib && memcmp(boff, x->o_copy, nu * sizeof(ptrdiff_t))))
+    fail_msg("%s: wrote to an operand", what);
+  for (size_t e = 0; e < c_total; e++)
+    if (cbuf[e] != x->c_copy[e]) {
+      const ptrdiff_t off = (ptrdiff_t)e - (ptrdiff_t)c_pre;
+      fail_msg("%s: wrote c at offset %td (row %td, column %td): %d, was %d", what, off,
+               off >= 0 ? off / (ptrdiff_t)ldc : -1, off >= 0 ? off % (ptrdiff_t)ldc : off, cbuf[e], x->c_copy[e]);
+    }
+  for (size_t e = 0; e < pre; e++)
+    if (ybase[e] != sent) fail_msg("%s: wrote y[%td] (before y)", what, (ptrdiff_t)e - (ptrdiff_t)pre);
+  for (size_t i = 0; i < m; i++) {
+    const uint8_t *yr = y + i * ldy;
+    for (size_t j = 0; j < n; j++) {
+      const size_t e = i * n + j;
+      if (yr[j] != x->want[e]) {
+        const int got = t->is_signed ? (int8_t)yr[j] : yr[j], want = t->is_signed ? (int8_t)x->want[e] : x->want[e];
+        const int64_t s = x->cp[e] + bias[c0 + i];
+        fail_msg("%s: y[%zu * ldy + %zu] (channel %zu) = %d, want %d (C' %lld = A * B %lld + c %d, bias %d, "
+                 "mult %.17g, mult_f %.9g, v = %.17g%s)",
+                 what, i, j, c0 + i, got, want, (long long)x->cp[e], (long long)x->prod[i * nr + j],
+                 t->accumulate ? c[i * ldc + j] : 0, bias[c0 + i], mult[c0 + i],
+                 q.mult_f ? (double)q.mult_f[c0 + i] : 0.0, (double)s * mult[c0 + i],
+                 q.screen_wide ? (needs_exact ? ", a tile for the exact path" : ", a tile for the wide screen") : "");
+      }
+    }
+    const size_t row_end = i + 1 < m || !y_end ? ldy : n;
+    for (size_t j = n; j < row_end; j++)
+      if (yr[j] != sent) fail_msg("%s: wrote the gap y[%zu * ldy + %zu]", what, i, j);
+  }
+  for (size_t e = pre + body; e < total; e++)
+    if (ybase[e] != sent) fail_msg("%s: wrote y[%zu] (after y)", what, e - pre);
+  if (q.screen_wide && mult_read && !needs_exact)
+    fail_msg("%s: took the exact path (read q->mult) though no output of the %zu x %zu corner is within the wide "
+             "screen's margin of a tie%s",
+             what, m, n, pad_near ? " (a lane past n is: it must not send the tile down)" : "");
+
+  x->cases++, x->outputs += m * n;
+  x->ib_cases += t->ib != 0, x->acc_cases += t->accumulate != 0, x->c0_cases += c0 > 0;
+  x->signed_cases += t->is_signed != 0, x->long_cases += kc > 4096, x->big_strides += ldc > 1000 || ldy > 1000;
+  x->mult_reads += mult_read;
+  if (q.screen_wide) {
+    x->wide_cases++;
+    x->fast_cases += !needs_exact && !mult_read, x->tie_tiles += needs_exact;
+    x->pad_cases += !needs_exact && pad_near;
+  } else {
+    x->exact_cases++;
+    x->no_mult_f += q.mult_f == NULL, x->big_bias += !q.bias_s32, x->narrow_screen += q.mult_f != NULL;
+  }
+}
+
+/* Whether dlc_q8_derive can give t a screen: lo_sat <= hi_sat. */
+static int uq_screenable(const uq_case *t) {
+  const double y_min = t->is_signed ? -128 : 0, y_max = t->is_signed ? 127 : 255;
+  return fmax(t->lo, y_min - t->zp - 1) <= fmin(t->hi, y_max - t->zp + 1);
+}
+
+/* A configuration for a geometry: mult kind and screen given, the rest drawn (the multipliers 0.5 and
+   0.25 on sums small enough for the wide screen, mostly). */
+static void uq_pick(uq_case *t, size_t m, size_t n, int ib, int accumulate, int mult_kind, int screen) {
+  static const size_t kcs[] = {4, 8, 12, 64, 256};
+  static const size_t c0s[] = {0, 0, 1, 3, 16, 17, 45};
+  static const size_t ld_extra[] = {0, 0, 1, 3, 16, 17, 100};
+  static const int32_t ranges[] = {1 << 12, 1 << 20, 1 << 28}, ranges_halves[] = {4096, 65536, 262144};
+  const int halves = mult_kind == SM_TIES || mult_kind == SM_NEAR_HALF;
+  memset(t, 0, sizeof *t);
+  t->m = m, t->n = n, t->ib = ib, t->accumulate = accumulate;
+  t->kind = halves && next_u32() % 4 ? QV_SMALL : (int)(next_u32() % (N_VALUE_KINDS + 1));
+  t->kc = kcs[next_u32() % (halves && t->kind != QV_SMALL ? 3 : 5)];
+  t->ldc = n + ld_extra[next_u32() % 7];
+  t->ldy = n + ld_extra[next_u32() % 7];
+  t->c0 = c0s[next_u32() % 7];
+  t->c_extra = next_u32() % 3 == 0 ? 5 : 0;
+  t->off_kind = (int)(next_u32() % N_OFF_KINDS);
+  t->pad = ib && t->kind == QV_SMALL ? PAD_LIKE : (int)(next_u32() % N_PAD);
+  t->c_targets = accumulate && next_u32() % 4 != 0;
+  t->c_range = halves ? ranges_halves[next_u32() % 3] : ranges[next_u32() % 3];
+  t->is_signed = (int)(next_u32() & 1);
+  t->zp = st_zps[t->is_signed][next_u32() % 4];
+  const size_t bi = next_u32() % ST_NB;
+  t->lo = st_bounds[bi][0], t->hi = st_bounds[bi][1];
+  t->mult_kind = mult_kind, t->screen = screen;
+  t->ties = (int)(next_u32() % N_STIE);
+  t->sides = (int)(next_u32() % 8);
+  t->poison = next_u32() & 1 ? INT32_MIN : INT32_MAX;
+}
+
+/* Where this build has the VNNI family and this CPU runs it, it carries ukernel_q (losing it fails
+   rather than skips). */
+static void check_expected_q(void) {
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni) assert_non_null(dlc_q8d4_gemm__avx512vnni.ukernel_q);
+#endif
+}
+
+/* Every m x n, packed and in place, with every kind of multiplier and screen and then the wide screen
+   (accumulate or not each time; kc 4, 8, 12, 64, 256); every signedness x zero point x clamp x
+   multiplier x screen on drawn geometries; the longest kc with extreme operands (sums within 2^15
+   of s32's ends); strides of planes. */
+static void test_ukernel_q(void **state) {
+  (void)state;
+  check_expected_families();
+  check_expected_q();
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  uq_ctx x;
+  memset(&x, 0, sizeof x);
+  size_t nq = 0, geo_all = 0, geo_both = 0, geo_cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    if (!f->ukernel_q) continue;
+    nq++;
+    const size_t mr = f->mr, nr = f->nr, nu_max = UQ_K_LONG / 4;
+    x.f = f;
+    uq_open(&x.ra, nu_max * mr * 4);
+    uq_open(&x.rb, nu_max * (4 * nr + 16) + 16 * nr); /* the panel, or the widest span of runs */
+    uq_open(&x.ro, nu_max * sizeof(ptrdiff_t));
+    uq_open(&x.rc, (mr * UQ_LD_MAX + nr + GUARD) * sizeof(int32_t));
+    uq_open(&x.ry, 2 * UQ_FENCE + mr * UQ_LD_MAX + nr);
+    uq_open(&x.rmult, ST_CH_CAP * sizeof(double));
+    uq_open(&x.rbias, ST_CH_CAP * sizeof(int32_t));
+    uq_open(&x.rmf, ST_CH_CAP * sizeof(float));
+    x.a_copy = xalloc(x.ra.cap), x.b_copy = xalloc(x.rb.cap), x.o_copy = xalloc(x.ro.cap);
+    x.p = xalloc(x.ro.cap), x.c_copy = xalloc(x.rc.cap);
+    x.prod = xalloc(mr * nr * sizeof(int64_t)), x.cp = xalloc(mr * nr * sizeof(int64_t)), x.want = xalloc(mr * nr);
+#ifdef HAVE_GUARD_PAGES
+    x.probe = 1;
+#endif
+    uq_catch_faults(1);
+    uq_case t;
+    size_t idx = 0;
+
+    /* per geometry: four of every multiplier and screen kind in turn, then three under the wide screen:
+       multipliers 1e-4..1e-2 (the fast path but for a rare tie); 0.5 / 0.25 / 0.5 +- 2^-30 with one tie
+       aimed at in the corner and a few more (the exact path); the same with the corner kept off ties
+       (the fast path, lanes past n on ties half the time) */
+    for (int ib = 0; ib <= 1; ib++)
+      for (size_t m = 1; m <= mr; m++)
+        for (size_t n = 1; n <= nr; n++) {
+          const size_t before = x.cases, fast0 = x.fast_cases, tie0 = x.tie_tiles, acc0 = x.acc_cases;
+          for (int r = 0; r < 4; r++, idx++) {
+            uq_pick(&t, m, n, ib, r & 1, (int)(idx % N_SM), (int)(idx / N_SM % N_SS));
+            run_uq_case(&x, &t);
+          }
+          for (int r = 0; r < 3; r++, idx++) {
+            const int mk = r == 0 ? SM_WIDE : idx % 2 ? SM_TIES : SM_NEAR_HALF;
+            uq_pick(&t, m, n, ib, r ? 1 : (int)(idx / 3 % 2), mk, SS_ON);
+            while (!uq_screenable(&t)) { /* clamps all beyond the type: no screen */
+              const size_t bi = next_u32() % ST_NB;
+              t.lo = st_bounds[bi][0], t.hi = st_bounds[bi][1];
+            }
+            if (r) t.c_targets = 1, t.ties = r == 1 ? STIE_SPARSE : STIE_NONE;
+            run_uq_case(&x, &t);
+          }
+          geo_cases += x.cases - before;
+          geo_both += x.fast_cases > fast0 && x.tie_tiles > tie0 && x.acc_cases - acc0 < x.cases - before &&
+                      x.acc_cases > acc0;
+          geo_all++;
+        }
+
+    for (int sg = 0; sg <= 1; sg++)
+      for (size_t zi = 0; zi < 4; zi++)
+        for (size_t bi = 0; bi < ST_NB; bi++)
+          for (int mk = 0; mk < N_SM; mk++)
+            for (int sc = 0; sc < N_SS; sc++) {
+              uq_pick(&t, (size_t)irand(1, (int64_t)mr), (size_t)irand(1, (int64_t)nr), (int)(next_u32() & 1),
+                      (int)(next_u32() & 1), mk, sc);
+              t.is_signed = sg, t.zp = st_zps[sg][zi], t.lo = st_bounds[bi][0], t.hi = st_bounds[bi][1];
+              run_uq_case(&x, &t);
+            }
+
+    /* the longest kc: every product the extreme of one sign (sums within 2^15 of s32's ends), or of
+       either sign at random; c within +-30000 */
+    static const size_t long_kcs[] = {UQ_K_LONG, UQ_K_LONG - 4};
+    static const int long_kinds[] = {V_MAX_POSITIVE, V_MAX_NEGATIVE, V_RANDOM_EXTREMES};
+    static const int long_screens[] = {SS_ON, SS_NULL, SS_BIG_BIAS, SS_ON};
+    for (size_t ki = 0; ki < 2; ki++)
+      for (size_t kj = 0; kj < 3; kj++)
+        for (int acc = 0; acc <= 1; acc++)
+          for (int ib = 0; ib <= 1; ib++, idx++) {
+            if (kj == 2 && ib) continue;
+            const size_t m = ib ? mr - idx % 3 % mr : mr, n = ib ? 1 + idx % nr : nr - idx % 2;
+            uq_pick(&t, m, n, ib, acc, (int)(idx % 2 ? SM_WIDE : SM_MIXED), long_screens[idx % 4]);
+            t.kc = long_kcs[ki], t.kind = long_kinds[kj], t.pad = PAD_ANY, t.off_kind = OFF_RANDOM;
+            t.c_range = 30000;
+            run_uq_case(&x, &t);
+          }
+
+    /* rows of c and y planes apart, the channels far along */
+    for (int r = 0; r < 8; r++) {
+      uq_pick(&t, r & 1 ? mr : (size_t)irand(1, (int64_t)mr), r & 2 ? nr : (size_t)irand(1, (int64_t)nr), r & 1,
+              (r >> 2) & 1, r % N_SM, r % 3 ? SS_ON : SS_NULL);
+      t.ldc = r & 1 ? UQ_LD_MAX : 3137, t.ldy = r & 2 ? UQ_LD_MAX : 3136, t.c0 = 45, t.c_extra = 13;
+      run_uq_case(&x, &t);
+    }
+
+    uq_catch_faults(0);
+    gbuf_close(&x.ra.g), gbuf_close(&x.rb.g), gbuf_close(&x.ro.g), gbuf_close(&x.rc.g), gbuf_close(&x.ry.g);
+    gbuf_close(&x.rmult.g), gbuf_close(&x.rbias.g), gbuf_close(&x.rmf.g);
+    free(x.a_copy), free(x.b_copy), free(x.o_copy), free(x.p), free(x.c_copy), free(x.prod), free(x.cp), free(x.want);
+  }
+  if (!nq) {
+    print_message("[ ukernel_q ] skipped: no q8_d4 family here has ukernel_q\n");
+    return;
+  }
+  /* what the cases were built to reach, reached */
+  assert_true(x.ib_cases > 0 && x.acc_cases > 0 && x.c0_cases > 0 && x.signed_cases > 0 && x.long_cases > 0);
+  assert_true(x.wide_cases > 0 && x.fast_cases > 0 && x.tie_tiles > 0 && x.exact_cases > 0);
+  assert_true(x.no_mult_f > 0 && x.big_bias > 0 && x.narrow_screen > 0 && x.pad_cases > 0);
+  assert_true(x.exact_ties > 0 && x.near_ties > 0 && x.sat_lo > 0 && x.sat_hi > 0);
+  if (geo_both != geo_all)
+    fail_msg("ukernel_q: %zu of %zu geometries (m, n, packed or in place) saw the fast path, the exact path of a "
+             "wide-screen tile, accumulate 0 and 1",
+             geo_both, geo_all);
+  print_message("[ ukernel_q ] %zu cases (%zu over every m x n, packed and in place, each with accumulate 0 and 1, "
+                "a fast and an exact wide-screen tile; %zu in place, %zu accumulate, %zu c0 > 0, %zu s8, %zu long "
+                "kc, %zu plane strides; wide screen %zu: %zu fast, %zu with a corner tie, %zu with only lanes past n "
+                "near one; exact %zu: %zu no mult_f, %zu bias past s32, %zu fp32 screen; %zu read q->mult%s), %zu "
+                "outputs (%zu exact ties and %zu within 2^-12 of one under the wide screen; %zu at y_min, %zu at "
+                "y_max)\n",
+                x.cases, geo_cases, x.ib_cases, x.acc_cases, x.c0_cases, x.signed_cases, x.long_cases, x.big_strides,
+                x.wide_cases, x.fast_cases, x.tie_tiles, x.pad_cases, x.exact_cases, x.no_mult_f, x.big_bias,
+                x.narrow_screen, x.mult_reads, x.probe ? "" : " (no probe)", x.outputs, x.exact_ties, x.near_ties,
+                x.sat_lo, x.sat_hi);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernel_edges),
@@ -1233,6 +1779,7 @@ int main(void) {
       cmocka_unit_test(test_ukernel_t),
       cmocka_unit_test(test_s32_transpose),
       cmocka_unit_test(test_q8_store_t),
+      cmocka_unit_test(test_ukernel_q),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
