@@ -39,6 +39,8 @@ typedef struct dlc_isa_kernels {
   const dlc_q8_dwc_family *q8_dwc;
   /* with q8_d4's ukernel_t, on the same CPUs: its accumulators requantised straight to NCHW */
   dlc_q8_store_t_fn q8_store_t;
+  /* int8 NHWC convolutions as indirect GEMMs on the same quads, x read in place (NULL elsewhere) */
+  const dlc_q8_igemm_family *q8_igemm;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -60,6 +62,7 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
 extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
+extern const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
 extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,

@@ -291,6 +291,7 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
              window and on 1 x 1 layers of 256 and more channels in; 1.04-1.32 on 1 x 1 layers of
              64 and 128, whose per-pixel copy of few channels costs more) */
           const int spack_first = nhwc_conv && !dlc_gemv_q8d4_fits(&p->s, p->dtype, k) &&
+                                  !dlc_igemm_q8_fits(&p->s, p->dtype, k) &&
                                   (d4 ? p->s.k_h * p->s.k_w > 1 || p->s.cin_g >= 256 : spack_lowp_nhwc_pays(&p->s));
           if (spack_first) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
           algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;

@@ -95,6 +95,11 @@ extern const dlc_algo_ops dlc_gemm_lowp_ops;    /* src/gemm_im2col/gemm_lowp.c: 
 extern const dlc_algo_ops dlc_gemv_q8d4_ops;
 int dlc_gemv_q8d4_applies(const dlconv_plan *p);
 int dlc_gemv_q8d4_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k); /* before a plan has kernels */
+/* src/gemm_im2col/igemm_q8.c: int8 NHWC convolutions with cin_g a multiple of 4 as an indirect
+   GEMM on the q8_igemm family, which dlc_gemm_lowp_ops hands them to where dlc_igemm_q8_applies */
+extern const dlc_algo_ops dlc_igemm_q8_ops;
+int dlc_igemm_q8_applies(const dlconv_plan *p);
+int dlc_igemm_q8_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k); /* before a plan has kernels */
 /* src/gemm_im2col/gemv_f16.c: F16 dense layers of at most 8 rows on the F16 family's gemv,
    likewise (dlc_gemv_f16_applies) */
 extern const dlc_algo_ops dlc_gemv_f16_ops;

@@ -69,6 +69,13 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
     if (st != DLCONV_ERR_UNSUPPORTED) return st;
     p->ops = &dlc_gemm_lowp_ops;
   }
+  if (dlc_igemm_q8_applies(p)) {
+    /* int8 NHWC with quads of channels: x read in place by the indirect GEMM, unless it declines */
+    p->ops = &dlc_igemm_q8_ops;
+    const dlconv_status st = p->ops->plan_lowp(p, w);
+    if (st != DLCONV_ERR_UNSUPPORTED) return st;
+    p->ops = &dlc_gemm_lowp_ops;
+  }
   if (dlc_gemv_f16_applies(p)) {
     /* F16 dense layers at small batch: the same, on the F16 family's gemv */
     p->ops = &dlc_gemv_f16_ops;

@@ -210,6 +210,31 @@ typedef struct dlc_q8d4_gemm_family {
   const char *t_name;
 } dlc_q8d4_gemm_family;
 
+/* int8 NHWC convolution as an indirect GEMM (src/gemm_im2col/igemm_q8.c): C[pixels x output
+ * channels] with the pixels' input channels as the reduction, read in place from x. In NHWC a
+ * tap's cin_g input channels of a pixel are one run of bytes, so each row of the tile (one output
+ * pixel) reads, per tap, the run an indirection pointer gives (the zero point's row for padding
+ * taps), four channels at a time broadcast as one dword against a vector of 16 output channels x
+ * four s8 weights: the u8 x s8 dot products of four of the q8_d4 family, with the activation the
+ * unsigned side. Nothing of x is copied or packed.
+ *   ind:  ntaps x mr pointers, tap-major: row i (< m) of tap t reads the 4 * kq bytes at
+ *         ind[t * mr + i], each xor flip (0x80 for S8: x + 128), so the zero point's row holds
+ *         x_zero_point's byte and the plan's bias the correction (lowp_vpos.h's dlc_q8_d4_params)
+ *   w:    ntaps x kq units of nw = 16 * ceil(n / 16) columns x 4 s8: weight (k = 4 u + b, column
+ *         j) of tap t at w[((t * kq + u) * nw + j) * 4 + b]; columns past n are zero
+ *   y[i * ldy + j] = dlc_q8_requant1(C(i, j) + q->bias[c0 + j], q->mult[c0 + j], q)
+ *         for i < m (1 <= m <= mr), j < n (1 <= n <= nr), u8 or s8 per q->is_signed; C is the
+ *         exact product (s32 while ntaps * 4 * kq <= DLC_Q8_MAX_K); writes those bytes only. */
+typedef void (*dlc_q8_igemm_fn)(size_t m, size_t n, size_t ntaps, size_t kq, const uint8_t *const *ind,
+                                const int8_t *w, uint8_t flip, const dlc_q8_params *q, size_t c0, void *y,
+                                size_t ldy);
+
+typedef struct dlc_q8_igemm_family {
+  const char *name; /* e.g. "q8_igemm_6x64c4__avx512vnni" */
+  size_t mr, nr;    /* nr a multiple of 16 */
+  dlc_q8_igemm_fn ukernel;
+} dlc_q8_igemm_family;
+
 #define DLC_LOWP_MR_MAX 16
 #define DLC_LOWP_NR_MAX 64
 

@@ -20,6 +20,7 @@
 
 #include "../../core/kernels.h"
 #include "q8_wide_avx512.h"
+#include "q8_store_avx512.h"
 
 #define MR 8
 #define NR 32
@@ -132,7 +133,6 @@ static void q8d4_gemm_ib_8x32c4(size_t m, size_t kc, const int8_t *a, const uint
    path, with the row's bias and multiplier broadcast), each row's 16-lane vectors narrowed with
    saturation and stored under the column mask; a tile with a lane near a tie, or a plan without
    the wide screen, goes through the exact store row by row instead. */
-void dlc_q8_store__avx512(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y);
 
 INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], size_t n, const int32_t *c, size_t ldc,
                          int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy) {

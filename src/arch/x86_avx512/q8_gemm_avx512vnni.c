@@ -14,7 +14,7 @@
 #define Q8_ISA avx512vnni
 #define Q8_DOT2(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
 #include "../x86_avx2/q8_gemm_tiles.h"
+#include "q8_store_avx512.h"
 
 /* the requantising store on 16 lanes (q8_store_avx512.c): AVX512-VNNI CPUs have AVX512-BW/VL/DQ */
-void dlc_q8_store__avx512(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y);
 const dlc_q8_gemm_family dlc_q8_gemm__avx512vnni = DLC_Q8_GEMM_6X16C2_FAMILY_STORE(avx512vnni, dlc_q8_store__avx512);

@@ -15,8 +15,8 @@
 
 #include "../../quant/quant.h"
 #include "q8_wide_avx512.h"
+#include "q8_store_avx512.h"
 
-void dlc_q8_store__avx512(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y);
 
 #define DLC_LANES_INLINE static inline __attribute__((always_inline))
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../../gemm_im2col/lowp_gemm_ukernel.h"
+#include "q8_store_avx512.h"
 #include "q8_wide_avx512.h"
 
 #define INLINE static inline __attribute__((always_inline))

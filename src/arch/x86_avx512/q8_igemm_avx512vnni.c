@@ -1,0 +1,137 @@
+/* int8 NHWC indirect GEMM on u8 x s8 dot products of four, AVX512-VNNI (vpdpbusd on zmm). The
+ * contract is lowp_gemm_ukernel.h's dlc_q8_igemm_family.
+ *
+ * Tile 6 x 64c4: per tap and group of four input channels, four zmm of weights (64 output channels
+ * x 4 bytes) and, per row, the pixel's four activations broadcast as one dword into a register
+ * (they are vpdpbusd's unsigned operand, which cannot come from memory) against all four: 24
+ * vpdpbusd per 4 weight loads and 6 broadcasts, 24 independent chains for an instruction of
+ * latency 4 that Zen 4 issues once a cycle. Fewer columns (the last panel of a layer whose
+ * channels are not a multiple of 64) use fewer vectors, not masked ones, so a 24-channel layer
+ * does 2 vectors of work per row, not 4.
+ *
+ * The accumulators start at the plan's bias (with the zero point's correction), and each row is
+ * requantised while in registers: the wide screen of quant.h per vector of 16 channels (their
+ * multipliers in the lanes), clamp in integers, vpmovdb to bytes. A row with a lane near a tie,
+ * or a plan without the wide screen, goes through the exact store instead. */
+#include <immintrin.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../core/kernels.h"
+#include "q8_store_avx512.h"
+#include "q8_wide_avx512.h"
+
+#define MR 6
+#define NR 64
+#define NVMAX (NR / 16)
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE __mmask16 lanes_below(ptrdiff_t n) {
+  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+
+INLINE __m512i bcast4(const uint8_t *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return _mm512_set1_epi32(v);
+}
+
+INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size_t ntaps, size_t kq,
+                 const uint8_t *const *restrict ind, const int8_t *restrict w, const dlc_q8_params *q, size_t c0,
+                 uint8_t *restrict y, size_t ldy) {
+  __mmask16 cm[NVMAX];
+  __m512i acc[MR][NVMAX];
+  for (size_t v = 0; v < NV; v++) {
+    cm[v] = lanes_below((ptrdiff_t)n - (ptrdiff_t)(16 * v));
+    const __m512i b = _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v);
+    _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) acc[i][v] = b;
+  }
+  const __m512i fl = _mm512_set1_epi8((char)0x80);
+  for (size_t t = 0; t < ntaps; t++) {
+    const uint8_t *p[MR];
+    _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) p[i] = ind[t * MR + i];
+    _Pragma("GCC unroll 2") for (size_t u = 0; u < kq; u++) {
+      __m512i wv[NVMAX];
+      for (size_t v = 0; v < NV; v++) wv[v] = _mm512_loadu_si512(w + 64 * v);
+      w += 64 * NV;
+      _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
+        __m512i b = bcast4(p[i] + 4 * u);
+        if (FLIP) b = _mm512_xor_si512(b, fl);
+        for (size_t v = 0; v < NV; v++) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], b, wv[v]);
+      }
+    }
+  }
+
+  /* epilogue, row by row */
+  const int fast = q->screen_wide;
+  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
+  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
+  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
+  const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
+  const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
+  const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
+  __m512 mf[NVMAX];
+  for (size_t v = 0; v < NV; v++) mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], q->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
+  _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
+    uint8_t *yi = y + i * ldy;
+    __m512i r[NVMAX];
+    __m512 dmax = _mm512_setzero_ps();
+    for (size_t v = 0; v < NV; v++) {
+      __m512 d;
+      r[v] = dlc_q8_wide16(acc[i][v], mf[v], m_less_zp, &d);
+      dmax = _mm512_range_ps(dmax, d, 0x0B);
+    }
+    if (fast && !_mm512_cmp_ps_mask(dmax, half_in, _CMP_GT_OQ)) {
+      for (size_t v = 0; v < NV; v++) {
+        const __m512i c = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
+        _mm_mask_storeu_epi8(yi + 16 * v, cm[v], _mm512_cvtepi32_epi8(c));
+      }
+    } else {
+      /* the exact store, on acc less the bias it started from (the products' exact s32 sum) */
+      int32_t a[NR];
+      for (size_t v = 0; v < NV; v++)
+        _mm512_storeu_si512(a + 16 * v,
+                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v)));
+      dlc_q8_store__avx512(n, a, q, c0, 1, yi);
+    }
+  }
+}
+
+typedef void (*tile_fn)(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict ind,
+                        const int8_t *restrict w, const dlc_q8_params *q, size_t c0, uint8_t *restrict y,
+                        size_t ldy);
+#define DEFINE_TILE(M, NV, FLIP)                                                                           \
+  static void tile_##M##x##NV##_##FLIP(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict ind, \
+                                       const int8_t *restrict w, const dlc_q8_params *q, size_t c0,          \
+                                       uint8_t *restrict y, size_t ldy) {                                    \
+    tile(M, NV, FLIP, n, ntaps, kq, ind, w, q, c0, y, ldy);                                                  \
+  }
+#define DEFINE_ROWS(NV, FLIP)                                                                              \
+  DEFINE_TILE(1, NV, FLIP) DEFINE_TILE(2, NV, FLIP) DEFINE_TILE(3, NV, FLIP) DEFINE_TILE(4, NV, FLIP)      \
+  DEFINE_TILE(5, NV, FLIP) DEFINE_TILE(6, NV, FLIP)
+#define DEFINE_FLIP(FLIP) DEFINE_ROWS(1, FLIP) DEFINE_ROWS(2, FLIP) DEFINE_ROWS(3, FLIP) DEFINE_ROWS(4, FLIP)
+DEFINE_FLIP(0)
+DEFINE_FLIP(1)
+
+#define ROWS(NV, FLIP)                                                                                      \
+  {tile_1x##NV##_##FLIP, tile_2x##NV##_##FLIP, tile_3x##NV##_##FLIP, tile_4x##NV##_##FLIP,                 \
+   tile_5x##NV##_##FLIP, tile_6x##NV##_##FLIP}
+static const tile_fn tiles[2][NVMAX][MR] = {
+    {ROWS(1, 0), ROWS(2, 0), ROWS(3, 0), ROWS(4, 0)},
+    {ROWS(1, 1), ROWS(2, 1), ROWS(3, 1), ROWS(4, 1)},
+};
+
+static void q8_igemm_6x64c4(size_t m, size_t n, size_t ntaps, size_t kq, const uint8_t *const *ind,
+                            const int8_t *w, uint8_t flip, const dlc_q8_params *q, size_t c0, void *y, size_t ldy) {
+  tiles[flip != 0][(n - 1) / 16][m - 1](n, ntaps, kq, ind, w, q, c0, (uint8_t *)y, ldy);
+}
+
+const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni = {
+    .name = "q8_igemm_6x64c4__avx512vnni",
+    .mr = MR,
+    .nr = NR,
+    .ukernel = q8_igemm_6x64c4,
+};
