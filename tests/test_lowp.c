@@ -540,11 +540,11 @@ static void layer_make(layer *L, const dlconv_conv2d_desc *d, int dense, rng_t *
 
 /* A random valid descriptor. */
 static void gen_desc(rng_t *r, dlconv_conv2d_desc *d, dlconv_dtype t, int big) {
-  const int cing[] = {1, 2, 3, 5, 7, 13, 33}, coutg[] = {1, 3, 4, 5, 8, 9, 17, 23}, ks[] = {1, 1, 2, 3, 3, 5};
+  const int cing[] = {1, 2, 3, 5, 7, 13, 33, 4, 8, 12}, coutg[] = {1, 3, 4, 5, 8, 9, 17, 23}, ks[] = {1, 1, 2, 3, 3, 5};
   for (;;) {
     const int kind = rng_int(r, 0, 6); /* 0-3 groups 1, 4 groups 2, 5 groups 3, 6 depthwise */
     int groups, cin, cout;
-    if (kind <= 3) { groups = 1; cin = rng_pick(r, cing, 7); cout = rng_pick(r, coutg, 8); }
+    if (kind <= 3) { groups = 1; cin = rng_pick(r, cing, 10); cout = rng_pick(r, coutg, 8); }
     else if (kind <= 5) { groups = kind - 2; cin = groups * rng_pick(r, cing, 5); cout = groups * rng_pick(r, coutg, 6); }
     else { groups = rng_int(r, 1, 11); cin = groups; cout = groups * rng_int(r, 1, 2); }
     const int h = big ? 23 : rng_int(r, 1, 9), w = big ? 19 : rng_int(r, 1, 9);
@@ -595,6 +595,13 @@ static const fixed_shape FIXED[] = {
     {2, 16, 6, 21, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, DLCONV_NHWC},   /* small groups per pixel, NHWC */
     {1, 16, 5, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 2, DLCONV_NCHW},   /* 8 channels per group, wide rows */
     {1, 24, 5, 33, 24, 3, 3, 1, 2, 1, 1, 0, 1, 1, 2, 3, DLCONV_NHWC},   /* 8 per group, NHWC, stride 2 columns */
+    /* NHWC with quads of channels per group (the indirect GEMM): panels of 64 with a tail, row
+       tiles across images, padding and dilation, strided 1 x 1 */
+    {2, 64, 7, 5, 72, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NHWC},
+    {2, 12, 9, 11, 100, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, 1, DLCONV_NHWC},
+    {1, 20, 8, 9, 33, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, DLCONV_NHWC},
+    {2, 32, 9, 9, 130, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, DLCONV_NHWC},
+    {1, 16, 6, 7, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {
@@ -1232,6 +1239,89 @@ static void test_q8_dw_planes(void **state) {
          "rows), AUTO took it for %ld; on the channel-lanes kernel: %ld, AUTO took it for %ld (%.2f s)\n",
          st.layers, g_runs - r0, st.quads, st.flat, st.chunked, st.auto_quads, st.lanes, st.auto_lanes, now_s() - t0);
   if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
+/* Int8 NHWC convolutions with a multiple of 4 input channels per group, which im2col + GEMM hands
+ * to the indirect GEMM where the CPU has AVX512-VNNI (igemm_q8.c: x read in place through per-tap
+ * pointers, padding taps on a row of the zero point): output channels 1..150 (panels of 64 and
+ * every tail of 16-lane vectors), input channels 4..72, windows 1..5 with strides, dilations and
+ * asymmetric padding, groups 1..3, batches 1..3 (row tiles across images), planes 1x1..19x17,
+ * power-of-two scales (exact ties, the kernel's exact fallback) and random ones, clamps. Each layer
+ * through IM2COL_GEMM and AUTO on every ISA, 1 and 2 threads; the summary counts the plans on the
+ * indirect GEMM. Under a sanitizer only every third layer runs. */
+static void test_q8_igemm_nhwc(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const int every = 3;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  const int every = 3;
+#else
+  const int every = 1;
+#endif
+#else
+  const int every = 1;
+#endif
+  static const int couts[] = {1, 7, 16, 17, 33, 48, 64, 65, 100, 128, 150}, cins[] = {4, 8, 12, 20, 64, 72};
+  static const int ks[] = {1, 1, 2, 3, 3, 5};
+  static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
+  rng_t r = rng_seed(1400);
+  long layers = 0, on_igemm = 0, auto_igemm = 0;
+  for (int i = 0; i < 96; i++) {
+    const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int groups = rng_chance(&r, 0.7) ? 1 : rng_int(&r, 2, 3);
+    const int cin = groups * rng_pick(&r, cins, (int)ARRAY_LEN(cins));
+    const int cout = groups * couts[i % ARRAY_LEN(couts)];
+    const int kh = rng_pick(&r, ks, (int)ARRAY_LEN(ks)), kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
+    const int h = rng_int(&r, 1, 19), w = rng_int(&r, 1, 17);
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 3), cin, h, w, cout, kh, kw);
+    d.groups = groups;
+    d.dtype = t;
+    d.layout = DLCONV_NHWC;
+    d.stride_h = rng_int(&r, 1, 2);
+    d.stride_w = rng_chance(&r, 0.7) ? d.stride_h : rng_int(&r, 1, 3);
+    d.dilation_h = rng_chance(&r, 0.2) ? 2 : 1;
+    d.dilation_w = rng_chance(&r, 0.2) ? 2 : 1;
+    const int eh = (kh - 1) * d.dilation_h, ew = (kw - 1) * d.dilation_w;
+    d.pad_top = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_bottom = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_left = rng_int(&r, 0, ew / 2 + 1);
+    d.pad_right = rng_int(&r, 0, ew / 2 + 1);
+    const int lack_h = eh + 1 - (h + d.pad_top + d.pad_bottom), lack_w = ew + 1 - (w + d.pad_left + d.pad_right);
+    if (lack_h > 0) d.pad_bottom += lack_h;
+    if (lack_w > 0) d.pad_right += lack_w;
+    gen_opts o = GEN_RANDOM;
+    o.per_channel = i / 2 % 2;
+    o.pow2 = i % 3 == 0;
+    o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
+    if (i % every) continue;
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    char k[64];
+    dwp_kernel(&L, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ISA_AVX512, k);
+    if (!strncmp(k, "q8_igemm", 8)) {
+      on_igemm++;
+      dwp_kernel(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
+      auto_igemm += !strncmp(k, "q8_igemm", 8);
+    }
+    layers++;
+    dlconv_isa isas[8];
+    const int ni = isa_list(isas);
+    const dlconv_algo algos[] = {DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_AUTO};
+    int first = 1;
+    for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
+      for (int j = 0; j < ni; j++)
+        for (int th = 1; th <= 2; th++) {
+          run_layer(&L, algos[ai], isas[j], th, 0, first);
+          first = 0;
+        }
+    layer_free(&L);
+  }
+  printf("q8 NHWC quads: %ld layers, %ld runs; on the indirect GEMM (im2col_gemm, avx512): %ld, AUTO took it for %ld "
+         "(%.2f s)\n", layers, g_runs - r0, on_igemm, auto_igemm, now_s() - t0);
 }
 
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
@@ -1943,6 +2033,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_q8_ties, setup_test),
       cmocka_unit_test_setup(test_q8_dw_exact_sums, setup_test),
       cmocka_unit_test_setup(test_q8_dw_planes, setup_test),
+      cmocka_unit_test_setup(test_q8_igemm_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),
       cmocka_unit_test_setup(test_f16_overflow, setup_test),

@@ -142,7 +142,8 @@ static void build_ind(const igemm_ctx *c, size_t g, size_t q0, size_t m, const u
   const size_t P = (size_t)(s->h_out * s->w_out), wo = (size_t)s->w_out, cin_all = (size_t)s->c_in;
   const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
   size_t img = q0 / P, oy = q0 % P / wo, ox = q0 % wo;
-  if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && !(s->pad_t | s->pad_l)) {
+  if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+      !(s->pad_t | s->pad_b | s->pad_l | s->pad_r)) {
     /* the plane's pixels in order: one run of x per image */
     for (size_t i = 0; i < m; i++) {
       const size_t q = q0 + i;
