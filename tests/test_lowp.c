@@ -1244,7 +1244,9 @@ static void test_q8_dw_planes(void **state) {
 /* Int8 NHWC convolutions with a multiple of 4 input channels per group, which im2col + GEMM hands
  * to the indirect GEMM where the CPU has AVX512-VNNI (igemm_q8.c: x read in place through per-tap
  * pointers, padding taps on a row of the zero point): output channels 1..150 (panels of 64 and
- * every tail of 16-lane vectors), input channels 4..72, windows 1..5 with strides, dilations and
+ * every tail of 16-lane vectors), input channels 4..72, and a quarter of the layers with 1..9
+ * input channels (row mode where k_w * c_in <= 64 and dilation_w is 1: runs copied at the
+ * image's borders and at the end of x), windows 1..7 with strides, dilations and
  * asymmetric padding, groups 1..3, batches 1..3 (row tiles across images), planes 1x1..19x17,
  * power-of-two scales (exact ties, the kernel's exact fallback) and random ones, clamps. Each layer
  * through IM2COL_GEMM and AUTO on every ISA, 1 and 2 threads; the summary counts the plans on the
@@ -1265,6 +1267,7 @@ static void test_q8_igemm_nhwc(void **state) {
   const int every = 1;
 #endif
   static const int couts[] = {1, 7, 16, 17, 33, 48, 64, 65, 100, 128, 150}, cins[] = {4, 8, 12, 20, 64, 72};
+  static const int row_cins[] = {1, 2, 3, 3, 5, 6, 9}; /* groups 1: row mode where k_w * c_in <= 64 */
   static const int ks[] = {1, 1, 2, 3, 3, 5};
   static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
   rng_t r = rng_seed(1400);
@@ -1272,9 +1275,11 @@ static void test_q8_igemm_nhwc(void **state) {
   for (int i = 0; i < 96; i++) {
     const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
     const int groups = rng_chance(&r, 0.7) ? 1 : rng_int(&r, 2, 3);
-    const int cin = groups * rng_pick(&r, cins, (int)ARRAY_LEN(cins));
+    const int rows = groups == 1 && i % 4 == 1;
+    const int cin = rows ? rng_pick(&r, row_cins, (int)ARRAY_LEN(row_cins)) : groups * rng_pick(&r, cins, (int)ARRAY_LEN(cins));
     const int cout = groups * couts[i % ARRAY_LEN(couts)];
-    const int kh = rng_pick(&r, ks, (int)ARRAY_LEN(ks)), kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
+    const int kh = rows && i % 8 == 1 ? 7 : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
+    const int kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
     const int h = rng_int(&r, 1, 19), w = rng_int(&r, 1, 17);
     dlconv_conv2d_desc d;
     dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 3), cin, h, w, cout, kh, kw);

@@ -11,7 +11,8 @@
  *
  * The accumulators start at the plan's bias (with the zero point's correction), and each row is
  * requantised while in registers: the wide screen of quant.h per vector of 16 channels (their
- * multipliers in the lanes), clamp in integers, vpmovdb to bytes. A row with a lane near a tie,
+ * multipliers in the lanes), clamp in integers where the plan clamps inside the type, packs to
+ * bytes with the type's saturation, one dword permute into channel order. A row with a lane near a tie,
  * or a plan without the wide screen, goes through the exact store instead. */
 #include <immintrin.h>
 #include <math.h>
@@ -73,6 +74,9 @@ INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size
   const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
   const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
   const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
+  const int clamp = q->lo > ylo || q->hi < yhi;
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __mmask64 row_mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
   __m512 mf[NVMAX];
   for (size_t v = 0; v < NV; v++) mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], q->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
   _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
@@ -85,10 +89,14 @@ INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size
       dmax = _mm512_range_ps(dmax, d, 0x0B);
     }
     if (fast && !_mm512_cmp_ps_mask(dmax, half_in, _CMP_GT_OQ)) {
-      for (size_t v = 0; v < NV; v++) {
-        const __m512i c = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
-        _mm_mask_storeu_epi8(yi + 16 * v, cm[v], _mm512_cvtepi32_epi8(c));
-      }
+      if (clamp)
+        for (size_t v = 0; v < NV; v++) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
+      for (size_t v = NV; v < NVMAX; v++) r[v] = _mm512_setzero_si512();
+      /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
+         dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
+      const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
+      const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+      _mm512_mask_storeu_epi8(yi, row_mask, _mm512_permutexvar_epi32(order, b));
     } else {
       /* the exact store, on acc less the bias it started from (the products' exact s32 sum) */
       int32_t a[NR];
