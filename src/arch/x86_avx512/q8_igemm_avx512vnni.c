@@ -10,10 +10,7 @@
  * does 2 vectors of work per row, not 4.
  *
  * The accumulators start at the plan's bias (with the zero point's correction), and each row is
- * requantised while in registers: the wide screen of quant.h per vector of 16 channels (their
- * multipliers in the lanes), clamp in integers where the plan clamps inside the type, packs to
- * bytes with the type's saturation, one dword permute into channel order. A row with a lane near a tie,
- * or a plan without the wide screen, goes through the exact store instead. */
+ * requantised while in registers (q8_rows_avx512.h). */
 #include <immintrin.h>
 #include <math.h>
 #include <stddef.h>
@@ -21,17 +18,12 @@
 #include <string.h>
 
 #include "../../core/kernels.h"
-#include "q8_store_avx512.h"
-#include "q8_wide_avx512.h"
+#include "q8_rows_avx512.h"
 
 #define MR 6
 #define NR 64
-#define NVMAX (NR / 16)
+#define NVMAX DLC_ROWS_NV
 #define INLINE static inline __attribute__((always_inline))
-
-INLINE __mmask16 lanes_below(ptrdiff_t n) {
-  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
-}
 
 INLINE __m512i bcast4(const uint8_t *p) {
   int32_t v;
@@ -45,7 +37,7 @@ INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size
   __mmask16 cm[NVMAX];
   __m512i acc[MR][NVMAX];
   for (size_t v = 0; v < NV; v++) {
-    cm[v] = lanes_below((ptrdiff_t)n - (ptrdiff_t)(16 * v));
+    cm[v] = dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
     const __m512i b = _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v);
     _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) acc[i][v] = b;
   }
@@ -65,47 +57,7 @@ INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size
     }
   }
 
-  /* epilogue, row by row */
-  const int fast = q->screen_wide;
-  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
-  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
-  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
-  const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
-  const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
-  const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
-  const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
-  const int clamp = q->lo > ylo || q->hi < yhi;
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  const __mmask64 row_mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
-  __m512 mf[NVMAX];
-  for (size_t v = 0; v < NV; v++) mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], q->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
-  _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
-    uint8_t *yi = y + i * ldy;
-    __m512i r[NVMAX];
-    __m512 dmax = _mm512_setzero_ps();
-    for (size_t v = 0; v < NV; v++) {
-      __m512 d;
-      r[v] = dlc_q8_wide16(acc[i][v], mf[v], m_less_zp, &d);
-      dmax = _mm512_range_ps(dmax, d, 0x0B);
-    }
-    if (fast && !_mm512_cmp_ps_mask(dmax, half_in, _CMP_GT_OQ)) {
-      if (clamp)
-        for (size_t v = 0; v < NV; v++) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
-      for (size_t v = NV; v < NVMAX; v++) r[v] = _mm512_setzero_si512();
-      /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
-         dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
-      const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
-      const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
-      _mm512_mask_storeu_epi8(yi, row_mask, _mm512_permutexvar_epi32(order, b));
-    } else {
-      /* the exact store, on acc less the bias it started from (the products' exact s32 sum) */
-      int32_t a[NR];
-      for (size_t v = 0; v < NV; v++)
-        _mm512_storeu_si512(a + 16 * v,
-                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v)));
-      dlc_q8_store__avx512(n, a, q, c0, 1, yi);
-    }
-  }
+  dlc_q8_rows_store(M, NV, acc, n, q, c0, y, ldy);
 }
 
 typedef void (*tile_fn)(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict ind,

@@ -1,0 +1,78 @@
+/* q8_rows_avx512.h - the int8 epilogue of kernels whose tile is rows of up to 64 output channels
+ * in the lanes of four accumulators (NHWC: a row is an output pixel, its channels contiguous in
+ * y): q8_igemm_avx512vnni.c and q8_dwnhwc_avx512vnni.c. Each accumulator holds acc + bias already
+ * (the kernels start from the bias). A row is requantised in the lanes on the wide screen of
+ * quant.h (per-channel multipliers in the lanes), clamped in integers where the plan clamps inside
+ * the type, narrowed by packs with the type's saturation and put back in channel order by one
+ * dword permute: one 64-byte store per row. A row with a lane near a tie, or a plan without the
+ * wide screen, goes through the exact store. Needs AVX-512 F/BW. */
+#ifndef DLC_Q8_ROWS_AVX512_H
+#define DLC_Q8_ROWS_AVX512_H
+
+#include <immintrin.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../quant/quant.h"
+#include "q8_store_avx512.h"
+#include "q8_wide_avx512.h"
+
+#define DLC_ROWS_NV 4 /* accumulators per row: 64 channels */
+
+static inline __attribute__((always_inline)) __mmask16 dlc_rows_lanes(ptrdiff_t n) {
+  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+
+/* y[i * ldy + j] = requant(acc[i][j / 16] lane j % 16, channel c0 + j) for i < M, j < n (n <= 16 NV). */
+static inline __attribute__((always_inline)) void dlc_q8_rows_store(const size_t M, const size_t NV,
+                                                                    __m512i acc[][DLC_ROWS_NV], size_t n,
+                                                                    const dlc_q8_params *q, size_t c0, uint8_t *y,
+                                                                    size_t ldy) {
+  const int fast = q->screen_wide;
+  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
+  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
+  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
+  const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
+  const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
+  const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
+  const int clamp = q->lo > ylo || q->hi < yhi;
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __mmask64 row_mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+  __mmask16 cm[DLC_ROWS_NV];
+  __m512 mf[DLC_ROWS_NV];
+  for (size_t v = 0; v < NV; v++) {
+    cm[v] = dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
+    mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], q->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
+  }
+  _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
+    uint8_t *yi = y + i * ldy;
+    __m512i r[DLC_ROWS_NV];
+    __m512 dmax = _mm512_setzero_ps();
+    for (size_t v = 0; v < NV; v++) {
+      __m512 d;
+      r[v] = dlc_q8_wide16(acc[i][v], mf[v], m_less_zp, &d);
+      dmax = _mm512_range_ps(dmax, d, 0x0B);
+    }
+    if (fast && !_mm512_cmp_ps_mask(dmax, half_in, _CMP_GT_OQ)) {
+      if (clamp)
+        for (size_t v = 0; v < NV; v++) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
+      for (size_t v = NV; v < DLC_ROWS_NV; v++) r[v] = _mm512_setzero_si512();
+      /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
+         dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
+      const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
+      const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+      _mm512_mask_storeu_epi8(yi, row_mask, _mm512_permutexvar_epi32(order, b));
+    } else {
+      /* the exact store, on acc less the bias it started from (the products' exact s32 sum) */
+      int32_t a[16 * DLC_ROWS_NV];
+      for (size_t v = 0; v < NV; v++)
+        _mm512_storeu_si512(a + 16 * v,
+                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v)));
+      dlc_q8_store__avx512(n, a, q, c0, 1, yi);
+    }
+  }
+}
+
+#endif

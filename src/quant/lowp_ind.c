@@ -1,0 +1,109 @@
+/* lowp_ind.c - see lowp_ind.h. */
+#include "lowp_ind.h"
+
+#include <string.h>
+
+#include "../core/util.h"
+
+int dlc_nhwc_ind_row_mode(const dlc_conv_shape *s) {
+  return s->cin_g % 4 != 0 && s->groups == 1 && s->dil_w == 1 && s->k_w * s->c_in <= DLC_IND_ROW_MAX_BYTES &&
+         s->k_h <= DLC_IND_ROW_MAX_TAPS;
+}
+
+dlconv_status dlc_nhwc_ind_init(dlc_nhwc_ind *v, const dlconv_plan *p, int rows, size_t need, size_t mr) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t kw = (size_t)s->k_w, row_bytes = (size_t)(s->w_in * s->c_in);
+  memset(v, 0, sizeof *v);
+  v->rows = rows;
+  v->ntaps = rows ? (size_t)s->k_h : (size_t)(s->k_h * s->k_w);
+  v->mr = mr;
+  v->cin = (size_t)s->cin_g;
+  v->need = need;
+  v->zp = (uint8_t)p->q8.x_zero_point;
+  for (size_t t = 0; t < v->ntaps; t++)
+    v->toff[t] = rows ? (ptrdiff_t)(t * (size_t)s->dil_h * row_bytes)
+                      : (ptrdiff_t)(t / kw * (size_t)s->dil_h * row_bytes + t % kw * (size_t)(s->dil_w * s->c_in));
+  v->zrow = dlc_malloc(dlc_round_up(need, 64));
+  if (!v->zrow) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning int8 NHWC pointers");
+  memset(v->zrow, v->zp, dlc_round_up(need, 64));
+  return DLCONV_OK;
+}
+
+void dlc_nhwc_ind_free(dlc_nhwc_ind *v) {
+  dlc_free(v->zrow);
+  v->zrow = NULL;
+}
+
+/* Row mode: a run the kernel may not read in place, copied: x where the window is inside the
+   row, the zero point's byte elsewhere and in the kernel's tail. */
+static const uint8_t *copy_run(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *row, int64_t ix0,
+                               uint8_t *dst) {
+  const size_t cin = (size_t)s->c_in;
+  memset(dst, v->zp, v->need);
+  for (int64_t kx = 0; kx < s->k_w; kx++) {
+    const int64_t ix = ix0 + kx;
+    if (ix >= 0 && ix < s->w_in) memcpy(dst + (size_t)kx * cin, row + (size_t)ix * cin, cin);
+  }
+  return dst;
+}
+
+/* The pixel's position steps along the row (a division per pixel was a tenth of a 1 x 1 layer's
+   time); a window inside the image takes its taps' fixed offsets. */
+void dlc_nhwc_ind_build(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
+                        size_t m, const uint8_t **ind, uint8_t *scratch) {
+  const size_t P = (size_t)(s->h_out * s->w_out), wo = (size_t)s->w_out, cin_all = (size_t)s->c_in;
+  const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
+  size_t img = q0 / P, oy = q0 % P / wo, ox = q0 % wo;
+  if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+      !(s->pad_t | s->pad_b | s->pad_l | s->pad_r) && !v->rows) {
+    /* the plane's pixels in order: one run of x per image */
+    for (size_t i = 0; i < m; i++) {
+      const size_t q = q0 + i;
+      ind[i] = x + q / P * img_bytes + (q % P) * cin_all + g * v->cin;
+    }
+    return;
+  }
+  const int64_t span_h = (s->k_h - 1) * s->dil_h, span_w = (s->k_w - 1) * s->dil_w;
+  const uint8_t *x_end = x + (size_t)s->n * img_bytes;
+  for (size_t i = 0; i < m; i++) {
+    const uint8_t *base = x + img * img_bytes + g * v->cin;
+    const uint8_t **it = ind + i;
+    const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, ix0 = (int64_t)ox * s->stride_w - s->pad_l;
+    const int inside = iy0 >= 0 && iy0 + span_h < s->h_in && ix0 >= 0 && ix0 + span_w < s->w_in;
+    const uint8_t *o = inside ? base + ((size_t)iy0 * (size_t)s->w_in + (size_t)ix0) * cin_all : NULL;
+    if (inside && (!v->rows || (size_t)(x_end - (o + v->toff[v->ntaps - 1])) >= v->need)) {
+      for (size_t t = 0; t < v->ntaps; t++) it[t * v->mr] = o + v->toff[t];
+    } else if (v->rows) {
+      for (int64_t ky = 0; ky < s->k_h; ky++, it += v->mr) {
+        const int64_t iy = iy0 + ky * s->dil_h;
+        if (iy < 0 || iy >= s->h_in) {
+          *it = v->zrow;
+          continue;
+        }
+        const uint8_t *row = base + (size_t)iy * (size_t)s->w_in * cin_all;
+        const uint8_t *run = row + ix0 * (int64_t)cin_all;
+        const int in_row = ix0 >= 0 && ix0 + span_w < s->w_in;
+        *it = in_row && (size_t)(x_end - run) >= v->need
+                  ? run
+                  : copy_run(v, s, row, ix0, scratch + (i * DLC_IND_ROW_MAX_TAPS + (size_t)ky) * DLC_IND_ROW_MAX_BYTES);
+      }
+    } else {
+      for (int64_t ky = 0; ky < s->k_h; ky++) {
+        const int64_t iy = iy0 + ky * s->dil_h;
+        const int row_in = iy >= 0 && iy < s->h_in;
+        for (int64_t kx = 0; kx < s->k_w; kx++, it += v->mr) {
+          const int64_t ix = ix0 + kx * s->dil_w;
+          *it = row_in && ix >= 0 && ix < s->w_in ? base + ((size_t)iy * (size_t)s->w_in + (size_t)ix) * cin_all
+                                                  : v->zrow;
+        }
+      }
+    }
+    if (++ox == wo) {
+      ox = 0;
+      if (++oy == (size_t)s->h_out) {
+        oy = 0;
+        img++;
+      }
+    }
+  }
+}
