@@ -1241,6 +1241,72 @@ static void test_q8_dw_planes(void **state) {
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 
+/* Int8 NHWC depthwise layers (depth multiplier 1), which direct runs in registers where the CPU
+ * has AVX512-VNNI (q8_dwconv_nhwc: tiles of 6 pixels x blocks of 64 channels, x read in place,
+ * padding taps on the zero point's row): channels 1..200 (every 16-lane tail, several blocks),
+ * windows 1..7 with strides, dilations and asymmetric padding, planes 1x1..21x19, batches 1..3,
+ * power-of-two scales (exact ties) and random ones. Each layer through DIRECT and AUTO on every
+ * ISA, 1 and 2 threads; the summary counts the plans on the kernel. */
+static void test_q8_dw_nhwc(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  static const int chans[] = {1, 3, 16, 17, 40, 64, 65, 96, 144, 200}, ks[] = {1, 2, 3, 3, 3, 5, 7};
+  static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
+  rng_t r = rng_seed(1500);
+  long layers = 0, on_kernel = 0, auto_kernel = 0;
+  for (int i = 0; i < 60; i++) {
+    const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int c = chans[i % ARRAY_LEN(chans)];
+    const int kh = rng_pick(&r, ks, (int)ARRAY_LEN(ks)), kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
+    const int h = rng_int(&r, 1, 21), w = rng_int(&r, 1, 19);
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 3), c, h, w, c, kh, kw);
+    d.groups = c;
+    d.dtype = t;
+    d.layout = DLCONV_NHWC;
+    d.stride_h = rng_int(&r, 1, 2);
+    d.stride_w = rng_chance(&r, 0.7) ? d.stride_h : rng_int(&r, 1, 3);
+    d.dilation_h = rng_chance(&r, 0.2) ? 2 : 1;
+    d.dilation_w = rng_chance(&r, 0.2) ? 2 : 1;
+    const int eh = (kh - 1) * d.dilation_h, ew = (kw - 1) * d.dilation_w;
+    d.pad_top = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_bottom = rng_int(&r, 0, eh / 2 + 1);
+    d.pad_left = rng_int(&r, 0, ew / 2 + 1);
+    d.pad_right = rng_int(&r, 0, ew / 2 + 1);
+    const int lack_h = eh + 1 - (h + d.pad_top + d.pad_bottom), lack_w = ew + 1 - (w + d.pad_left + d.pad_right);
+    if (lack_h > 0) d.pad_top += lack_h;
+    if (lack_w > 0) d.pad_left += lack_w;
+    gen_opts o = GEN_RANDOM;
+    o.per_channel = i / 2 % 2;
+    o.pow2 = i % 3 == 0;
+    o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    char k[64];
+    dwp_kernel(&L, DLCONV_ALGO_DIRECT, DLCONV_ISA_AVX512, k);
+    if (!strncmp(k, "q8_dwconv_nhwc", 14)) {
+      on_kernel++;
+      dwp_kernel(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
+      auto_kernel += !strncmp(k, "q8_dwconv_nhwc", 14);
+    }
+    layers++;
+    dlconv_isa isas[8];
+    const int ni = isa_list(isas);
+    const dlconv_algo algos[] = {DLCONV_ALGO_DIRECT, DLCONV_ALGO_AUTO};
+    int first = 1;
+    for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
+      for (int j = 0; j < ni; j++)
+        for (int th = 1; th <= 2; th++) {
+          run_layer(&L, algos[ai], isas[j], th, 0, first);
+          first = 0;
+        }
+    layer_free(&L);
+  }
+  printf("q8 NHWC depthwise: %ld layers, %ld runs; on the in-register kernel (direct, avx512): %ld, AUTO took it for "
+         "%ld (%.2f s)\n", layers, g_runs - r0, on_kernel, auto_kernel, now_s() - t0);
+}
+
 /* Int8 NHWC convolutions with a multiple of 4 input channels per group, which im2col + GEMM hands
  * to the indirect GEMM where the CPU has AVX512-VNNI (igemm_q8.c: x read in place through per-tap
  * pointers, padding taps on a row of the zero point): output channels 1..150 (panels of 64 and
@@ -2039,6 +2105,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_q8_dw_exact_sums, setup_test),
       cmocka_unit_test_setup(test_q8_dw_planes, setup_test),
       cmocka_unit_test_setup(test_q8_igemm_nhwc, setup_test),
+      cmocka_unit_test_setup(test_q8_dw_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),
       cmocka_unit_test_setup(test_f16_overflow, setup_test),

@@ -40,6 +40,7 @@ static void make_x86_tables(void) {
     avx512_table.lowp_gspc = &dlc_lowp_gspc__avx512vnni;
     avx512_table.q8_d4 = &dlc_q8d4_gemm__avx512vnni;
     avx512_table.q8_igemm = &dlc_q8_igemm__avx512vnni;
+    avx512_table.q8_dwn = &dlc_q8_dwn__avx512vnni;
   }
 #endif
 #if defined(DLC_HAVE_AVX512VBMI)

@@ -41,6 +41,8 @@ typedef struct dlc_isa_kernels {
   dlc_q8_store_t_fn q8_store_t;
   /* int8 NHWC convolutions as indirect GEMMs on the same quads, x read in place (NULL elsewhere) */
   const dlc_q8_igemm_family *q8_igemm;
+  /* int8 NHWC depthwise in registers, x read in place (same CPUs as q8_igemm) */
+  const dlc_q8_dwn_family *q8_dwn;
 } dlc_isa_kernels;
 
 /* Family descriptors, defined in src/arch/<isa>/f32_<family>_<isa>.c. */
@@ -63,6 +65,7 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
 extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
 extern const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni;
+extern const dlc_q8_dwn_family dlc_q8_dwn__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
 extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,

@@ -47,6 +47,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "../quant/lowp_ind.h"
 #include "../quant/lowp_vpos.h"
 #include "direct_dwp.h"
 
@@ -84,6 +85,10 @@ typedef struct dwl_data {
   uint32_t *pos;            /* round_up(h_out * w_out, 16) byte offsets of the output pixels' windows */
   uint32_t *off;            /* h_in * w_in byte offsets of the input pixels in the padded plane */
   size_t xc_bytes;
+  /* int8 NHWC in registers (k->q8_dwn; see dwn_plan): tiles of pixels read through pointers */
+  int dwn;
+  int32_t *wn;              /* ceil(c_out / 64) blocks of k_h * k_w x 64 weights as s16 pairs */
+  dlc_nhwc_ind ind;
 } dwl_data;
 
 static void dwl_destroy(dlconv_plan *p) {
@@ -95,6 +100,8 @@ static void dwl_destroy(dlconv_plan *p) {
   dlc_free(d->w16);
   dlc_free(d->pos);
   dlc_free(d->off);
+  dlc_free(d->wn);
+  dlc_nhwc_ind_free(&d->ind);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
 }
@@ -208,6 +215,39 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
   return DLCONV_OK;
 }
 
+/* int8 NHWC depthwise in registers (lowp_dw_ukernel.h, dlc_q8_dwn_family) where the CPU has it and
+   the zero point's correction fits the s32 bias; *taken says whether it did. The kernel reads x's
+   values as they are (the zero point's byte on padding taps), so the correction is
+   x_zero_point * sum(w). Tasks take contiguous ranges of tiles of pixels. */
+static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
+  *taken = 0;
+  const size_t taps = (size_t)(s->k_h * s->k_w), co = (size_t)s->c_out;
+  if (!f || s->cout_g != 1 || taps > DLC_IND_MAX_TAPS) return DLCONV_OK;
+  int ok;
+  dlconv_status st = dlc_q8_corrected_params(p, w, p->q8.x_zero_point, &d->q4, &ok);
+  if (st != DLCONV_OK || !ok) return st;
+  const size_t nwords = dlc_round_up(co, 16) * taps;
+  d->wn = dlc_calloc(nwords * sizeof(int32_t));
+  if (!d->wn) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
+  st = dlc_nhwc_ind_init(&d->ind, p, 0, co, f->mr);
+  if (st != DLCONV_OK) return st;
+  for (size_t c = 0; c < co; c++) {
+    const size_t b = c / 64, nw = DLC_MIN(64, dlc_round_up(co - 64 * b, 16));
+    for (size_t t = 0; t < taps; t++)
+      d->wn[64 * b * taps + t * nw + c % 64] = (int32_t)(uint16_t)(int16_t)((const int8_t *)w)[c * taps + t];
+  }
+  d->dwn = 1;
+  d->q8 = 1;
+  d->ntasks = DLC_MIN((size_t)p->nthreads, dlc_div_up((size_t)s->n * (size_t)(s->h_out * s->w_out), f->mr));
+  p->packed_weight_bytes = nwords * sizeof(int32_t);
+  p->workspace_bytes = 0;
+  snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
+  *taken = 1;
+  return DLCONV_OK;
+}
+
 static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
@@ -227,9 +267,9 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
                     p->kernels->name);
   dwl_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
-  if (q8 && !nhwc) {
+  if (q8) {
     int taken;
-    const dlconv_status st = dw4_plan(p, d, w, &taken);
+    const dlconv_status st = nhwc ? dwn_plan(p, d, w, &taken) : dw4_plan(p, d, w, &taken);
     if (st != DLCONV_OK || taken) {
       p->algo_data = d;
       if (st != DLCONV_OK) { /* whatever the quads' plans allocated goes with d */
@@ -603,6 +643,25 @@ static void dwl_task_wide(void *arg, size_t t) {
   }
 }
 
+/* int8 NHWC in registers: tiles of the kernel's mr output pixels (across rows and images). */
+static void dwl_task_dwn(void *arg, size_t t) {
+  const dwl_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
+  const size_t co = (size_t)s->c_out, M = (size_t)s->n * (size_t)(s->h_out * s->w_out), mr = f->mr;
+  const int is_signed = p->dtype == DLCONV_S8;
+  const uint8_t *ind[DLC_IND_MAX_TAPS * 16];
+  size_t begin, end;
+  dlc_split_range(dlc_div_up(M, mr), d->ntasks, t, &begin, &end);
+  for (size_t tile = begin; tile < end; tile++) {
+    const size_t q0 = tile * mr, m = DLC_MIN(mr, M - q0);
+    dlc_nhwc_ind_build(&d->ind, s, c->x, 0, q0, m, ind, NULL);
+    f->run(m, co, d->ind.ntaps, ind, d->wn, is_signed, &d->q4, (uint8_t *)c->y + q0 * co, co);
+  }
+}
+
 /* NCHW F16 on the fp32 kernel's binary16 variant: per (image, channel) plane, one call over all
    its row groups, x widened and y rounded in registers. */
 static void dwl_task_half(void *arg, size_t t) {
@@ -625,7 +684,14 @@ static void dwl_task_half(void *arg, size_t t) {
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
   dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, d->dwc ? dwl_task_dwc : d->dw4 ? dwl_task_dw4 : d->nhwc ? dwl_task_nhwc : d->half ? dwl_task_half : d->wide ? dwl_task_wide : dwl_task,
+  dlc_parallel_for(p, d->ntasks,
+                   d->dwn   ? dwl_task_dwn
+                   : d->dwc ? dwl_task_dwc
+                   : d->dw4 ? dwl_task_dw4
+                   : d->nhwc ? dwl_task_nhwc
+                   : d->half ? dwl_task_half
+                   : d->wide ? dwl_task_wide
+                             : dwl_task,
                    &c);
 }
 

@@ -107,4 +107,24 @@ typedef struct dlc_lowp_dw_family {
   dlc_q8_widen_fn q8_widen;
 } dlc_lowp_dw_family;
 
+/* NHWC int8 depthwise (depth multiplier 1) in registers, channels in the lanes: a tile of m <= mr
+ * output pixels x all c channels, each tap of each pixel read in place through a pointer, as the
+ * q8_igemm family does (lowp_gemm_ukernel.h; the pointers: src/quant/lowp_ind.h):
+ *   ind: ntaps x mr pointers, tap-major; row i (< m) of tap t reads the c bytes at ind[t * mr + i]
+ *        (a pixel's channels, or the zero point's row), u8 or s8 per is_signed, values as given:
+ *        the zero point's correction is in q->bias
+ *   w:   per block of 64 channels (the last one 16 * ceil(rest / 16) wide, nw), ntaps x nw s32:
+ *        block b starts at w + 64 * b * ntaps, (tap t, channel 64 b + j) at [t * nw + j]; each the
+ *        s8 weight in the low 16 bits and 0 in the high 16 (an s16 pair for vpdpwssd), 0 past c
+ *   y[i * ldy + j] = dlc_q8_requant1(sum over t of w(t, j) * x_t,i[j] + q->bias[j], q->mult[j], q)
+ *        for i < m, j < c, u8 or s8 per q->is_signed; writes those bytes only. */
+typedef void (*dlc_q8_dwn_fn)(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int32_t *w,
+                              int is_signed, const dlc_q8_params *q, void *y, size_t ldy);
+
+typedef struct dlc_q8_dwn_family {
+  const char *name; /* e.g. "q8_dwconv_nhwc_6x64__avx512vnni" */
+  size_t mr;
+  dlc_q8_dwn_fn run;
+} dlc_q8_dwn_family;
+
 #endif
