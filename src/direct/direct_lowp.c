@@ -87,7 +87,8 @@ typedef struct dwl_data {
   size_t xc_bytes;
   /* int8 NHWC in registers (k->q8_dwn; see dwn_plan): tiles of pixels read through pointers */
   int dwn;
-  int32_t *wn;              /* ceil(c_out / 64) blocks of k_h * k_w x 64 weights as s16 pairs */
+  int8_t *wn;               /* ceil(c_out / 64) blocks of k_h * k_w x 4 x 64 bytes */
+  dlc_q8_params ql;         /* q4 with bias and mult_f in the kernel's lane order (owned arrays) */
   dlc_nhwc_ind ind;
 } dwl_data;
 
@@ -101,6 +102,8 @@ static void dwl_destroy(dlconv_plan *p) {
   dlc_free(d->pos);
   dlc_free(d->off);
   dlc_free(d->wn);
+  dlc_free(d->ql.bias);
+  dlc_free(d->ql.mult_f);
   dlc_nhwc_ind_free(&d->ind);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
@@ -216,32 +219,37 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
 }
 
 /* int8 NHWC depthwise in registers (lowp_dw_ukernel.h, dlc_q8_dwn_family) where the CPU has it and
-   the zero point's correction fits the s32 bias; *taken says whether it did. The kernel reads x's
-   values as they are (the zero point's byte on padding taps), so the correction is
-   x_zero_point * sum(w). Tasks take contiguous ranges of tiles of pixels. */
+   the zero point's correction fits the s32 bias; *taken says whether it did. Tasks take contiguous
+   ranges of tiles of pixels. */
 static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
   const dlc_conv_shape *s = &p->s;
   const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
   *taken = 0;
-  const size_t taps = (size_t)(s->k_h * s->k_w), co = (size_t)s->c_out;
+  const size_t taps = (size_t)(s->k_h * s->k_w), co = (size_t)s->c_out, cr = dlc_round_up(co, 64);
   if (!f || s->cout_g != 1 || taps > DLC_IND_MAX_TAPS) return DLCONV_OK;
   int ok;
-  dlconv_status st = dlc_q8_corrected_params(p, w, p->q8.x_zero_point, &d->q4, &ok);
+  dlconv_status st = dlc_q8_d4_params(p, w, &d->q4, &ok);
   if (st != DLCONV_OK || !ok) return st;
-  const size_t nwords = dlc_round_up(co, 16) * taps;
-  d->wn = dlc_calloc(nwords * sizeof(int32_t));
-  if (!d->wn) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
+  d->wn = dlc_calloc(cr * taps * 4);
+  d->ql = d->q4;
+  d->ql.bias = dlc_calloc(cr * sizeof(int32_t));
+  d->ql.mult_f = d->q4.mult_f ? dlc_calloc(cr * sizeof(float)) : NULL;
+  if (!d->wn || !d->ql.bias || (d->q4.mult_f && !d->ql.mult_f))
+    return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing direct weights");
   st = dlc_nhwc_ind_init(&d->ind, p, 0, co, f->mr);
   if (st != DLCONV_OK) return st;
   for (size_t c = 0; c < co; c++) {
-    const size_t b = c / 64, nw = DLC_MIN(64, dlc_round_up(co - 64 * b, 16));
-    for (size_t t = 0; t < taps; t++)
-      d->wn[64 * b * taps + t * nw + c % 64] = (int32_t)(uint16_t)(int16_t)((const int8_t *)w)[c * taps + t];
+    /* channel c = 64 b + 4 l + k: byte 4 l + k of vector k of each tap, entry 64 b + 16 k + l of ql */
+    const size_t b = c / 64, l = c % 64 / 4, k = c % 4;
+    for (size_t t = 0; t < taps; t++) d->wn[((b * taps + t) * 4 + k) * 64 + 4 * l + k] = ((const int8_t *)w)[c * taps + t];
+    d->ql.bias[64 * b + 16 * k + l] = d->q4.bias[c];
+    if (d->ql.mult_f) d->ql.mult_f[64 * b + 16 * k + l] = d->q4.mult_f[c];
   }
+  d->flip = dlc_q8_d4_flip(p);
   d->dwn = 1;
   d->q8 = 1;
   d->ntasks = DLC_MIN((size_t)p->nthreads, dlc_div_up((size_t)s->n * (size_t)(s->h_out * s->w_out), f->mr));
-  p->packed_weight_bytes = nwords * sizeof(int32_t);
+  p->packed_weight_bytes = cr * taps * 4 + cr * 8;
   p->workspace_bytes = 0;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   *taken = 1;
@@ -651,14 +659,13 @@ static void dwl_task_dwn(void *arg, size_t t) {
   const dwl_data *d = p->algo_data;
   const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
   const size_t co = (size_t)s->c_out, M = (size_t)s->n * (size_t)(s->h_out * s->w_out), mr = f->mr;
-  const int is_signed = p->dtype == DLCONV_S8;
   const uint8_t *ind[DLC_IND_MAX_TAPS * 16];
   size_t begin, end;
   dlc_split_range(dlc_div_up(M, mr), d->ntasks, t, &begin, &end);
   for (size_t tile = begin; tile < end; tile++) {
     const size_t q0 = tile * mr, m = DLC_MIN(mr, M - q0);
     dlc_nhwc_ind_build(&d->ind, s, c->x, 0, q0, m, ind, NULL);
-    f->run(m, co, d->ind.ntaps, ind, d->wn, is_signed, &d->q4, (uint8_t *)c->y + q0 * co, co);
+    f->run(m, co, d->ind.ntaps, ind, d->wn, d->flip, &d->q4, &d->ql, (uint8_t *)c->y + q0 * co, co);
   }
 }
 

@@ -107,22 +107,27 @@ typedef struct dlc_lowp_dw_family {
   dlc_q8_widen_fn q8_widen;
 } dlc_lowp_dw_family;
 
-/* NHWC int8 depthwise (depth multiplier 1) in registers, channels in the lanes: a tile of m <= mr
- * output pixels x all c channels, each tap of each pixel read in place through a pointer, as the
- * q8_igemm family does (lowp_gemm_ukernel.h; the pointers: src/quant/lowp_ind.h):
+/* NHWC int8 depthwise (depth multiplier 1) in registers: a tile of m <= mr output pixels x all c
+ * channels, each tap of each pixel read in place through a pointer, as the q8_igemm family does
+ * (lowp_gemm_ukernel.h; the pointers: src/quant/lowp_ind.h). A tap's 64 channels are one 64-byte
+ * load, and four vpdpbusd against the tap's weights spread over four vectors, weight k of each
+ * dword lane only (the other three bytes 0), add channel 4 l + k into lane l of accumulator k: no
+ * widening, no shuffles. The accumulators' lanes are thus strided channels, which the
+ * requantisation follows through ql.
  *   ind: ntaps x mr pointers, tap-major; row i (< m) of tap t reads the c bytes at ind[t * mr + i]
- *        (a pixel's channels, or the zero point's row), u8 or s8 per is_signed, values as given:
- *        the zero point's correction is in q->bias
- *   w:   per block of 64 channels (the last one 16 * ceil(rest / 16) wide, nw), ntaps x nw s32:
- *        block b starts at w + 64 * b * ntaps, (tap t, channel 64 b + j) at [t * nw + j]; each the
- *        s8 weight in the low 16 bits and 0 in the high 16 (an s16 pair for vpdpwssd), 0 past c
- *   y[i * ldy + j] = dlc_q8_requant1(sum over t of w(t, j) * x_t,i[j] + q->bias[j], q->mult[j], q)
- *        for i < m, j < c, u8 or s8 per q->is_signed; writes those bytes only. */
-typedef void (*dlc_q8_dwn_fn)(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int32_t *w,
-                              int is_signed, const dlc_q8_params *q, void *y, size_t ldy);
+ *        (a pixel's channels, or the zero point's row), each xor flip (0 or 0x80 for S8: x + 128),
+ *        so the zero point's correction zu * sum(w) is in the bias (lowp_vpos.h's dlc_q8_d4_params)
+ *   w:   per block of 64 channels, ntaps x 4 vectors x 64 s8: block b starts at w + 256 b ntaps,
+ *        byte 4 l + k' of vector k of tap t is w(t, 64 b + 4 l + k) where k' == k, else 0 (0 past c)
+ *   ql:  q with bias and mult_f (where set) in lane order: entry 64 b + 16 k + l is channel
+ *        64 b + 4 l + k's, round_up(c, 64) entries, zeros past c; other fields as q's
+ *   y[i * ldy + j] = dlc_q8_requant1(C(i, j) + q->bias[j], q->mult[j], q)   for i < m, j < c,
+ *        C the exact sum of the taps' products, u8 or s8 per q->is_signed; writes those bytes only. */
+typedef void (*dlc_q8_dwn_fn)(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int8_t *w,
+                              uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y, size_t ldy);
 
 typedef struct dlc_q8_dwn_family {
-  const char *name; /* e.g. "q8_dwconv_nhwc_6x64__avx512vnni" */
+  const char *name; /* e.g. "q8_dwconv_nhwc_6x64c4__avx512vnni" */
   size_t mr;
   dlc_q8_dwn_fn run;
 } dlc_q8_dwn_family;

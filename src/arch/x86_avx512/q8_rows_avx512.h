@@ -19,16 +19,21 @@
 #include "q8_wide_avx512.h"
 
 #define DLC_ROWS_NV 4 /* accumulators per row: 64 channels */
+#define DLC_ROWS_MAX_M 16
 
 static inline __attribute__((always_inline)) __mmask16 dlc_rows_lanes(ptrdiff_t n) {
   return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
 }
 
-/* y[i * ldy + j] = requant(acc[i][j / 16] lane j % 16, channel c0 + j) for i < M, j < n (n <= 16 NV). */
-static inline __attribute__((always_inline)) void dlc_q8_rows_store(const size_t M, const size_t NV,
-                                                                    __m512i acc[][DLC_ROWS_NV], size_t n,
-                                                                    const dlc_q8_params *q, size_t c0, uint8_t *y,
-                                                                    size_t ldy) {
+/* y[i * ldy + j] = requant(acc[i][j / 16] lane j % 16, channel c0 + j) for i < M, j < n (n <= 16 NV).
+ * Strided (the depthwise kernel's order, STRIDED set): lane l of acc[i][b] is channel c0 + 4 l + b,
+ * all four vectors, and ql holds q's bias and mult_f in that lane order (64 a block, zeros past n;
+ * ql = q otherwise): one byte shuffle per 16-byte lane puts the packs' bytes in channel order. */
+static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const int STRIDED, const size_t M,
+                                                                        const size_t NV, __m512i acc[][DLC_ROWS_NV],
+                                                                        size_t n, const dlc_q8_params *q,
+                                                                        const dlc_q8_params *ql, size_t c0,
+                                                                        uint8_t *y, size_t ldy) {
   const int fast = q->screen_wide;
   const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
   const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
@@ -39,40 +44,60 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store(const size_t
   const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
   const int clamp = q->lo > ylo || q->hi < yhi;
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  /* strided: the packs leave byte 4 b + l' of 16-byte lane L for channel 16 L + 4 l' + b */
+  const __m512i order_s = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
   const __mmask64 row_mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
   __mmask16 cm[DLC_ROWS_NV];
   __m512 mf[DLC_ROWS_NV];
-  for (size_t v = 0; v < NV; v++) {
-    cm[v] = dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
-    mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], q->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
+  _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
+    cm[v] = STRIDED ? (__mmask16)0xFFFF : dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
+    mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], ql->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
   }
+  int32_t a[DLC_ROWS_MAX_M][16 * DLC_ROWS_NV];
+  unsigned exact = 0; /* rows for the exact store */
   _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
     uint8_t *yi = y + i * ldy;
     __m512i r[DLC_ROWS_NV];
     __m512 dmax = _mm512_setzero_ps();
-    for (size_t v = 0; v < NV; v++) {
+    _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
       __m512 d;
       r[v] = dlc_q8_wide16(acc[i][v], mf[v], m_less_zp, &d);
       dmax = _mm512_range_ps(dmax, d, 0x0B);
     }
     if (fast && !_mm512_cmp_ps_mask(dmax, half_in, _CMP_GT_OQ)) {
       if (clamp)
-        for (size_t v = 0; v < NV; v++) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
-      for (size_t v = NV; v < DLC_ROWS_NV; v++) r[v] = _mm512_setzero_si512();
+        _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) r[v] = _mm512_min_epi32(_mm512_max_epi32(r[v], lo_i), hi_i);
+      _Pragma("GCC unroll 4") for (size_t v = NV; v < DLC_ROWS_NV; v++) r[v] = _mm512_setzero_si512();
       /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
          dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
       const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
       const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
-      _mm512_mask_storeu_epi8(yi, row_mask, _mm512_permutexvar_epi32(order, b));
+      _mm512_mask_storeu_epi8(yi, row_mask,
+                              STRIDED ? _mm512_shuffle_epi8(b, order_s) : _mm512_permutexvar_epi32(order, b));
     } else {
-      /* the exact store, on acc less the bias it started from (the products' exact s32 sum) */
-      int32_t a[16 * DLC_ROWS_NV];
-      for (size_t v = 0; v < NV; v++)
-        _mm512_storeu_si512(a + 16 * v,
-                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v)));
-      dlc_q8_store__avx512(n, a, q, c0, 1, yi);
+      /* for the exact store after the loop (a call here would make every accumulator live across
+         it, and the compiler then keeps them all in memory): acc less the bias it started from, the
+         products' exact s32 sum */
+      _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++)
+        _mm512_storeu_si512(a[i] + 16 * v,
+                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], ql->bias + c0 + 16 * v)));
+      exact |= 1u << i;
     }
   }
+  for (size_t i = 0; exact && i < M; i++)
+    if (exact >> i & 1) {
+      int32_t u[16 * DLC_ROWS_NV];
+      if (STRIDED)
+        for (size_t j = 0; j < n; j++) u[j] = a[i][16 * (j % 4) + j / 4];
+      dlc_q8_store__avx512(n, STRIDED ? u : a[i], q, c0, 1, y + i * ldy);
+    }
+}
+
+static inline __attribute__((always_inline)) void dlc_q8_rows_store(const size_t M, const size_t NV,
+                                                                    __m512i acc[][DLC_ROWS_NV], size_t n,
+                                                                    const dlc_q8_params *q, size_t c0, uint8_t *y,
+                                                                    size_t ldy) {
+  dlc_q8_rows_store_any(0, M, NV, acc, n, q, q, c0, y, ldy);
 }
 
 #endif
