@@ -31,23 +31,42 @@
    twice the kernel's time. */
 INLINE void dpbusd(__m512i *acc, __m512i x, __m512i w) { __asm__("vpdpbusd %2, %1, %0" : "+v"(*acc) : "v"(x), "v"(w)); }
 
-/* Channels [c0, c0 + nb) (nb <= 64) of pixels [0, M). */
-INLINE void tile(const size_t M, const int FLIP, size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind,
-                 const int8_t *restrict w, const dlc_q8_params *q, const dlc_q8_params *ql, uint8_t *restrict y,
-                 size_t ldy) {
+/* Channels [c0, c0 + nb) (nb <= 64) of pixels [0, M). PAIR (nb <= 32): a vector holds two pixels'
+   channels, 2 r in its low 32 bytes and 2 r + 1 in its high, against weights and bias whose low
+   halves are copied up: half the instructions of a vector per pixel, where lanes 8..15 would
+   compute nothing (MobileNetV2's 32-channel layer). */
+INLINE void tile(const size_t M, const int FLIP, const int PAIR, size_t nb, size_t ntaps, size_t c0,
+                 const uint8_t *const *restrict ind, const int8_t *restrict w, const dlc_q8_params *q,
+                 const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {
+  const size_t R = PAIR ? (M + 1) / 2 : M;
   const __mmask64 xm = nb >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << nb) - 1;
   const __m512i fl = _mm512_set1_epi8((char)0x80);
   __m512i acc[MR][DLC_ROWS_NV];
   _Pragma("GCC unroll 4") for (size_t k = 0; k < DLC_ROWS_NV; k++) {
-    const __m512i b = _mm512_loadu_si512(ql->bias + c0 + 16 * k);
-    _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) acc[i][k] = b;
+    __m512i b = _mm512_loadu_si512(ql->bias + c0 + 16 * k);
+    if (PAIR) b = _mm512_shuffle_i64x2(b, b, 0x44);
+    _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) acc[i][k] = b;
   }
   _Pragma("GCC unroll 1") for (size_t t = 0; t < ntaps; t++) {
-    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64), w2 = _mm512_loadu_si512(w + 128),
-                  w3 = _mm512_loadu_si512(w + 192);
+    __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64), w2 = _mm512_loadu_si512(w + 128),
+            w3 = _mm512_loadu_si512(w + 192);
     w += 256;
-    _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
-      __m512i xb = _mm512_maskz_loadu_epi8(xm, ind[t * MR + i] + c0);
+    if (PAIR) {
+      w0 = _mm512_shuffle_i64x2(w0, w0, 0x44);
+      w1 = _mm512_shuffle_i64x2(w1, w1, 0x44);
+      w2 = _mm512_shuffle_i64x2(w2, w2, 0x44);
+      w3 = _mm512_shuffle_i64x2(w3, w3, 0x44);
+    }
+    _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) {
+      __m512i xb;
+      if (PAIR) {
+        const __m256i lo = _mm256_maskz_loadu_epi8((__mmask32)xm, ind[t * MR + 2 * i] + c0);
+        const __m256i hi = 2 * i + 1 < M ? _mm256_maskz_loadu_epi8((__mmask32)xm, ind[t * MR + 2 * i + 1] + c0)
+                                         : _mm256_setzero_si256();
+        xb = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+      } else {
+        xb = _mm512_maskz_loadu_epi8(xm, ind[t * MR + i] + c0);
+      }
       if (FLIP) xb = _mm512_xor_si512(xb, fl);
       dpbusd(&acc[i][0], xb, w0);
       dpbusd(&acc[i][1], xb, w1);
@@ -55,33 +74,34 @@ INLINE void tile(const size_t M, const int FLIP, size_t nb, size_t ntaps, size_t
       dpbusd(&acc[i][3], xb, w3);
     }
   }
-  dlc_q8_rows_store_any(1, M, DLC_ROWS_NV, acc, nb, q, ql, c0, y + c0, ldy);
+  dlc_q8_rows_store_any(PAIR ? 2 : 1, M, DLC_ROWS_NV, acc, nb, q, ql, c0, y + c0, ldy);
 }
 
 typedef void (*tile_fn)(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind,
                         const int8_t *restrict w, const dlc_q8_params *q, const dlc_q8_params *ql,
                         uint8_t *restrict y, size_t ldy);
-#define DEFINE_TILE(M, FLIP)                                                                               \
-  static void tile_##M##_##FLIP(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind,    \
-                                const int8_t *restrict w, const dlc_q8_params *q, const dlc_q8_params *ql, \
-                                uint8_t *restrict y, size_t ldy) {                                         \
-    tile(M, FLIP, nb, ntaps, c0, ind, w, q, ql, y, ldy);                                                   \
+#define DEFINE_TILE(M, FLIP, PAIR)                                                                         \
+  static void tile_##M##_##FLIP##_##PAIR(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind, \
+                                         const int8_t *restrict w, const dlc_q8_params *q,                     \
+                                         const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {           \
+    tile(M, FLIP, PAIR, nb, ntaps, c0, ind, w, q, ql, y, ldy);                                                 \
   }
-#define DEFINE_FLIP(FLIP) DEFINE_TILE(1, FLIP) DEFINE_TILE(2, FLIP) DEFINE_TILE(3, FLIP) DEFINE_TILE(4, FLIP)
-DEFINE_FLIP(0)
-DEFINE_FLIP(1)
+#define DEFINE_ROWS(FLIP, PAIR) \
+  DEFINE_TILE(1, FLIP, PAIR) DEFINE_TILE(2, FLIP, PAIR) DEFINE_TILE(3, FLIP, PAIR) DEFINE_TILE(4, FLIP, PAIR)
+DEFINE_ROWS(0, 0)
+DEFINE_ROWS(1, 0)
+DEFINE_ROWS(0, 1)
+DEFINE_ROWS(1, 1)
 
-static const tile_fn tiles[2][MR] = {
-    {tile_1_0, tile_2_0, tile_3_0, tile_4_0},
-    {tile_1_1, tile_2_1, tile_3_1, tile_4_1},
-};
+#define ROWS(FLIP, PAIR) {tile_1_##FLIP##_##PAIR, tile_2_##FLIP##_##PAIR, tile_3_##FLIP##_##PAIR, tile_4_##FLIP##_##PAIR}
+static const tile_fn tiles[2][2][MR] = {{ROWS(0, 0), ROWS(1, 0)}, {ROWS(0, 1), ROWS(1, 1)}};
 
 static void q8_dwconv_nhwc_4x64c4(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int8_t *w,
                                   uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y,
                                   size_t ldy) {
   for (size_t c0 = 0; c0 < c; c0 += NB) {
     const size_t nb = c - c0 < NB ? c - c0 : NB;
-    tiles[flip != 0][m - 1](nb, ntaps, c0, ind, w + 4 * c0 * ntaps, q, ql, (uint8_t *)y, ldy);
+    tiles[nb <= 32][flip != 0][m - 1](nb, ntaps, c0, ind, w + 4 * c0 * ntaps, q, ql, (uint8_t *)y, ldy);
   }
 }
 

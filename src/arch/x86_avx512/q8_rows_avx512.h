@@ -26,9 +26,11 @@ static inline __attribute__((always_inline)) __mmask16 dlc_rows_lanes(ptrdiff_t 
 }
 
 /* y[i * ldy + j] = requant(acc[i][j / 16] lane j % 16, channel c0 + j) for i < M, j < n (n <= 16 NV).
- * Strided (the depthwise kernel's order, STRIDED set): lane l of acc[i][b] is channel c0 + 4 l + b,
+ * Strided (the depthwise kernel's order, STRIDED 1): lane l of acc[i][b] is channel c0 + 4 l + b,
  * all four vectors, and ql holds q's bias and mult_f in that lane order (64 a block, zeros past n;
- * ql = q otherwise): one byte shuffle per 16-byte lane puts the packs' bytes in channel order. */
+ * ql = q otherwise): one byte shuffle per 16-byte lane puts the packs' bytes in channel order.
+ * Strided pairs (STRIDED 2, n <= 32): acc[r] holds pixels 2 r (lanes 0..7) and 2 r + 1 (lanes
+ * 8..15) of M, each as strided, with ql's first 8 entries of a vector for both. */
 static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const int STRIDED, const size_t M,
                                                                         const size_t NV, __m512i acc[][DLC_ROWS_NV],
                                                                         size_t n, const dlc_q8_params *q,
@@ -52,11 +54,13 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const in
   _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
     cm[v] = STRIDED ? (__mmask16)0xFFFF : dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
     mf[v] = fast ? _mm512_maskz_loadu_ps(cm[v], ql->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
+    if (STRIDED == 2) mf[v] = _mm512_shuffle_f32x4(mf[v], mf[v], 0x44);
   }
+  const size_t R = STRIDED == 2 ? (M + 1) / 2 : M; /* rows of accumulators */
   int32_t a[DLC_ROWS_MAX_M][16 * DLC_ROWS_NV];
   unsigned exact = 0; /* rows for the exact store */
-  _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) {
-    uint8_t *yi = y + i * ldy;
+  _Pragma("GCC unroll 6") for (size_t i = 0; i < R; i++) {
+    uint8_t *yi = y + i * (STRIDED == 2 ? 2 : 1) * ldy;
     __m512i r[DLC_ROWS_NV];
     __m512 dmax = _mm512_setzero_ps();
     _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
@@ -72,25 +76,30 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const in
          dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
       const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
       const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
-      _mm512_mask_storeu_epi8(yi, row_mask,
-                              STRIDED ? _mm512_shuffle_epi8(b, order_s) : _mm512_permutexvar_epi32(order, b));
+      const __m512i z = STRIDED ? _mm512_shuffle_epi8(b, order_s) : _mm512_permutexvar_epi32(order, b);
+      _mm512_mask_storeu_epi8(yi, row_mask, z);
+      if (STRIDED == 2 && 2 * i + 1 < M) _mm256_mask_storeu_epi8(yi + ldy, (__mmask32)row_mask, _mm512_extracti64x4_epi64(z, 1));
     } else {
       /* for the exact store after the loop (a call here would make every accumulator live across
          it, and the compiler then keeps them all in memory): acc less the bias it started from, the
          products' exact s32 sum */
-      _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++)
-        _mm512_storeu_si512(a[i] + 16 * v,
-                            _mm512_sub_epi32(acc[i][v], _mm512_maskz_loadu_epi32(cm[v], ql->bias + c0 + 16 * v)));
+      _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
+        __m512i bv = _mm512_maskz_loadu_epi32(cm[v], ql->bias + c0 + 16 * v);
+        if (STRIDED == 2) bv = _mm512_shuffle_i64x2(bv, bv, 0x44);
+        _mm512_storeu_si512(a[i] + 16 * v, _mm512_sub_epi32(acc[i][v], bv));
+      }
       exact |= 1u << i;
     }
   }
-  for (size_t i = 0; exact && i < M; i++)
-    if (exact >> i & 1) {
+  for (size_t i = 0; exact && i < M; i++) {
+    const size_t row = STRIDED == 2 ? i / 2 : i, half = STRIDED == 2 ? 8 * (i % 2) : 0;
+    if (exact >> row & 1) {
       int32_t u[16 * DLC_ROWS_NV];
       if (STRIDED)
-        for (size_t j = 0; j < n; j++) u[j] = a[i][16 * (j % 4) + j / 4];
-      dlc_q8_store__avx512(n, STRIDED ? u : a[i], q, c0, 1, y + i * ldy);
+        for (size_t j = 0; j < n; j++) u[j] = a[row][16 * (j % 4) + half + j / 4];
+      dlc_q8_store__avx512(n, STRIDED ? u : a[row], q, c0, 1, y + i * ldy);
     }
+  }
 }
 
 static inline __attribute__((always_inline)) void dlc_q8_rows_store(const size_t M, const size_t NV,
