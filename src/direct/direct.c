@@ -660,7 +660,8 @@ static dwp_geom dwp_geometry(const dlconv_plan *p) {
   dwp_geom g;
   g.nseg = dlc_div_up(wo, seg_max);
   const size_t npv = dlc_div_up(dlc_div_up(wo, g.nseg), f->vl);
-  g.rows = DLC_MAX((size_t)1, f->dwp_rows[npv - 1]);
+  const int f16 = p->dtype == DLCONV_F16 && f->dwp_rows_f16[npv - 1];
+  g.rows = DLC_MAX((size_t)1, f16 ? f->dwp_rows_f16[npv - 1] : f->dwp_rows[npv - 1]);
   g.nrg = dlc_div_up((size_t)p->s.h_out, g.rows);
   return g;
 }

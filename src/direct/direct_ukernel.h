@@ -143,6 +143,9 @@ typedef struct dlc_f32_direct_family {
      layers without a pass over the plane each way), stride_w 1 or 2 only; rounds to nearest
      even like the F16 stores. */
   dlc_f32_dwp_fn dwp_f16;
+  /* dwp_f16's rows per tile (0: dwp_rows'): taller tiles widen each input vector for more output
+     rows, where the fp32 kernel's loads cost nothing to repeat */
+  size_t dwp_rows_f16[DLC_DIRECT_MAX_DWP_VECS];
   dlc_f32_direct_to_channel_last_fn to_channel_last;   /* NULL: the driver's scalar loop */
   int f16_out;                /* the conv kernels honour yh (binary16 output): F16 layers may run them */
   dlc_f16_direct_to_channel_last_fn to_channel_last_f16; /* NULL: the driver's scalar loop */
