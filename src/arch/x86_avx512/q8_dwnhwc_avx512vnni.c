@@ -9,8 +9,8 @@
  * channel 4 l + k into lane l of accumulator k. Four instructions for 64 channels, as many as the
  * widening needed for 64, with no shuffle and a quarter of the loads.
  *
- * Tile 6 x 64: six pixels' four accumulators (24 chains for an instruction of latency 4 issued
- * once a cycle), the tap's four weight vectors loaded once for the six pixels. Loads of x are
+ * Tile 4 x 64: four pixels' four accumulators (16 chains for an instruction of latency 4 issued
+ * once a cycle), the tap's four weight vectors loaded once for the four pixels. Loads of x are
  * masked to the layer's channels, so a run never reads past its pixel's last channel (nor past
  * x). The accumulators start at the bias in lane order (the zero point's correction in it) and
  * each pixel is requantised in registers, put back in channel order by one byte shuffle and stored
