@@ -729,6 +729,11 @@ static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, c
 
 /* A random geometry around an nw x nr tile at stride_w sw: kernels to 7x7 (asymmetric ones),
    strides_h and dilations 1..3, origins above, left of and past the plane. */
+/* dwp_f16's rows per tile for npv pixel vectors: its own table where the family has one. */
+static size_t h16_rows(const dlc_f32_direct_family *f, size_t npv) {
+  return f->dwp_rows_f16[npv - 1] ? f->dwp_rows_f16[npv - 1] : f->dwp_rows[npv - 1];
+}
+
 static void h16_random_geometry(dlc_f32_dwp_args *a, size_t nw, ptrdiff_t sw) {
   memset(a, 0, sizeof *a);
   a->kh = irand(1, 7);
@@ -757,7 +762,7 @@ static void h16_vary(dwp16_case *k, size_t i) {
 static void h16_sweep_tiles(const dlc_f32_direct_family *f) {
   size_t i = 0;
   for (size_t npv = 1; npv <= f->dwp_vecs; npv++) {
-    const size_t vl = f->vl, rows = f->dwp_rows[npv - 1];
+    const size_t vl = f->vl, rows = h16_rows(f, npv);
     assert_true(rows >= 1);
     const size_t nws[5] = {(npv - 1) * vl + 1, (npv - 1) * vl + 2, (npv - 1) * vl + (size_t)irand(1, (int)vl),
                            npv * vl - 1, npv * vl};
@@ -782,7 +787,7 @@ static void h16_sweep_layers(const dlc_f32_direct_family *f) {
   for (ptrdiff_t kk = 3; kk <= 7; kk += 2)
     for (ptrdiff_t s = 1; s <= 2; s++)
       for (size_t nw = 1; nw <= maxw; nw += nw % vl == vl - 1 || nw % vl == 0 || nw % vl == 1 ? 1 : vl - 3) {
-        const size_t npv = (nw + vl - 1) / vl, rows = f->dwp_rows[npv - 1];
+        const size_t npv = (nw + vl - 1) / vl, rows = h16_rows(f, npv);
         for (int rep = 0; rep < 6; rep++, i++) {
           dwp16_case k = {.nw = nw};
           dlc_f32_dwp_args *a = &k.a;
@@ -848,7 +853,7 @@ static void h16_sweep_borders(const dlc_f32_direct_family *f) {
           a->ix0 = -irand(0, (int)reach + 1);
         else /* anywhere, wholly outside sometimes */
           a->ix0 = irand(-(int)last - 3, (int)a->w_in + 2);
-        const size_t rows = f->dwp_rows[(nw + vl - 1) / vl - 1];
+        const size_t rows = h16_rows(f, (nw + vl - 1) / vl);
         k.nr = (size_t)irand(1, (int)rows);
         /* rows at the top or the bottom of the plane */
         a->iy0 = rep & 4 ? a->h_in - 1 - irand(0, (int)((a->kh - 1) * a->dh)) - ((ptrdiff_t)k.nr - 1) * a->sh * irand(0, 1)
@@ -905,7 +910,7 @@ static void h16_sweep_specials(const dlc_f32_direct_family *f) {
         memset(&k, 0, sizeof k);
         dlc_f32_dwp_args *a = &k.a;
         a->kh = what & 1 ? 5 : 3, a->kw = what & 1 ? 2 : 3, a->sh = 1 + what % 2, a->sw = sw, a->dh = 1, a->dw = 1 + what % 2;
-        k.nw = what < 3 ? maxw : (size_t)(17 + what * 5), k.nr = f->dwp_rows[(k.nw + f->vl - 1) / f->vl - 1];
+        k.nw = what < 3 ? maxw : (size_t)(17 + what * 5), k.nr = h16_rows(f, (k.nw + f->vl - 1) / f->vl);
         a->h_in = (ptrdiff_t)k.nr * a->sh + a->kh * a->dh + 2, a->w_in = (ptrdiff_t)k.nw * sw + a->kw * a->dw + 3;
         a->iy0 = what == 2 ? -1 : 0, a->ix0 = what == 2 ? -1 : 0;
         k.nan_at = k.inf_at = -1;
