@@ -1134,21 +1134,26 @@ static void dwp_run(const layer *L, dwp_stats *st) {
       }
 }
 
+/* The larger sweeps run every third layer under a sanitizer (10-50x slower there). */
+static int sanitized_every(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return 3;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  return 3;
+#else
+  return 1;
+#endif
+#else
+  return 1;
+#endif
+}
+
 static void test_q8_dw_planes(void **state) {
   (void)state;
   const double t0 = now_s();
   const long r0 = g_runs;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  const int every = 3;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-  const int every = 3;
-#else
-  const int every = 1;
-#endif
-#else
-  const int every = 1;
-#endif
+  const int every = sanitized_every();
   static const int planes[][2] = {{1, 1}, {7, 7}, {14, 14}, {15, 17}, {28, 28}, {33, 31}, {56, 56}, {70, 65}, {112, 9}};
   static const int ks[] = {1, 2, 3, 5, 7, 8, 9}, chans[] = {3, 16, 17};
   static const int zu[] = {1, 3, 77, 127, 129, 255, 0, 128}, zs[] = {-127, -7, 3, 5, 127, -128, 0, -1};
@@ -1241,70 +1246,97 @@ static void test_q8_dw_planes(void **state) {
   if (g_fails) fail_msg("%ld failures", g_fails);
 }
 
+/* The NHWC int8 sweeps below share their layers' making and running. */
+typedef struct nhwc_sweep {
+  rng_t r;
+  long layers, on_kernel, auto_kernel;
+} nhwc_sweep;
+
+/* Batch 1..3, NHWC, strides 1..2 (stride_w 1..3 a third of the time), dilation 2 one time in five
+   each way, each side padded up to half the dilated window and one more, and what a plane smaller
+   than the window lacks added at the bottom and right (lack_end) or the top and left. */
+static void nhwc_sweep_desc(nhwc_sweep *sw, dlconv_conv2d_desc *d, dlconv_dtype t, int cin, int h, int w, int cout,
+                            int kh, int kw, int groups, int lack_end) {
+  rng_t *r = &sw->r;
+  dlconv_conv2d_desc_init(d, rng_int(r, 1, 3), cin, h, w, cout, kh, kw);
+  d->groups = groups;
+  d->dtype = t;
+  d->layout = DLCONV_NHWC;
+  d->stride_h = rng_int(r, 1, 2);
+  d->stride_w = rng_chance(r, 0.7) ? d->stride_h : rng_int(r, 1, 3);
+  d->dilation_h = rng_chance(r, 0.2) ? 2 : 1;
+  d->dilation_w = rng_chance(r, 0.2) ? 2 : 1;
+  const int eh = (kh - 1) * d->dilation_h, ew = (kw - 1) * d->dilation_w;
+  d->pad_top = rng_int(r, 0, eh / 2 + 1);
+  d->pad_bottom = rng_int(r, 0, eh / 2 + 1);
+  d->pad_left = rng_int(r, 0, ew / 2 + 1);
+  d->pad_right = rng_int(r, 0, ew / 2 + 1);
+  const int lack_h = eh + 1 - (h + d->pad_top + d->pad_bottom), lack_w = ew + 1 - (w + d->pad_left + d->pad_right);
+  if (lack_h > 0) *(lack_end ? &d->pad_bottom : &d->pad_top) += lack_h;
+  if (lack_w > 0) *(lack_end ? &d->pad_right : &d->pad_left) += lack_w;
+}
+
+/* Layer i of a sweep: per-channel scales every other pair, power-of-two scales (exact ties) every
+   third, x zero points from the lists; made unless skip (the rng advances the same either way),
+   then counted (its plan under algo on avx512, and AUTO's, on a kernel whose name starts with
+   kernel) and run through algo and AUTO on every ISA, 1 and 2 threads. */
+static void nhwc_sweep_run(nhwc_sweep *sw, const dlconv_conv2d_desc *d, int i, int skip, dlconv_algo algo,
+                           const char *kernel) {
+  static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
+  gen_opts o = GEN_RANDOM;
+  o.per_channel = i / 2 % 2;
+  o.pow2 = i % 3 == 0;
+  o.xzp = d->dtype == DLCONV_U8 ? rng_pick(&sw->r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&sw->r, zs, (int)ARRAY_LEN(zs));
+  if (skip) return;
+  layer L;
+  layer_make(&L, d, 0, &sw->r, &o);
+  char k[64];
+  const size_t klen = strlen(kernel);
+  dwp_kernel(&L, algo, DLCONV_ISA_AVX512, k);
+  if (!strncmp(k, kernel, klen)) {
+    sw->on_kernel++;
+    dwp_kernel(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
+    sw->auto_kernel += !strncmp(k, kernel, klen);
+  }
+  sw->layers++;
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  const dlconv_algo algos[] = {algo, DLCONV_ALGO_AUTO};
+  int first = 1;
+  for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
+    for (int j = 0; j < ni; j++)
+      for (int th = 1; th <= 2; th++) {
+        run_layer(&L, algos[ai], isas[j], th, 0, first);
+        first = 0;
+      }
+  layer_free(&L);
+}
+
 /* Int8 NHWC depthwise layers (depth multiplier 1), which direct runs in registers where the CPU
- * has AVX512-VNNI (q8_dwconv_nhwc: tiles of 6 pixels x blocks of 64 channels, x read in place,
- * padding taps on the zero point's row): channels 1..200 (every 16-lane tail, several blocks),
- * windows 1..7 with strides, dilations and asymmetric padding, planes 1x1..21x19, batches 1..3,
- * power-of-two scales (exact ties) and random ones. Each layer through DIRECT and AUTO on every
- * ISA, 1 and 2 threads; the summary counts the plans on the kernel. */
+ * has AVX512-VNNI (q8_dwconv_nhwc: tiles of 4 pixels x blocks of 64 channels, two pixels a vector
+ * for blocks of at most 32, x read in place, padding taps on the zero point's row): channels
+ * 1..200 (every 16-lane tail, several blocks), windows 1..7 with strides, dilations and asymmetric
+ * padding, planes 1x1..21x19, batches 1..3, power-of-two scales (exact ties) and random ones. Each
+ * layer through DIRECT and AUTO on every ISA, 1 and 2 threads; the summary counts the plans on
+ * the kernel. */
 static void test_q8_dw_nhwc(void **state) {
   (void)state;
   const double t0 = now_s();
   const long r0 = g_runs;
   static const int chans[] = {1, 3, 16, 17, 40, 64, 65, 96, 144, 200}, ks[] = {1, 2, 3, 3, 3, 5, 7};
-  static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
-  rng_t r = rng_seed(1500);
-  long layers = 0, on_kernel = 0, auto_kernel = 0;
+  nhwc_sweep sw = {.r = rng_seed(1500)};
+  rng_t *r = &sw.r;
   for (int i = 0; i < 60; i++) {
     const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
     const int c = chans[i % ARRAY_LEN(chans)];
-    const int kh = rng_pick(&r, ks, (int)ARRAY_LEN(ks)), kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
-    const int h = rng_int(&r, 1, 21), w = rng_int(&r, 1, 19);
+    const int kh = rng_pick(r, ks, (int)ARRAY_LEN(ks)), kw = rng_chance(r, 0.7) ? kh : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int h = rng_int(r, 1, 21), w = rng_int(r, 1, 19);
     dlconv_conv2d_desc d;
-    dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 3), c, h, w, c, kh, kw);
-    d.groups = c;
-    d.dtype = t;
-    d.layout = DLCONV_NHWC;
-    d.stride_h = rng_int(&r, 1, 2);
-    d.stride_w = rng_chance(&r, 0.7) ? d.stride_h : rng_int(&r, 1, 3);
-    d.dilation_h = rng_chance(&r, 0.2) ? 2 : 1;
-    d.dilation_w = rng_chance(&r, 0.2) ? 2 : 1;
-    const int eh = (kh - 1) * d.dilation_h, ew = (kw - 1) * d.dilation_w;
-    d.pad_top = rng_int(&r, 0, eh / 2 + 1);
-    d.pad_bottom = rng_int(&r, 0, eh / 2 + 1);
-    d.pad_left = rng_int(&r, 0, ew / 2 + 1);
-    d.pad_right = rng_int(&r, 0, ew / 2 + 1);
-    const int lack_h = eh + 1 - (h + d.pad_top + d.pad_bottom), lack_w = ew + 1 - (w + d.pad_left + d.pad_right);
-    if (lack_h > 0) d.pad_top += lack_h;
-    if (lack_w > 0) d.pad_left += lack_w;
-    gen_opts o = GEN_RANDOM;
-    o.per_channel = i / 2 % 2;
-    o.pow2 = i % 3 == 0;
-    o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
-    layer L;
-    layer_make(&L, &d, 0, &r, &o);
-    char k[64];
-    dwp_kernel(&L, DLCONV_ALGO_DIRECT, DLCONV_ISA_AVX512, k);
-    if (!strncmp(k, "q8_dwconv_nhwc", 14)) {
-      on_kernel++;
-      dwp_kernel(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
-      auto_kernel += !strncmp(k, "q8_dwconv_nhwc", 14);
-    }
-    layers++;
-    dlconv_isa isas[8];
-    const int ni = isa_list(isas);
-    const dlconv_algo algos[] = {DLCONV_ALGO_DIRECT, DLCONV_ALGO_AUTO};
-    int first = 1;
-    for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
-      for (int j = 0; j < ni; j++)
-        for (int th = 1; th <= 2; th++) {
-          run_layer(&L, algos[ai], isas[j], th, 0, first);
-          first = 0;
-        }
-    layer_free(&L);
+    nhwc_sweep_desc(&sw, &d, t, c, h, w, c, kh, kw, c, 0);
+    nhwc_sweep_run(&sw, &d, i, 0, DLCONV_ALGO_DIRECT, "q8_dwconv_nhwc");
   }
   printf("q8 NHWC depthwise: %ld layers, %ld runs; on the in-register kernel (direct, avx512): %ld, AUTO took it for "
-         "%ld (%.2f s)\n", layers, g_runs - r0, on_kernel, auto_kernel, now_s() - t0);
+         "%ld (%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
 }
 
 /* Int8 NHWC convolutions with a multiple of 4 input channels per group, which im2col + GEMM hands
@@ -1321,78 +1353,27 @@ static void test_q8_igemm_nhwc(void **state) {
   (void)state;
   const double t0 = now_s();
   const long r0 = g_runs;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  const int every = 3;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-  const int every = 3;
-#else
-  const int every = 1;
-#endif
-#else
-  const int every = 1;
-#endif
+  const int every = sanitized_every();
   static const int couts[] = {1, 7, 16, 17, 33, 48, 64, 65, 100, 128, 150}, cins[] = {4, 8, 12, 20, 64, 72};
   static const int row_cins[] = {1, 2, 3, 3, 5, 6, 9}; /* groups 1: row mode where k_w * c_in <= 64 */
   static const int ks[] = {1, 1, 2, 3, 3, 5};
-  static const int zu[] = {0, 128, 1, 77, 255}, zs[] = {0, -128, 127, -7, 5};
-  rng_t r = rng_seed(1400);
-  long layers = 0, on_igemm = 0, auto_igemm = 0;
+  nhwc_sweep sw = {.r = rng_seed(1400)};
+  rng_t *r = &sw.r;
   for (int i = 0; i < 96; i++) {
     const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
-    const int groups = rng_chance(&r, 0.7) ? 1 : rng_int(&r, 2, 3);
+    const int groups = rng_chance(r, 0.7) ? 1 : rng_int(r, 2, 3);
     const int rows = groups == 1 && i % 4 == 1;
-    const int cin = rows ? rng_pick(&r, row_cins, (int)ARRAY_LEN(row_cins)) : groups * rng_pick(&r, cins, (int)ARRAY_LEN(cins));
+    const int cin = rows ? rng_pick(r, row_cins, (int)ARRAY_LEN(row_cins)) : groups * rng_pick(r, cins, (int)ARRAY_LEN(cins));
     const int cout = groups * couts[i % ARRAY_LEN(couts)];
-    const int kh = rows && i % 8 == 1 ? 7 : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
-    const int kw = rng_chance(&r, 0.7) ? kh : rng_pick(&r, ks, (int)ARRAY_LEN(ks));
-    const int h = rng_int(&r, 1, 19), w = rng_int(&r, 1, 17);
+    const int kh = rows && i % 8 == 1 ? 7 : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int kw = rng_chance(r, 0.7) ? kh : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int h = rng_int(r, 1, 19), w = rng_int(r, 1, 17);
     dlconv_conv2d_desc d;
-    dlconv_conv2d_desc_init(&d, rng_int(&r, 1, 3), cin, h, w, cout, kh, kw);
-    d.groups = groups;
-    d.dtype = t;
-    d.layout = DLCONV_NHWC;
-    d.stride_h = rng_int(&r, 1, 2);
-    d.stride_w = rng_chance(&r, 0.7) ? d.stride_h : rng_int(&r, 1, 3);
-    d.dilation_h = rng_chance(&r, 0.2) ? 2 : 1;
-    d.dilation_w = rng_chance(&r, 0.2) ? 2 : 1;
-    const int eh = (kh - 1) * d.dilation_h, ew = (kw - 1) * d.dilation_w;
-    d.pad_top = rng_int(&r, 0, eh / 2 + 1);
-    d.pad_bottom = rng_int(&r, 0, eh / 2 + 1);
-    d.pad_left = rng_int(&r, 0, ew / 2 + 1);
-    d.pad_right = rng_int(&r, 0, ew / 2 + 1);
-    const int lack_h = eh + 1 - (h + d.pad_top + d.pad_bottom), lack_w = ew + 1 - (w + d.pad_left + d.pad_right);
-    if (lack_h > 0) d.pad_bottom += lack_h;
-    if (lack_w > 0) d.pad_right += lack_w;
-    gen_opts o = GEN_RANDOM;
-    o.per_channel = i / 2 % 2;
-    o.pow2 = i % 3 == 0;
-    o.xzp = t == DLCONV_U8 ? rng_pick(&r, zu, (int)ARRAY_LEN(zu)) : rng_pick(&r, zs, (int)ARRAY_LEN(zs));
-    if (i % every) continue;
-    layer L;
-    layer_make(&L, &d, 0, &r, &o);
-    char k[64];
-    dwp_kernel(&L, DLCONV_ALGO_IM2COL_GEMM, DLCONV_ISA_AVX512, k);
-    if (!strncmp(k, "q8_igemm", 8)) {
-      on_igemm++;
-      dwp_kernel(&L, DLCONV_ALGO_AUTO, DLCONV_ISA_AUTO, k);
-      auto_igemm += !strncmp(k, "q8_igemm", 8);
-    }
-    layers++;
-    dlconv_isa isas[8];
-    const int ni = isa_list(isas);
-    const dlconv_algo algos[] = {DLCONV_ALGO_IM2COL_GEMM, DLCONV_ALGO_AUTO};
-    int first = 1;
-    for (size_t ai = 0; ai < ARRAY_LEN(algos); ai++)
-      for (int j = 0; j < ni; j++)
-        for (int th = 1; th <= 2; th++) {
-          run_layer(&L, algos[ai], isas[j], th, 0, first);
-          first = 0;
-        }
-    layer_free(&L);
+    nhwc_sweep_desc(&sw, &d, t, cin, h, w, cout, kh, kw, groups, 1);
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_IM2COL_GEMM, "q8_igemm");
   }
   printf("q8 NHWC quads: %ld layers, %ld runs; on the indirect GEMM (im2col_gemm, avx512): %ld, AUTO took it for %ld "
-         "(%.2f s)\n", layers, g_runs - r0, on_igemm, auto_igemm, now_s() - t0);
+         "(%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
 }
 
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
