@@ -53,16 +53,14 @@ void dlc_nhwc_ind_build(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const ui
                         size_t m, const uint8_t **ind, uint8_t *scratch) {
   const size_t P = (size_t)(s->h_out * s->w_out), wo = (size_t)s->w_out, cin_all = (size_t)s->c_in;
   const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
-  size_t img = q0 / P, oy = q0 % P / wo, ox = q0 % wo;
   if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
       !(s->pad_t | s->pad_b | s->pad_l | s->pad_r) && !v->rows) {
-    /* the plane's pixels in order: one run of x per image */
-    for (size_t i = 0; i < m; i++) {
-      const size_t q = q0 + i;
-      ind[i] = x + q / P * img_bytes + (q % P) * cin_all + g * v->cin;
-    }
+    /* output pixel q reads input pixel q: the images' planes follow each other in x */
+    const uint8_t *p0 = x + q0 * cin_all + g * v->cin;
+    for (size_t i = 0; i < m; i++) ind[i] = p0 + i * cin_all;
     return;
   }
+  size_t img = q0 / P, oy = q0 % P / wo, ox = q0 % wo;
   const int64_t span_h = (s->k_h - 1) * s->dil_h, span_w = (s->k_w - 1) * s->dil_w;
   const uint8_t *x_end = x + (size_t)s->n * img_bytes;
   for (size_t i = 0; i < m; i++) {
