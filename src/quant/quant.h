@@ -48,6 +48,10 @@ typedef struct dlc_q8_params {
      the 1.5 x 2^23 addition, clamp the rounded value + zp in integers and narrow it with the
      packs' saturation. */
   int screen_wide;
+  /* For stores that clamp rounded integers (the wide screen): clamp_i says whether lo or hi lies
+     inside the type's range, and lo_i, hi_i are round(lo), round(hi) moved into it, + zp. */
+  int clamp_i;
+  int32_t lo_i, hi_i;
   double *mult;             /* c_out: x_scale * w_scale[oc] / y_scale */
   int32_t *bias;            /* c_out: the caller's s32 bias, zeros when none */
 } dlc_q8_params;
@@ -97,6 +101,12 @@ static inline void dlc_q8_derive(dlc_q8_params *q, int64_t acc_max, size_t c_out
     q->screen_wide = ((double)acc_max + fabs((double)q->bias[c])) * (double)mult_f[c] <= 0x1p19;
   q->lo_f = (float)q->lo_sat;
   q->hi_f = (float)q->hi_sat;
+  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
+  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
+  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
+  q->clamp_i = q->lo > ylo || q->hi < yhi;
+  q->lo_i = (int32_t)nearbyint(lo_y) + q->y_zero_point;
+  q->hi_i = (int32_t)nearbyint(hi_y) + q->y_zero_point;
 }
 
 /* The requantisation of one accumulator (acc already includes the zero-point correction). */

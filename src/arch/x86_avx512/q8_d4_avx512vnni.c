@@ -142,12 +142,8 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
       if (NV == 2) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, c + i * ldc + 16));
     }
   if (q->screen_wide) {
-    const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
-    const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
-    const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
-    const int clamp = q->lo > ylo || q->hi < yhi;
-    const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
-    const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+    const int clamp = q->clamp_i;
+    const __m512i lo_i = _mm512_set1_epi32(q->lo_i), hi_i = _mm512_set1_epi32(q->hi_i);
     const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
     __m512i r[MR][2];
     __m512 dmax = _mm512_setzero_ps();

@@ -61,16 +61,13 @@ typedef struct dlc_lanes_consts {
 
 DLC_LANES_INLINE void dlc_lanes_init(dlc_lanes_consts *k, const dlc_q8_params *q, size_t c0, size_t nc) {
   const __mmask16 cm = dlc_lanes_below(nc);
-  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
-  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
-  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
   k->fast = q->screen_wide;
-  k->clamp = q->lo > ylo || q->hi < yhi;
+  k->clamp = q->clamp_i;
   k->bias = _mm512_maskz_loadu_epi32(cm, q->bias + c0);
   k->mf = k->fast ? _mm512_maskz_loadu_ps(cm, q->mult_f + c0) : _mm512_setzero_ps();
   k->m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
-  k->lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
-  k->hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  k->lo_i = _mm512_set1_epi32(q->lo_i);
+  k->hi_i = _mm512_set1_epi32(q->hi_i);
   k->half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
 }
 

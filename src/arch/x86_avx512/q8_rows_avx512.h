@@ -36,15 +36,11 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const in
                                                                         size_t n, const dlc_q8_params *q,
                                                                         const dlc_q8_params *ql, size_t c0,
                                                                         uint8_t *y, size_t ldy) {
-  const int fast = q->screen_wide;
-  const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
-  const double lo_y = q->lo < ylo ? ylo : q->lo > yhi ? yhi : q->lo;
-  const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
-  const __m512i lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
-  const __m512i hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  /* q's fields read once: a store to y (bytes) could alias them for the compiler */
+  const int fast = q->screen_wide, clamp = q->clamp_i, is_signed = q->is_signed;
+  const __m512i lo_i = _mm512_set1_epi32(q->lo_i), hi_i = _mm512_set1_epi32(q->hi_i);
   const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
   const __m512 half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
-  const int clamp = q->lo > ylo || q->hi < yhi;
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   /* strided: the packs leave byte 4 b + l' of 16-byte lane L for channel 16 L + 4 l' + b */
   const __m512i order_s = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
@@ -75,7 +71,7 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const in
       /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
          dword 4 L + v = channels 16 v + 4 L .. + 3: one dword transpose puts them in order */
       const __m512i w01 = _mm512_packs_epi32(r[0], r[1]), w23 = _mm512_packs_epi32(r[2], r[3]);
-      const __m512i b = q->is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+      const __m512i b = is_signed ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
       const __m512i z = STRIDED ? _mm512_shuffle_epi8(b, order_s) : _mm512_permutexvar_epi32(order, b);
       _mm512_mask_storeu_epi8(yi, row_mask, z);
       if (STRIDED == 2 && 2 * i + 1 < M) _mm256_mask_storeu_epi8(yi + ldy, (__mmask32)row_mask, _mm512_extracti64x4_epi64(z, 1));

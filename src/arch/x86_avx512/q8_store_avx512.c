@@ -135,8 +135,8 @@ INLINE void store_wide(size_t n, const int32_t *acc, const dlc_q8_params *q, siz
   const double hi_y = q->hi < ylo ? ylo : q->hi > yhi ? yhi : q->hi;
   wide_consts k;
   k.m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
-  k.lo_i = _mm512_set1_epi32((int32_t)nearbyint(lo_y) + q->y_zero_point);
-  k.hi_i = _mm512_set1_epi32((int32_t)nearbyint(hi_y) + q->y_zero_point);
+  k.lo_i = _mm512_set1_epi32(q->lo_i);
+  k.hi_i = _mm512_set1_epi32(q->hi_i);
   k.bias_r = _mm512_set1_epi32(q->bias[c0]);
   k.mf_r = _mm512_set1_ps(q->mult_f[c0]);
   k.half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
