@@ -46,37 +46,13 @@
 
 #include "ukernel_guard.h"
 
-#ifdef HAVE_GUARD_PAGES
-#include <signal.h>
-#endif
-
 #include "core/cpu.h"
 #include "core/kernels.h"
 #include "dlconv.h"
 #include "quant/quant.h"
 
-#define SENT_GUARD 29 /* at most this many sentinel bytes on either side of y */
-
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi] (hi - lo < 2^32). */
-static int64_t irand(int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
-  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-static double urand(void) { return (double)next_u32() / 4294967296.0; }
-static size_t pick(const size_t *v, size_t n) { return v[next_u32() % n]; }
-static double log_uniform(double lo, double hi) { return exp(log(lo) + (log(hi) - log(lo)) * urand()); }
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  assert_non_null(p);
-  return p;
-}
+#define Q8O_FAMILY "q8_igemm"
+#include "q8_ukernel_oracle.h"
 
 /* ================================================================ the family */
 
@@ -115,92 +91,7 @@ static const dlc_q8_igemm_family *family(void) {
   return f;
 }
 
-static void say_skipped(const char *test) {
-  print_message("[ %s ] not run: no q8_igemm family on this CPU (needs AVX512-VNNI)\n", test);
-}
-
-/* ================================================================ faults name their case */
-
-static char cur_case[1024];
-#ifdef HAVE_GUARD_PAGES
-static size_t cur_len;
-static struct sigaction old_segv, old_bus;
-/* Writes the case prepared before the call, puts cmocka's handler back and returns, so that the
-   faulting access runs again into it. */
-static void on_fault(int sig) {
-  static const char head[] = "q8_igemm: fault in case: ";
-  if (write(2, head, sizeof head - 1) < 0 || write(2, cur_case, cur_len) < 0 || write(2, "\n", 1) < 0) {
-    /* nothing to do */
-  }
-  sigaction(sig, sig == SIGSEGV ? &old_segv : &old_bus, NULL);
-}
-#endif
-static void fault_names_case(int on) {
-#ifdef HAVE_GUARD_PAGES
-  if (on) {
-    cur_len = strlen(cur_case);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fault;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
-  } else {
-    sigaction(SIGSEGV, &old_segv, NULL);
-    sigaction(SIGBUS, &old_bus, NULL);
-  }
-#else
-  (void)on;
-#endif
-}
-
-/* ================================================================ the requantisation, here */
-
-/* quant.h's header formula, one IEEE double operation at a time, written independently of
-   dlc_q8_requant1: round half to even by hand. */
-static double round_half_even(double v) {
-  const double f = floor(v), d = v - f; /* exact: |v| < 2^53 or v already an integer */
-  if (d < 0.5) return f;
-  if (d > 0.5) return f + 1.0;
-  return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
-}
-
-static int32_t oracle_requant(int64_t acc_plus_bias, double mult, double lo, double hi, int32_t y_zp, int is_signed) {
-  double v = (double)acc_plus_bias * mult;
-  if (v < lo) v = lo;
-  if (v > hi) v = hi;
-  const double t = round_half_even(v) + (double)y_zp;
-  const double ymin = is_signed ? -128.0 : 0.0, ymax = is_signed ? 127.0 : 255.0;
-  if (t < ymin) return (int32_t)ymin;
-  if (t > ymax) return (int32_t)ymax;
-  return (int32_t)t;
-}
-
 /* ================================================================ cases */
-
-enum {
-  RQ_WIDE,     /* the wide screen, multipliers spreading the outputs over the type */
-  RQ_POW2,     /* mult 2^-k (wide): an exact tie in every column, more among the rest */
-  RQ_TIES,     /* the smallest 2^-k the wide screen allows, small sums: many exact half-integers */
-  RQ_NEARTIE,  /* mult 2^-k (1 +- 2^-r): fp32 sees exact ties the double is a hair off */
-  RQ_NARROW,   /* the fp32 screen without the wide one */
-  RQ_CLAMP,    /* lo / hi inside the type (integers, half-integers, equal, one-sided) */
-  RQ_SAT,      /* large multipliers, zero point at an end: saturation both ways */
-  RQ_NOSCREEN, /* mult_f NULL */
-  RQ_BIGBIAS,  /* |bias| past INT32_MAX - acc_max: bias_s32 false, acc + bias past s32 */
-  RQ_RANGE,    /* multipliers out of the screen's range (2^-70, 2^70) */
-  RQ_NEARSRCH, /* any multiplier (wide), a bias found by search: a row within 2^-13 of a tie where
-                  possible one the fp32 product rounds the other way */
-  N_RQ
-};
-static const char *const rq_names[] = {"wide-screen", "pow2-ties", "small-ties", "near-ties", "narrow-screen",
-                                       "clamp",       "saturate",  "no-screen",  "big-bias",  "mult-range",
-                                       "near-tie-search"};
-
-enum { IND_RANDOM, IND_CONV, IND_SAME, N_IND_KINDS };
-static const char *const ind_names[] = {"random rows", "conv windows", "one run for all"};
-enum { X_RANDOM, X_ALL_255, X_ALL_0, X_ENDS, X_SMALL, N_X_KINDS };
-enum { W_RANDOM, W_ALL_MIN, W_ALL_MAX, W_SMALL, W_ENDS, N_W_KINDS };
 
 typedef struct icase {
   const dlc_q8_igemm_family *f;
@@ -213,27 +104,24 @@ typedef struct icase {
   int unused_bad; /* rows >= m: 0 NULL, 1 a pointer into a guard page */
   int exact;      /* mult, bias and mult_f of exactly c0 + n entries */
   /* IND_CONV */
-  size_t kh, kw, h, wd, cin_all, goff, stride, ph, pw;
+  q8o_window win;
+  size_t cin_all, goff;
   size_t xlen;
 } icase;
 
 typedef struct stats {
-  size_t cases, outputs, ties, near_ties, fp32_ties, fp32_differs, clamped, sat_lo, sat_hi, past_s32;
-  size_t by_screen[3], by_rq[N_RQ], by_ind[N_IND_KINDS], by_sign[2][2];
+  q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
+  size_t past_s32;
   size_t wide_rows_fast, wide_rows_fallback, c0_cases, gap_cases, null_rows_cases, exact_arrays;
 } stats;
 
 static stats totals;
 
-static const char *screen_name(const dlc_q8_params *q) {
-  return !q->mult_f ? "no screen" : q->screen_wide ? "wide screen" : "narrow screen";
-}
-
 static void describe(const icase *c, const dlc_q8_params *q, char *buf, size_t len) {
   char lay[160] = "";
   if (c->ind_kind == IND_CONV)
     snprintf(lay, sizeof lay, " (image %zux%zu, cin_all %zu, goff %zu, kernel %zux%zu, stride %zu, pads %zu/%zu)",
-             c->h, c->wd, c->cin_all, c->goff, c->kh, c->kw, c->stride, c->ph, c->pw);
+             c->win.h, c->win.wd, c->cin_all, c->goff, c->win.kh, c->win.kw, c->win.stride, c->win.ph, c->win.pw);
   snprintf(buf, len,
            "%s m=%zu n=%zu ntaps=%zu kq=%zu flip=0x%02x %s y c0=%zu c_out=%zu%s ldy=%zu, %s (y zp %d, lo %.17g, "
            "hi %.17g, %s, bias_s32 %d), ind %s%s, xlen %zu, x kind %d, w kind %d, x %s, w %s, y %s, rows >= m %s",
@@ -244,29 +132,6 @@ static void describe(const icase *c, const dlc_q8_params *q, char *buf, size_t l
            c->w_end ? "against the end guard" : "after the start guard",
            c->y_side == 0 ? "in sentinels" : c->y_side == 1 ? "against the end guard" : "after the start guard",
            c->unused_bad ? "into a guard page" : "NULL");
-}
-
-/* u, the byte the kernel multiplies (byte ^ flip) */
-static uint8_t x_u(int kind) {
-  const uint32_t r = next_u32();
-  switch (kind) {
-    case X_ALL_255: return 0xff;
-    case X_ALL_0: return 0x00;
-    case X_ENDS: return r % 2 ? 0xff : 0x00;
-    case X_SMALL: return (uint8_t)(r % 4);
-    default: return r % 16 == 0 ? 0xff : r % 16 == 1 ? 0x00 : (uint8_t)(r >> 8);
-  }
-}
-
-static int8_t w_byte(int kind) {
-  const uint32_t r = next_u32();
-  switch (kind) {
-    case W_ALL_MIN: return -128;
-    case W_ALL_MAX: return 127;
-    case W_SMALL: return (int8_t)((int)(r % 7) - 3);
-    case W_ENDS: return r % 2 ? (int8_t)127 : (int8_t)-128;
-    default: return r % 16 == 0 ? (int8_t)-128 : r % 16 == 1 ? (int8_t)127 : (int8_t)(uint8_t)(r >> 8);
-  }
 }
 
 /* ================================================================ requantisation parameters */
@@ -282,21 +147,6 @@ static int32_t clamp_s32(double v) {
   return (int32_t)v;
 }
 
-/* A clamp bound: an integer, a half-integer, a quarter or any fraction. */
-static double frac_bound(int64_t lo, int64_t hi) {
-  static const double fr[] = {0.0, 0.5, -0.5, 0.25};
-  const uint32_t r = next_u32() % 5;
-  return (double)irand(lo, hi) + (r < 4 ? fr[r] : urand());
-}
-
-/* Power-of-two exponent k for which (acc_max + |c_ref| + 201 2^(k-1)) 2^-k stays well inside the
-   wide screen's 2^19: 2^-k (acc_max + |c_ref|) <= 471000. */
-static int kmin_wide(int64_t acc_max, int64_t cref) {
-  int k = 1;
-  while (ldexp((double)acc_max + fabs((double)cref), -k) > 471000.0) k++;
-  return k;
-}
-
 /* Per channel, a multiplier and a bias of the case's kind, from one row's sum cref of that column
    (the bias puts that row at a chosen value, so outputs land in the type's range whatever the
    sums) and the column's spread; channels outside [c0, c0 + n) get synthetic ones of the same
@@ -308,18 +158,8 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
   q->mult = gbuf_open(&s->gm, c_out * sizeof(double), 1);
   q->bias = gbuf_open(&s->gb, c_out * sizeof(int32_t), 1);
   float *mult_f = gbuf_open(&s->gf, c_out * sizeof(float), 1);
-  q->is_signed = c->is_signed;
-  q->y_min = c->is_signed ? -128 : 0, q->y_max = c->is_signed ? 127 : 255;
-  {
-    const int32_t zps[] = {0, 0, 128, 1, 127, -1, -127, (int32_t)irand(q->y_min, q->y_max),
-                           (int32_t)(irand(q->y_min / 2, q->y_max / 2) * 2 + 1), q->y_min, q->y_max};
-    int32_t zp;
-    do zp = zps[next_u32() % (sizeof zps / sizeof zps[0])];
-    while (zp < q->y_min || zp > q->y_max);
-    q->y_zero_point = zp;
-  }
-  q->x_zero_point = (int32_t)irand(q->y_min, q->y_max); /* not the kernel's business (the bias holds it) */
-  q->lo = -INFINITY, q->hi = INFINITY;
+  static const int32_t zps[] = {0, 0, 128, 1, 127, -1, -127};
+  q8o_params_begin(q, c->is_signed, zps, sizeof zps / sizeof zps[0]);
   const size_t m = c->m, n = c->n;
   for (size_t ch = 0; ch < c_out; ch++) {
     int64_t cref, spread;
@@ -336,94 +176,21 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
       cref = irand(-(acc_max / 100), acc_max / 100);
       spread = 1 + acc_max / 50;
     }
-    const double useful = 128.0 / (double)spread; /* the rows' spread over about the type's range */
-    const double off = -150.0 + 300.0 * urand(); /* where row cref lands, in y units */
+    const q8o_col h = q8o_col_of(cref, spread);
     double mt;
     int64_t b;
-    switch (c->rq) {
-      case RQ_POW2:
-      case RQ_TIES:
-      case RQ_NEARTIE: {
-        const int kw = kmin_wide(acc_max, cref);
-        int k;
-        if (c->rq == RQ_TIES) {
-          k = kw + (int)irand(0, 1);
-        } else {
-          k = (int)ceil(log2((double)spread / 128.0)) + (int)irand(-1, 2);
-          if (k < kw) k = kw;
-        }
-        if (k < 1) k = 1;
-        mt = ldexp(1.0, -k);
-        if (c->rq == RQ_NEARTIE) /* (float)mt is still 2^-k */
-          mt *= 1.0 + (next_u32() % 2 ? 1.0 : -1.0) * ldexp(1.0, -(int)irand(26, 45));
-        /* cref + b = (2 a + 1) 2^(k-1): that row's product an exact half-integer (a - 100..100) */
-        b = -cref + (2 * irand(-100, 100) + 1) * ((int64_t)1 << (k - 1));
-        break;
-      }
-      case RQ_NEARSRCH: {
-        /* among A = C + bias near where row cref lands, one whose product is within 2^-13 of a
-           half-integer, preferring one where fp32's product (the wide screen's) rounds the other
-           way: the kernel must notice and take the exact path */
-        const double mcap = 471000.0 / ((double)acc_max + fabs((double)cref) + 16385.0);
-        mt = log_uniform(0.02, 2.0);
-        if (mt > mcap) mt = mcap * (0.5 + 0.5 * urand());
-        const float mf = (float)mt;
-        /* half the time near the end of the type's range farther from the zero point, where the
-           fp32 product's error (relative 2^-23) is largest */
-        const double ylo = (double)(q->y_min - q->y_zero_point), yhi = (double)(q->y_max - q->y_zero_point);
-        const double far = fabs(ylo) > fabs(yhi) ? ylo : yhi;
-        const double target = next_u32() % 2 ? off : far * (0.6 + 0.4 * urand());
-        const int64_t a0 = llround(target / mt);
-        int64_t best = a0;
-        float best_gap = -1.0f; /* how far the fp32 product is from the tie, where it rounds otherwise */
-        int found = 0;
-        for (int64_t a = a0 - 8192; a <= a0 + 8192 && best_gap < 0x1p-15f; a++) {
-          const double v = (double)a * mt, fr = v - floor(v);
-          if (fabs(fr - 0.5) >= 0x1p-13 || fr == 0.5) continue;
-          const float fa = (float)a, tt = fmaf(fa, mf, 12582912.0f), d = fmaf(fa, mf, -(tt - 12582912.0f));
-          if ((double)(tt - 12582912.0f) != round_half_even(v)) {
-            if (0.5f - fabsf(d) > best_gap) best = a, best_gap = 0.5f - fabsf(d), found = 1;
-          } else if (!found) {
-            best = a, found = 1;
-          }
-        }
-        b = best - cref;
-        break;
-      }
-      case RQ_NARROW: {
-        /* past the wide screen's bound, within the fp32 screen's range */
-        const double m_narrow = 0x1p20 / ((double)acc_max + fabs((double)cref) + 1.0);
-        mt = (useful > m_narrow ? useful : m_narrow) * log_uniform(1.0, 64.0); /* |v| up to 2^26 */
-        b = -cref + llround(off / mt);
-        break;
-      }
-      case RQ_SAT: mt = useful * log_uniform(8.0, 64.0), b = -cref + llround(off / mt); break;
-      case RQ_BIGBIAS:
-        if (ch == c->c0 || next_u32() % 2) {
-          const uint32_t r = next_u32() % 4;
-          b = r == 0   ? INT32_MAX - irand(0, 3)
-              : r == 1 ? INT32_MIN + irand(0, 3)
-              : r == 2 ? INT32_MAX - irand(0, acc_max)
-                       : INT32_MIN + irand(0, acc_max);
-          if (b == 0) b = 1;
-          mt = (20.0 + 100.0 * urand()) / fabs((double)b); /* v around +-(20..120) */
-          if (next_u32() % 2) mt = useful * log_uniform(0.5, 4.0); /* mostly saturating */
-        } else {
-          mt = useful * log_uniform(0.5, 4.0), b = -cref + llround(off / mt);
-        }
-        break;
-      case RQ_RANGE: {
-        const uint32_t r = ch == c->c0 ? next_u32() % 2 : next_u32() % 3;
-        mt = r == 0 ? ldexp(1.0 + urand(), -70) : r == 1 ? ldexp(1.0 + urand(), 70) : useful * log_uniform(0.5, 4.0);
-        b = r == 2 ? -cref + llround(off / mt) : -cref + irand(-3, 3);
-        break;
-      }
-      default: { /* WIDE, CLAMP, NOSCREEN: capped into the wide screen */
-        const double mcap = 471000.0 / ((double)acc_max + fabs((double)cref) + 1.0);
-        mt = useful * log_uniform(0.5, 4.0);
-        if (mt > mcap) mt = mcap * (0.5 + 0.5 * urand());
-        b = -cref + llround(off / mt);
-        break;
+    if (!q8o_mult_bias(c->rq, ch == c->c0, q, acc_max, &h, &mt, &b)) { /* RQ_BIGBIAS */
+      if (ch == c->c0 || next_u32() % 2) {
+        const uint32_t r = next_u32() % 4;
+        b = r == 0   ? INT32_MAX - irand(0, 3)
+            : r == 1 ? INT32_MIN + irand(0, 3)
+            : r == 2 ? INT32_MAX - irand(0, acc_max)
+                     : INT32_MIN + irand(0, acc_max);
+        if (b == 0) b = 1;
+        mt = (20.0 + 100.0 * urand()) / fabs((double)b); /* v around +-(20..120) */
+        if (next_u32() % 2) mt = h.useful * log_uniform(0.5, 4.0); /* mostly saturating */
+      } else {
+        mt = h.useful * log_uniform(0.5, 4.0), b = -cref + llround(h.off / mt);
       }
     }
     /* sums near the s32 limit leave the bias little room (bias_s32: |bias| <= INT32_MAX - acc_max):
@@ -434,29 +201,7 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
       b = irand(-(room < 1000 ? room : 1000), room < 1000 ? room : 1000);
     q->mult[ch] = mt, q->bias[ch] = clamp_s32((double)b);
   }
-  if (c->rq == RQ_CLAMP) {
-    const uint32_t r = next_u32() % 6;
-    const int64_t zl = q->y_min - q->y_zero_point, zh = q->y_max - q->y_zero_point; /* the type in y units */
-    if (r == 0) {
-      q->lo = q->hi = frac_bound(zl, zh);
-    } else if (r == 1) {
-      q->lo = frac_bound(zl, zh);
-    } else if (r == 2) {
-      q->hi = frac_bound(zl, zh);
-    } else {
-      double a = frac_bound(zl, zh), bb = frac_bound(zl, zh);
-      if (a > bb) { const double t = a; a = bb, bb = t; }
-      q->lo = a, q->hi = bb;
-    }
-  } else if ((c->rq == RQ_TIES || c->rq == RQ_POW2) && next_u32() % 4 == 0) {
-    q->lo = -2.5 - (double)irand(0, 60), q->hi = 1.5 + (double)irand(0, 60); /* half-integer clamps */
-  } else if ((c->rq == RQ_SAT || c->rq == RQ_WIDE) && next_u32() % 3 == 0) {
-    q->lo = -(double)irand(300, 1000) - urand(), q->hi = (double)irand(300, 1000) + urand(); /* beyond the type */
-  }
-  if (c->rq == RQ_SAT) {
-    const uint32_t r = next_u32() % 3;
-    if (r < 2) q->y_zero_point = r ? q->y_max : q->y_min;
-  }
+  q8o_params_bounds(q, c->rq, RQ_BIT(RQ_SAT) | RQ_BIT(RQ_WIDE), 0);
   dlc_q8_derive(q, acc_max, c_out, c->rq == RQ_NOSCREEN ? NULL : mult_f);
   /* what each kind is there for */
   if (c->rq == RQ_NOSCREEN || c->rq == RQ_RANGE) assert_null(q->mult_f);
@@ -470,17 +215,6 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
 static void rq_close(rq_set *s) { gbuf_close(&s->gm), gbuf_close(&s->gb), gbuf_close(&s->gf); }
 
 /* ================================================================ one case */
-
-/* kh x kw for ntaps taps */
-static void kernel_shape(size_t ntaps, size_t *kh, size_t *kw) {
-  for (size_t a = (size_t)sqrt((double)ntaps); a >= 1; a--)
-    if (ntaps % a == 0) {
-      *kh = a, *kw = ntaps / a;
-      return;
-    }
-  *kh = 1, *kw = ntaps;
-}
-
 static void run_case(icase *c) {
   const size_t m = c->m, n = c->n, ntaps = c->ntaps, kq = c->kq, mr = c->f->mr;
   const size_t run = 4 * kq, nw = 16 * ((n + 15) / 16);
@@ -499,49 +233,22 @@ static void run_case(icase *c) {
   /* x and the rows' offsets in it (SIZE_MAX: the zero row) */
   size_t *offs = xmalloc(ntaps * m * sizeof(size_t));
   if (c->ind_kind == IND_CONV) {
-    kernel_shape(ntaps, &c->kh, &c->kw);
-    c->stride = (size_t)irand(1, 2);
-    c->ph = (size_t)irand(0, (int64_t)c->kh - 1), c->pw = (size_t)irand(0, (int64_t)c->kw - 1);
+    q8o_window *g = &c->win;
+    window_shape(g, ntaps);
     const size_t extra[] = {0, 0, 4, 20};
     c->cin_all = run + pick(extra, 4);
     c->goff = next_u32() % 2 ? c->cin_all - run : 4 * (size_t)irand(0, (int64_t)(c->cin_all - run) / 4);
-    const size_t hmin = c->kh > 2 * c->ph ? c->kh - 2 * c->ph : 1, wmin = c->kw > 2 * c->pw ? c->kw - 2 * c->pw : 1;
-    c->wd = wmin + (size_t)irand(0, 8), c->h = hmin + (size_t)irand(0, 3);
     size_t ho, wo;
-    for (;;) {
-      ho = (c->h + 2 * c->ph - c->kh) / c->stride + 1, wo = (c->wd + 2 * c->pw - c->kw) / c->stride + 1;
-      if (ho * wo >= m) break;
-      c->h++;
-    }
+    window_size(g, m, 8, &ho, &wo);
     const size_t q0 = (size_t)irand(0, (int64_t)(ho * wo - m));
-    c->xlen = c->h * c->wd * c->cin_all;
-    for (size_t t = 0; t < ntaps; t++)
-      for (size_t i = 0; i < m; i++) {
-        const size_t p = q0 + i, oy = p / wo, ox = p % wo, ky = t / c->kw, kx = t % c->kw;
-        const ptrdiff_t iy = (ptrdiff_t)(oy * c->stride + ky) - (ptrdiff_t)c->ph;
-        const ptrdiff_t ix = (ptrdiff_t)(ox * c->stride + kx) - (ptrdiff_t)c->pw;
-        offs[t * m + i] = iy < 0 || ix < 0 || iy >= (ptrdiff_t)c->h || ix >= (ptrdiff_t)c->wd
-                              ? SIZE_MAX
-                              : ((size_t)iy * c->wd + (size_t)ix) * c->cin_all + c->goff;
-      }
+    c->xlen = g->h * g->wd * c->cin_all;
+    window_offsets(g, offs, ntaps, m, q0, wo, c->cin_all, c->goff);
   } else if (c->ind_kind == IND_SAME) {
-    c->xlen = run + (next_u32() % 2 ? 0 : (size_t)irand(0, 40));
-    const size_t o = next_u32() % 4 == 0 ? SIZE_MAX : c->x_end ? c->xlen - run : 0;
-    for (size_t r = 0; r < ntaps * m; r++) offs[r] = o;
+    c->xlen = same_offsets(offs, ntaps * m, run, c->x_end);
   } else {
     const size_t extras[] = {0, run, (size_t)irand(0, 64), (size_t)irand(0, (int64_t)(run * ntaps * m))};
     c->xlen = run + pick(extras, 4);
-    for (size_t r = 0; r < ntaps * m; r++) {
-      const uint32_t k = next_u32() % 10;
-      offs[r] = k == 0   ? 0
-                : k == 1 ? c->xlen - run
-                : k == 2 ? (r ? offs[(size_t)irand(0, (int64_t)r - 1)] : 0) /* the same bytes as another row */
-                : k == 3 ? SIZE_MAX
-                         : (size_t)irand(0, (int64_t)(c->xlen - run)); /* any byte offset */
-    }
-    /* one row (some tap, some i) reads x's last bytes, one its first */
-    offs[(size_t)irand(0, (int64_t)(ntaps * m) - 1)] = c->xlen - run;
-    offs[(size_t)irand(0, (int64_t)(ntaps * m) - 1)] = 0;
+    random_offsets(offs, ntaps * m, run, c->xlen);
   }
   gbuf gx;
   uint8_t *x = gbuf_open(&gx, c->xlen, c->x_end);
@@ -586,14 +293,8 @@ static void run_case(icase *c) {
   const dlc_q8_params *q = &rs.q;
 
   /* y: m rows of ldy bytes */
-  const size_t yspan = (m - 1) * c->ldy + n;
-  const size_t pre = c->y_side == 2 ? 0 : (size_t)irand(1, SENT_GUARD);
-  const size_t post = c->y_side == 1 ? 0 : (size_t)irand(1, SENT_GUARD);
-  const size_t total = pre + yspan + post;
-  gbuf gy;
-  uint8_t *ybuf = gbuf_open(&gy, total, c->y_side != 2), *y = ybuf + pre;
-  const uint8_t sent = totals.cases & 1 ? 0xA5 : 0x3C;
-  memset(ybuf, sent, total);
+  ysent ys;
+  uint8_t *y = ysent_open(&ys, m, n, c->ldy, c->y_side, totals.o.cases);
 
   uint8_t *x_copy = xmalloc(c->xlen), *z_copy = xmalloc(run);
   int8_t *w_copy = xmalloc(wbytes);
@@ -616,70 +317,28 @@ static void run_case(icase *c) {
     describe(c, q, what, sizeof what);
     fail_msg("%s: wrote to x, the zero row, w, ind, mult or bias", what);
   }
-  for (size_t i = 0; i < total; i++) {
-    const ptrdiff_t k = (ptrdiff_t)i - (ptrdiff_t)pre;
-    const int inside = k >= 0 && (size_t)k < yspan && (size_t)k % c->ldy < n;
-    if (!inside && ybuf[i] != sent) {
-      describe(c, q, what, sizeof what);
-      fail_msg("%s: wrote y[%td] (row %td, column %td: outside m x n) = 0x%02x", what, k,
-               k >= 0 ? k / (ptrdiff_t)c->ldy : -1, k >= 0 ? k % (ptrdiff_t)c->ldy : k, ybuf[i]);
-    }
-  }
+  ysent_check(&ys, c->ldy, n, "n", cur_case);
   for (size_t i = 0; i < m; i++) {
     int row_fallback = 0;
     for (size_t j = 0; j < n; j++) {
       const size_t oc = c->c0 + j;
       const int64_t ab = C[i * n + j] + (int64_t)q->bias[oc];
-      const int32_t want = oracle_requant(ab, q->mult[oc], q->lo, q->hi, q->y_zero_point, c->is_signed);
-      const uint8_t yb = y[i * c->ldy + j];
-      const int32_t got = c->is_signed ? (int32_t)(int8_t)yb : (int32_t)yb;
-      /* statistics: exact half-integers the rounding sees, near ones, fp32 ties, clamps, saturation */
-      const double vu = (double)ab * q->mult[oc];
-      double v = vu;
-      if (v < q->lo) v = q->lo;
-      if (v > q->hi) v = q->hi;
-      const double fr = v - floor(v);
-      totals.outputs++;
-      totals.ties += fr == 0.5;
-      totals.near_ties += fr != 0.5 && fabs(fr - 0.5) <= 0x1p-13;
-      totals.clamped += v != vu;
       totals.past_s32 += ab > INT32_MAX || ab < INT32_MIN;
-      const double t = round_half_even(v) + q->y_zero_point;
-      totals.sat_lo += t < (c->is_signed ? -128.0 : 0.0);
-      totals.sat_hi += t > (c->is_signed ? 127.0 : 255.0);
-      if (q->screen_wide) {
-        /* what the wide screen's fp32 product sees (quant.h): its distance to the nearest integer */
-        const float fa = (float)(int32_t)ab, mf = q->mult_f[oc];
-        const float tt = fmaf(fa, mf, 12582912.0f), d = fmaf(fa, mf, -(tt - 12582912.0f));
-        totals.fp32_ties += fabsf(d) == 0.5f && fr != 0.5;
-        totals.fp32_differs += (double)(tt - 12582912.0f) != round_half_even(vu);
-        row_fallback |= fabsf(d) > 0.5f - DLC_Q8_WIDE_MARGIN;
-      }
-      if (got != want) {
-        describe(c, q, what, sizeof what);
-        fail_msg("%s: y[%zu * ldy + %zu] = %d, want %d (C = %lld, bias[%zu] = %d, C + bias = %lld, mult = %.17g, "
-                 "mult_f = %.9g, v = %.17g)",
-                 what, i, j, got, want, (long long)C[i * n + j], oc, q->bias[oc], (long long)ab, q->mult[oc],
-                 q->mult_f ? (double)q->mult_f[oc] : 0.0, vu);
-      }
+      row_fallback |= q8o_check_output(&totals.o, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
     }
     if (q->screen_wide) {
       totals.wide_rows_fast += !row_fallback;
       totals.wide_rows_fallback += row_fallback != 0;
     }
   }
-  totals.cases++;
-  totals.by_screen[!q->mult_f ? 0 : q->screen_wide ? 2 : 1]++;
-  totals.by_rq[c->rq]++;
-  totals.by_ind[c->ind_kind]++;
-  totals.by_sign[flip != 0][c->is_signed != 0]++;
+  q8o_count_case(&totals.o, q, c->rq, c->ind_kind, flip, c->is_signed);
   totals.c0_cases += c->c0 > 0;
   totals.gap_cases += c->ldy > n && m > 1;
   totals.null_rows_cases += m < mr;
   totals.exact_arrays += c->exact;
   free(x_copy), free(z_copy), free(w_copy), free(ind_copy), free(mult_copy), free(bias_copy), free(C), free(offs);
   rq_close(&rs);
-  gbuf_close(&gz), gbuf_close(&gx), gbuf_close(&gi), gbuf_close(&gw), gbuf_close(&gy);
+  gbuf_close(&gz), gbuf_close(&gx), gbuf_close(&gi), gbuf_close(&gw), ysent_close(&ys);
 }
 
 /* Fills the case's kinds, sides and layout from a running counter k (and the RNG); the caller
@@ -710,11 +369,11 @@ static void print_totals(const char *title) {
                 "%zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, %zu fp32 ties the "
                 "double lacks, %zu the fp32 product rounds otherwise, %zu clamped, %zu saturated low, %zu high, %zu with C + bias past s32; wide-screen rows: "
                 "%zu fast, %zu near a tie (exact fallback)\n",
-                title, totals.cases, totals.c0_cases, totals.gap_cases, totals.null_rows_cases, totals.exact_arrays,
-                totals.by_sign[0][0], totals.by_sign[0][1], totals.by_sign[1][0], totals.by_sign[1][1],
-                totals.by_ind[IND_RANDOM], totals.by_ind[IND_CONV], totals.by_ind[IND_SAME], totals.by_screen[0],
-                totals.by_screen[1], totals.by_screen[2], totals.outputs, totals.ties, totals.near_ties,
-                totals.fp32_ties, totals.fp32_differs, totals.clamped, totals.sat_lo, totals.sat_hi, totals.past_s32,
+                title, totals.o.cases, totals.c0_cases, totals.gap_cases, totals.null_rows_cases, totals.exact_arrays,
+                totals.o.by_sign[0][0], totals.o.by_sign[0][1], totals.o.by_sign[1][0], totals.o.by_sign[1][1],
+                totals.o.by_ind[IND_RANDOM], totals.o.by_ind[IND_CONV], totals.o.by_ind[IND_SAME], totals.o.by_screen[0],
+                totals.o.by_screen[1], totals.o.by_screen[2], totals.o.outputs, totals.o.ties, totals.o.near_ties,
+                totals.o.fp32_ties, totals.o.fp32_differs, totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.past_s32,
                 totals.wide_rows_fast, totals.wide_rows_fallback);
 }
 
@@ -848,12 +507,12 @@ static void test_summary(void **state) {
   (void)state;
   if (!family()) return;
   /* the sweep reaches what it is there for */
-  assert_true(totals.ties > 0 && totals.fp32_ties > 0 && totals.near_ties > 0 && totals.fp32_differs > 0);
-  assert_true(totals.clamped > 0 && totals.sat_lo > 0 && totals.sat_hi > 0 && totals.past_s32 > 0);
-  assert_true(totals.by_screen[0] > 0 && totals.by_screen[1] > 0 && totals.by_screen[2] > 0);
+  assert_true(totals.o.ties > 0 && totals.o.fp32_ties > 0 && totals.o.near_ties > 0 && totals.o.fp32_differs > 0);
+  assert_true(totals.o.clamped > 0 && totals.o.sat_lo > 0 && totals.o.sat_hi > 0 && totals.past_s32 > 0);
+  assert_true(totals.o.by_screen[0] > 0 && totals.o.by_screen[1] > 0 && totals.o.by_screen[2] > 0);
   assert_true(totals.wide_rows_fast > 0 && totals.wide_rows_fallback > 0);
   for (size_t a = 0; a < 2; a++)
-    for (size_t b = 0; b < 2; b++) assert_true(totals.by_sign[a][b] > 0);
+    for (size_t b = 0; b < 2; b++) assert_true(totals.o.by_sign[a][b] > 0);
 }
 
 int main(void) {
@@ -865,7 +524,7 @@ int main(void) {
       cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  printf("q8_igemm summary: %zu cases, %zu outputs checked%s\n", totals.cases, totals.outputs,
+  printf("q8_igemm summary: %zu cases, %zu outputs checked%s\n", totals.o.cases, totals.o.outputs,
          failed ? " (FAILED)" : "");
   return failed;
 }
