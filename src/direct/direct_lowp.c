@@ -659,7 +659,7 @@ static void dwl_task_dwn(void *arg, size_t t) {
   const dwl_data *d = p->algo_data;
   const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
   const size_t co = (size_t)s->c_out, M = (size_t)s->n * (size_t)(s->h_out * s->w_out), mr = f->mr;
-  const uint8_t *ind[DLC_IND_MAX_TAPS * 16];
+  const uint8_t *ind[DLC_IND_MAX_TAPS * DLC_LOWP_MR_MAX];
   size_t begin, end;
   dlc_split_range(dlc_div_up(M, mr), d->ntasks, t, &begin, &end);
   for (size_t tile = begin; tile < end; tile++) {

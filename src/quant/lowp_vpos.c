@@ -7,12 +7,9 @@
 #include "../core/util.h"
 
 dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok) {
-  return dlc_q8_corrected_params(p, w, dlc_q8_d4_zu(p), q4, ok);
-}
-
-dlconv_status dlc_q8_corrected_params(const dlconv_plan *p, const void *w, int32_t zu, dlc_q8_params *q4, int *ok) {
   const dlc_conv_shape *s = &p->s;
   const size_t co = (size_t)s->c_out, per_oc = (size_t)(s->cin_g * s->k_h * s->k_w);
+  const int32_t zu = dlc_q8_d4_zu(p);
   *ok = 0;
   *q4 = p->q8;
   q4->bias = dlc_malloc(co * sizeof(int32_t));

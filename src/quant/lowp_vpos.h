@@ -67,9 +67,6 @@ static inline uint8_t dlc_q8_d4_zu(const dlconv_plan *p) {
 /* The xor that turns x's bytes into the u8 the kernels see: 0x80 for S8 (x + 128), 0 for U8. */
 static inline uint8_t dlc_q8_d4_flip(const dlconv_plan *p) { return p->dtype == DLCONV_S8 ? 0x80 : 0; }
 dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok);
-/* The same with zu * sum(w) out of the bias for a given zu (kernels that read x's values as they
-   are, the zero point's byte on padding: zu = x_zero_point). */
-dlconv_status dlc_q8_corrected_params(const dlconv_plan *p, const void *w, int32_t zu, dlc_q8_params *q4, int *ok);
 void dlc_q8_d4_params_free(dlc_q8_params *q4);
 
 /* The kernel name a plan on v reports. */
