@@ -36,6 +36,11 @@
 #include "../quant/lowp_vpos.h"
 
 #define IGEMM_BLOCK_BYTES ((size_t)256 * 1024)
+#define IGEMM_MAX_KINDS 16 /* kinds of output row in line mode */
+/* A tile's cost beyond its dot products (bias, epilogue, pointers, call), in units of one pixel's
+   dot products with one group of four channels of one tap: line mode's extra tiles against the
+   kernel rows it skips. */
+#define IGEMM_TILE_COST 64
 
 typedef struct igemm_data {
   dlc_nhwc_ind ind;         /* the tiles' pointers (row mode: a tap is a kernel row, see the top) */
@@ -45,7 +50,18 @@ typedef struct igemm_data {
   int8_t *wpack;
   dlc_q8_params q4;         /* the requantisation with the zero point's correction in the bias */
   uint8_t flip;
-  size_t M, pblock, pblocks, psplit, njobs, ntasks;
+  size_t M, pblock, pblocks, psplit, njobs, ntasks; /* M: pixels, or output rows in line mode */
+  /* Line mode: tiles never cross an output row, and the kernel rows of a row's windows that lie
+     wholly in the padding are skipped, their zero point's products moved into the bias of the
+     row's kind (oneDNN's kernels skip them too; on a 14 x 14 plane they are a tenth of a 3 x 3
+     layer's work). */
+  int lines;
+  size_t tpr, row_tiles;    /* taps per kernel row; tiles per output row */
+  size_t nkinds;
+  uint8_t *row_kind;        /* h_out: the kind of output row oy */
+  size_t kind_ky0[IGEMM_MAX_KINDS], kind_ky1[IGEMM_MAX_KINDS];
+  int32_t *kind_bias;       /* nkinds x c_out */
+  dlc_q8_params kind_q[IGEMM_MAX_KINDS]; /* q4 with the kind's bias */
 } igemm_data;
 
 int dlc_igemm_q8_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
@@ -59,6 +75,8 @@ int dlc_igemm_q8_applies(const dlconv_plan *p) { return dlc_igemm_q8_fits(&p->s,
 static void igemm_free(igemm_data *d) {
   if (!d) return;
   dlc_free(d->wpack);
+  dlc_free(d->row_kind);
+  dlc_free(d->kind_bias);
   dlc_nhwc_ind_free(&d->ind);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
@@ -69,6 +87,59 @@ static void igemm_destroy(dlconv_plan *p) { igemm_free(p->algo_data); }
 /* Columns of panel pn of a group: nr, or the rest rounded up to whole vectors of 16. */
 static size_t panel_width(const igemm_data *d, size_t cog, size_t pn) {
   return DLC_MIN(d->nr, dlc_round_up(cog - pn * d->nr, 16));
+}
+
+/* Line mode where it pays (see igemm_data): the kinds of output row and their biases, bias[oc] +
+   zu x the weights of the skipped kernel rows, what their taps at the zero point's row would have
+   added. Stays off where a kind's bias leaves s32 (the exact store adds it as it is). Only running
+   out of memory fails. */
+static dlconv_status plan_lines(igemm_data *d, const dlconv_plan *p, const int8_t *w) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, kh = (size_t)s->k_h;
+  const size_t kw = (size_t)s->k_w, cin = d->cin, nt = dlc_div_up(wo, d->mr);
+  d->tpr = dlc_nhwc_ind_taps_per_row(&d->ind, s);
+  d->row_tiles = nt;
+  if (kh < 2 || s->pad_t + s->pad_b == 0) return DLCONV_OK;
+  d->row_kind = dlc_malloc(ho);
+  if (!d->row_kind) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
+  size_t skipped = 0; /* kernel rows skipped over all output rows */
+  for (size_t oy = 0; oy < ho; oy++) {
+    size_t ky0, ky1, k = 0;
+    dlc_nhwc_ind_row_taps(s, oy, &ky0, &ky1);
+    skipped += kh - (ky1 - ky0);
+    while (k < d->nkinds && (d->kind_ky0[k] != ky0 || d->kind_ky1[k] != ky1)) k++;
+    if (k == d->nkinds) {
+      if (k == IGEMM_MAX_KINDS) return DLCONV_OK;
+      d->kind_ky0[k] = ky0;
+      d->kind_ky1[k] = ky1;
+      d->nkinds++;
+    }
+    d->row_kind[oy] = (uint8_t)k;
+  }
+  /* per image: the dot products the skipped rows save against the extra tiles */
+  const size_t saved = skipped * wo * d->tpr * d->kq;
+  const size_t extra = ho * nt > dlc_div_up(ho * wo, d->mr) ? ho * nt - dlc_div_up(ho * wo, d->mr) : 0;
+  if (saved <= extra * IGEMM_TILE_COST) return DLCONV_OK;
+  d->kind_bias = dlc_malloc(d->nkinds * co * sizeof(int32_t));
+  if (!d->kind_bias) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
+  const int64_t zu = dlc_q8_d4_zu(p);
+  for (size_t k = 0; k < d->nkinds; k++)
+    for (size_t oc = 0; oc < co; oc++) {
+      int64_t sum = 0;
+      for (size_t ky = 0; ky < kh; ky++)
+        if (ky < d->kind_ky0[k] || ky >= d->kind_ky1[k])
+          for (size_t ic = 0; ic < cin; ic++)
+            for (size_t kx = 0; kx < kw; kx++) sum += w[((oc * cin + ic) * kh + ky) * kw + kx];
+      const int64_t b = (int64_t)d->q4.bias[oc] + zu * sum;
+      if (b < INT32_MIN || b > INT32_MAX) return DLCONV_OK;
+      d->kind_bias[k * co + oc] = (int32_t)b;
+    }
+  for (size_t k = 0; k < d->nkinds; k++) {
+    d->kind_q[k] = d->q4;
+    d->kind_q[k].bias = d->kind_bias + k * co;
+  }
+  d->lines = 1;
+  return DLCONV_OK;
 }
 
 static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
@@ -113,10 +184,18 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
         }
     }
 
-  /* blocks of pixels whose rows of x stay in L2 while every panel sweeps them */
-  d->M = (size_t)s->n * (size_t)(s->h_out * s->w_out);
-  const size_t per_pixel = (size_t)(s->c_in * s->stride_h * s->stride_w);
-  d->pblock = dlc_balanced_block(d->M, DLC_MAX(d->mr, IGEMM_BLOCK_BYTES / per_pixel), d->mr);
+  const dlconv_status stl = plan_lines(d, p, w);
+  if (stl != DLCONV_OK) {
+    igemm_free(d);
+    return stl;
+  }
+
+  /* blocks of pixels (line mode: of output rows) whose rows of x stay in L2 while every panel
+     sweeps them */
+  const size_t unit = d->lines ? (size_t)s->w_out : 1, grain = d->lines ? 1 : d->mr;
+  d->M = (size_t)s->n * (size_t)(s->h_out * s->w_out) / unit;
+  const size_t per_unit = (size_t)(s->c_in * s->stride_h * s->stride_w) * unit;
+  d->pblock = dlc_balanced_block(d->M, DLC_MAX(grain, IGEMM_BLOCK_BYTES / per_unit), grain);
   d->pblocks = dlc_div_up(d->M, d->pblock);
   /* too few jobs for the threads: split the panels first (a small plane's few tiles divide
      unevenly), then the pixels */
@@ -124,7 +203,7 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
   d->psplit = 1;
   if (G * d->pblocks < want) d->psplit = DLC_MIN(d->panels, dlc_div_up(want, G * d->pblocks));
   if (G * d->pblocks * d->psplit < want) {
-    d->pblock = dlc_balanced_block(d->M, DLC_MAX(d->mr, dlc_div_up(d->M, dlc_div_up(want, G * d->psplit))), d->mr);
+    d->pblock = dlc_balanced_block(d->M, DLC_MAX(grain, dlc_div_up(d->M, dlc_div_up(want, G * d->psplit))), grain);
     d->pblocks = dlc_div_up(d->M, d->pblock);
   }
   d->njobs = G * d->pblocks * d->psplit;
@@ -142,6 +221,27 @@ typedef struct igemm_ctx {
   const uint8_t *x;
   uint8_t *y;
 } igemm_ctx;
+
+/* Output rows [r0, r1) of the n x h_out, one panel of group g (n columns from channel c0). */
+static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, const int8_t *wp, size_t r0, size_t r1,
+                        const uint8_t **ind, uint8_t *scratch) {
+  const igemm_data *d = c->d;
+  const dlc_conv_shape *s = &c->p->s;
+  const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
+  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, nt = d->row_tiles;
+  const size_t tap_bytes = d->kq * 4 * dlc_round_up(n, 16); /* one tap of the panel */
+  for (size_t r = r0; r < r1; r++) {
+    const size_t img = r / ho, oy = r % ho, k = d->row_kind[oy];
+    const size_t ky0 = d->kind_ky0[k], ky1 = d->kind_ky1[k];
+    const int8_t *wk = wp + ky0 * d->tpr * tap_bytes;
+    for (size_t tt = 0; tt < nt; tt++) {
+      const size_t ox0 = tt * wo / nt, m = (tt + 1) * wo / nt - ox0;
+      dlc_nhwc_ind_build_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, scratch);
+      f->ukernel(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0,
+                 c->y + (r * wo + ox0) * co + c0, co);
+    }
+  }
+}
 
 static void igemm_task(void *arg, size_t t) {
   const igemm_ctx *c = arg;
@@ -161,6 +261,10 @@ static void igemm_task(void *arg, size_t t) {
     for (size_t pn = pn0; pn < pn1; pn++) {
       const size_t n0 = pn * d->nr, n = DLC_MIN(d->nr, cog - n0), c0 = g * cog + n0;
       const int8_t *wp = d->wpack + g * d->gstride + n0 * d->ind.ntaps * d->kq * 4;
+      if (d->lines) {
+        lines_panel(c, g, c0, n, wp, q_begin, q_end, ind, scratch);
+        continue;
+      }
       for (size_t q0 = q_begin; q0 < q_end; q0 += d->mr) {
         const size_t m = DLC_MIN(d->mr, q_end - q0);
         dlc_nhwc_ind_build(&d->ind, s, c->x, g, q0, m, ind, scratch);

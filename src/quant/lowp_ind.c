@@ -105,3 +105,52 @@ void dlc_nhwc_ind_build(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const ui
     }
   }
 }
+
+void dlc_nhwc_ind_row_taps(const dlc_conv_shape *s, size_t oy, size_t *ky0, size_t *ky1) {
+  const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t;
+  int64_t a = 0, b = s->k_h;
+  while (a < b && iy0 + a * s->dil_h < 0) a++;
+  while (b > a && iy0 + (b - 1) * s->dil_h >= s->h_in) b--;
+  *ky0 = (size_t)a;
+  *ky1 = (size_t)b;
+}
+
+/* A pixel whose window is inside the row takes its taps' fixed offsets from one origin; only the
+   few at the left and right borders check their taps one by one. */
+void dlc_nhwc_ind_build_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t img,
+                            size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1, const uint8_t **ind,
+                            uint8_t *scratch) {
+  const size_t cin_all = (size_t)s->c_in, tpr = dlc_nhwc_ind_taps_per_row(v, s);
+  const size_t t0 = ky0 * tpr, t1 = ky1 * tpr;
+  const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
+  const uint8_t *base = x + img * img_bytes + g * v->cin, *x_end = x + (size_t)s->n * img_bytes;
+  const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, span_w = (s->k_w - 1) * s->dil_w;
+  for (size_t i = 0; i < m; i++) {
+    const uint8_t **it = ind + i;
+    const int64_t ix0 = (int64_t)(ox0 + i) * s->stride_w - s->pad_l;
+    /* the window's origin, before the image where oy's first kernel rows are padding: only o + toff of
+       a row inside it is formed as a pointer */
+    const ptrdiff_t o = (ptrdiff_t)(iy0 * s->w_in + ix0) * (ptrdiff_t)cin_all;
+    const int inside = ix0 >= 0 && ix0 + span_w < s->w_in;
+    if (inside && (!v->rows || t1 == t0 || x_end - (base + (o + v->toff[t1 - 1])) >= (ptrdiff_t)v->need)) {
+      for (size_t t = t0; t < t1; t++) it[(t - t0) * v->mr] = base + (o + v->toff[t]);
+      continue;
+    }
+    for (size_t ky = ky0; ky < ky1; ky++) {
+      const int64_t iy = iy0 + (int64_t)ky * s->dil_h;
+      const uint8_t *row = base + (size_t)iy * (size_t)s->w_in * cin_all;
+      if (v->rows) {
+        const uint8_t *run = row + ix0 * (int64_t)cin_all;
+        it[(ky - ky0) * v->mr] =
+            inside && x_end - run >= (ptrdiff_t)v->need
+                ? run
+                : copy_run(v, s, row, ix0, scratch + (i * DLC_IND_ROW_MAX_TAPS + ky) * DLC_IND_ROW_MAX_BYTES);
+        continue;
+      }
+      for (size_t kx = 0; kx < tpr; kx++) {
+        const int64_t ix = ix0 + (int64_t)kx * s->dil_w;
+        it[(ky * tpr + kx - t0) * v->mr] = ix >= 0 && ix < s->w_in ? row + (size_t)ix * cin_all : v->zrow;
+      }
+    }
+  }
+}

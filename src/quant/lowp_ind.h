@@ -44,5 +44,18 @@ void dlc_nhwc_ind_free(dlc_nhwc_ind *v);
    DLC_IND_SCRATCH_BYTES. */
 void dlc_nhwc_ind_build(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
                         size_t m, const uint8_t **ind, uint8_t *scratch);
+/* Taps per kernel row: k_w, or 1 in row mode (a tap is a kernel row). */
+static inline size_t dlc_nhwc_ind_taps_per_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s) {
+  return v->rows ? 1 : (size_t)s->k_w;
+}
+/* The kernel rows [*ky0, *ky1) that read inside the image for output row oy (none: *ky0 == *ky1). */
+void dlc_nhwc_ind_row_taps(const dlc_conv_shape *s, size_t oy, size_t *ky0, size_t *ky1);
+/* The pointers of m output pixels (m <= mr) of one output row (image img, row oy, columns ox0 on)
+   of group g for the taps of kernel rows [ky0, ky1) only, from dlc_nhwc_ind_row_taps: the first
+   of them at ind[0 * mr + i] (a caller that skips the rows wholly in the padding). scratch as
+   for dlc_nhwc_ind_build. */
+void dlc_nhwc_ind_build_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t img,
+                            size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1, const uint8_t **ind,
+                            uint8_t *scratch);
 
 #endif
