@@ -41,6 +41,9 @@ INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size
     const __m512i b = _mm512_maskz_loadu_epi32(cm[v], q->bias + c0 + 16 * v);
     _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) acc[i][v] = b;
   }
+  /* y's lines are first written by this tile's stores: fetched now, they are in L1 by then
+     instead of the stores waiting on them (and the next tile's pointer stores behind those) */
+  _Pragma("GCC unroll 6") for (size_t i = 0; i < M; i++) __builtin_prefetch(y + i * ldy, 1, 3);
   const __m512i fl = _mm512_set1_epi8((char)0x80);
   for (size_t t = 0; t < ntaps; t++) {
     const uint8_t *p[MR];
