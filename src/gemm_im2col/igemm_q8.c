@@ -236,9 +236,14 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, const
     const int8_t *wk = wp + ky0 * d->tpr * tap_bytes;
     for (size_t tt = 0; tt < nt; tt++) {
       const size_t ox0 = tt * wo / nt, m = (tt + 1) * wo / nt - ox0;
+      uint8_t *y = c->y + (r * wo + ox0) * co + c0;
+      ptrdiff_t pstep;
+      if (f->ukernel_s && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, &pstep)) {
+        f->ukernel_s(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, pstep, wk, d->flip, &d->kind_q[k], c0, y, co);
+        continue;
+      }
       dlc_nhwc_ind_build_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, scratch);
-      f->ukernel(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0,
-                 c->y + (r * wo + ox0) * co + c0, co);
+      f->ukernel(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0, y, co);
     }
   }
 }
@@ -267,8 +272,14 @@ static void igemm_task(void *arg, size_t t) {
       }
       for (size_t q0 = q_begin; q0 < q_end; q0 += d->mr) {
         const size_t m = DLC_MIN(d->mr, q_end - q0);
+        uint8_t *y = c->y + q0 * co + c0;
+        ptrdiff_t pstep;
+        if (f->ukernel_s && dlc_nhwc_ind_strided(&d->ind, s, c->x, g, q0, m, ind, &pstep)) {
+          f->ukernel_s(m, n, d->ind.ntaps, d->kq, ind, pstep, wp, d->flip, &d->q4, c0, y, co);
+          continue;
+        }
         dlc_nhwc_ind_build(&d->ind, s, c->x, g, q0, m, ind, scratch);
-        f->ukernel(m, n, d->ind.ntaps, d->kq, ind, wp, d->flip, &d->q4, c0, c->y + q0 * co + c0, co);
+        f->ukernel(m, n, d->ind.ntaps, d->kq, ind, wp, d->flip, &d->q4, c0, y, co);
       }
     }
   }

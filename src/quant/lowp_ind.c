@@ -154,3 +154,39 @@ void dlc_nhwc_ind_build_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, cons
     }
   }
 }
+
+int dlc_nhwc_ind_strided_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g,
+                             size_t img, size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1,
+                             const uint8_t **tap, ptrdiff_t *pstep) {
+  const size_t cin_all = (size_t)s->c_in, tpr = dlc_nhwc_ind_taps_per_row(v, s);
+  const size_t t0 = ky0 * tpr, t1 = ky1 * tpr;
+  const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, span_w = (s->k_w - 1) * s->dil_w;
+  const int64_t ix_first = (int64_t)ox0 * s->stride_w - s->pad_l;
+  const int64_t ix_last = (int64_t)(ox0 + m - 1) * s->stride_w - s->pad_l;
+  if (t1 == t0 || ix_first < 0 || ix_last + span_w >= s->w_in || iy0 + (int64_t)ky0 * s->dil_h < 0 ||
+      iy0 + (int64_t)(ky1 - 1) * s->dil_h >= s->h_in)
+    return 0;
+  const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
+  const uint8_t *base = x + img * img_bytes + g * v->cin, *x_end = x + (size_t)s->n * img_bytes;
+  const ptrdiff_t o = (ptrdiff_t)(iy0 * s->w_in + ix_first) * (ptrdiff_t)cin_all;
+  const ptrdiff_t step = (ptrdiff_t)((size_t)s->stride_w * cin_all);
+  /* row mode reads need bytes at a pointer: the last pixel's last run must end inside x */
+  if (v->rows && x_end - (base + (o + v->toff[t1 - 1] + (ptrdiff_t)(m - 1) * step)) < (ptrdiff_t)v->need) return 0;
+  for (size_t t = t0; t < t1; t++) tap[t - t0] = base + (o + v->toff[t]);
+  *pstep = step;
+  return 1;
+}
+
+int dlc_nhwc_ind_strided(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
+                         size_t m, const uint8_t **tap, ptrdiff_t *pstep) {
+  const size_t P = (size_t)(s->h_out * s->w_out), wo = (size_t)s->w_out, cin_all = (size_t)s->c_in;
+  if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+      !(s->pad_t | s->pad_b | s->pad_l | s->pad_r) && !v->rows) {
+    tap[0] = x + q0 * cin_all + g * v->cin;
+    *pstep = (ptrdiff_t)cin_all;
+    return 1;
+  }
+  const size_t ox = q0 % wo;
+  if (ox + m > wo) return 0;
+  return dlc_nhwc_ind_strided_row(v, s, x, g, q0 / P, q0 % P / wo, ox, m, 0, (size_t)s->k_h, tap, pstep);
+}

@@ -58,4 +58,17 @@ void dlc_nhwc_ind_build_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, cons
                             size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1, const uint8_t **ind,
                             uint8_t *scratch);
 
+/* Where the m pixels' windows are evenly spaced in x, for a kernel whose tile rows step by one
+   spacing (the q8_igemm family's ukernel_s): a pointer per tap for the tile's first pixel to tap
+   (taps of kernel rows [ky0, ky1) only, as dlc_nhwc_ind_build_row) and the spacing to *pstep,
+   returning 1; 0 where some tap of some pixel is padding or (row mode) would be copied, nothing
+   written. One output row (image img, row oy, columns ox0 on). */
+int dlc_nhwc_ind_strided_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g,
+                             size_t img, size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1,
+                             const uint8_t **tap, ptrdiff_t *pstep);
+/* The same for output pixels [q0, q0 + m) in order, all kernel rows: a 1 x 1 layer at stride 1
+   without padding (its pixels' channels follow each other in x), or pixels in one output row. */
+int dlc_nhwc_ind_strided(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
+                         size_t m, const uint8_t **tap, ptrdiff_t *pstep);
+
 #endif

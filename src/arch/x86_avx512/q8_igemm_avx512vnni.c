@@ -38,7 +38,7 @@ INLINE __m512i bcast4(const uint8_t *p) {
    stem's 9 groups of four per tile those stores were a third of the tile's time. */
 #define ROWS_X(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define DECL_ROW(i) __m512i c##i##0 = b0, c##i##1 = b1, c##i##2 = b2, c##i##3 = b3;
-#define PTR_ROW(i) const uint8_t *p##i = M > i ? ind[t * MR + i] : NULL;
+#define PTR_ROW(i) const uint8_t *p##i = M <= i ? NULL : STRIDED ? src[t] + (ptrdiff_t)i * pstep : src[t * MR + i];
 #define DOT_ROW(i)                                                            \
   if (M > i) {                                                                \
     __m512i x = bcast4(p##i + 4 * u);                                         \
@@ -56,9 +56,10 @@ INLINE __m512i bcast4(const uint8_t *p) {
     if (NV > 3) _mm512_store_si512(out[i] + 48, c##i##3);            \
   }
 
-INLINE void dots(const size_t M, const size_t NV, const int FLIP, size_t n, size_t ntaps, size_t kq,
-                 const uint8_t *const *restrict ind, const int8_t *restrict w, const dlc_q8_params *q, size_t c0,
-                 uint8_t *restrict y, size_t ldy, int32_t out[MR][16 * NVMAX]) {
+/* src: the indirection pointers (STRIDED 0) or a pointer per tap, the rows pstep apart (STRIDED 1) */
+INLINE void dots(const size_t M, const size_t NV, const int FLIP, const int STRIDED, size_t n, size_t ntaps, size_t kq,
+                 const uint8_t *const *restrict src, ptrdiff_t pstep, const int8_t *restrict w,
+                 const dlc_q8_params *q, size_t c0, uint8_t *restrict y, size_t ldy, int32_t out[MR][16 * NVMAX]) {
   const __m512i zero = _mm512_setzero_si512();
   const __m512i b0 = _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n), q->bias + c0);
   const __m512i b1 = NV > 1 ? _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n - 16), q->bias + c0 + 16) : zero;
@@ -84,44 +85,53 @@ INLINE void dots(const size_t M, const size_t NV, const int FLIP, size_t n, size
   ROWS_X(SAVE_ROW)
 }
 
-INLINE void tile(const size_t M, const size_t NV, const int FLIP, size_t n, size_t ntaps, size_t kq,
-                 const uint8_t *const *restrict ind, const int8_t *restrict w, const dlc_q8_params *q, size_t c0,
-                 uint8_t *restrict y, size_t ldy) {
+INLINE void tile(const size_t M, const size_t NV, const int FLIP, const int STRIDED, size_t n, size_t ntaps,
+                 size_t kq, const uint8_t *const *restrict src, ptrdiff_t pstep, const int8_t *restrict w,
+                 const dlc_q8_params *q, size_t c0, uint8_t *restrict y, size_t ldy) {
   _Alignas(64) int32_t out[MR][16 * NVMAX];
-  dots(M, NV, FLIP, n, ntaps, kq, ind, w, q, c0, y, ldy, out);
+  dots(M, NV, FLIP, STRIDED, n, ntaps, kq, src, pstep, w, q, c0, y, ldy, out);
   __m512i acc[MR][NVMAX];
   for (size_t i = 0; i < M; i++)
     for (size_t v = 0; v < NV; v++) acc[i][v] = _mm512_load_si512(out[i] + 16 * v);
   dlc_q8_rows_store(M, NV, acc, n, q, c0, y, ldy);
 }
 
-typedef void (*tile_fn)(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict ind,
+typedef void (*tile_fn)(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict src, ptrdiff_t pstep,
                         const int8_t *restrict w, const dlc_q8_params *q, size_t c0, uint8_t *restrict y,
                         size_t ldy);
-#define DEFINE_TILE(M, NV, FLIP)                                                                           \
-  static void tile_##M##x##NV##_##FLIP(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict ind, \
-                                       const int8_t *restrict w, const dlc_q8_params *q, size_t c0,          \
-                                       uint8_t *restrict y, size_t ldy) {                                    \
-    tile(M, NV, FLIP, n, ntaps, kq, ind, w, q, c0, y, ldy);                                                  \
+#define DEFINE_TILE(M, NV, FLIP, S)                                                                          \
+  static void tile_##M##x##NV##_##FLIP##S(size_t n, size_t ntaps, size_t kq, const uint8_t *const *restrict src, \
+                                          ptrdiff_t pstep, const int8_t *restrict w, const dlc_q8_params *q,     \
+                                          size_t c0, uint8_t *restrict y, size_t ldy) {                          \
+    tile(M, NV, FLIP, S, n, ntaps, kq, src, pstep, w, q, c0, y, ldy);                                          \
   }
-#define DEFINE_ROWS(NV, FLIP)                                                                              \
-  DEFINE_TILE(1, NV, FLIP) DEFINE_TILE(2, NV, FLIP) DEFINE_TILE(3, NV, FLIP) DEFINE_TILE(4, NV, FLIP)      \
-  DEFINE_TILE(5, NV, FLIP) DEFINE_TILE(6, NV, FLIP)
-#define DEFINE_FLIP(FLIP) DEFINE_ROWS(1, FLIP) DEFINE_ROWS(2, FLIP) DEFINE_ROWS(3, FLIP) DEFINE_ROWS(4, FLIP)
-DEFINE_FLIP(0)
-DEFINE_FLIP(1)
+#define DEFINE_ROWS(NV, FLIP, S)                                                                              \
+  DEFINE_TILE(1, NV, FLIP, S) DEFINE_TILE(2, NV, FLIP, S) DEFINE_TILE(3, NV, FLIP, S)                        \
+  DEFINE_TILE(4, NV, FLIP, S) DEFINE_TILE(5, NV, FLIP, S) DEFINE_TILE(6, NV, FLIP, S)
+#define DEFINE_FLIP(FLIP, S) DEFINE_ROWS(1, FLIP, S) DEFINE_ROWS(2, FLIP, S) DEFINE_ROWS(3, FLIP, S) DEFINE_ROWS(4, FLIP, S)
+DEFINE_FLIP(0, 0)
+DEFINE_FLIP(1, 0)
+DEFINE_FLIP(0, 1)
+DEFINE_FLIP(1, 1)
 
-#define ROWS(NV, FLIP)                                                                                      \
-  {tile_1x##NV##_##FLIP, tile_2x##NV##_##FLIP, tile_3x##NV##_##FLIP, tile_4x##NV##_##FLIP,                 \
-   tile_5x##NV##_##FLIP, tile_6x##NV##_##FLIP}
-static const tile_fn tiles[2][NVMAX][MR] = {
-    {ROWS(1, 0), ROWS(2, 0), ROWS(3, 0), ROWS(4, 0)},
-    {ROWS(1, 1), ROWS(2, 1), ROWS(3, 1), ROWS(4, 1)},
+#define ROWS(NV, FLIP, S)                                                                                    \
+  {tile_1x##NV##_##FLIP##S, tile_2x##NV##_##FLIP##S, tile_3x##NV##_##FLIP##S, tile_4x##NV##_##FLIP##S,         \
+   tile_5x##NV##_##FLIP##S, tile_6x##NV##_##FLIP##S}
+#define FLIPS(FLIP, S) {ROWS(1, FLIP, S), ROWS(2, FLIP, S), ROWS(3, FLIP, S), ROWS(4, FLIP, S)}
+static const tile_fn tiles[2][2][NVMAX][MR] = {
+    {FLIPS(0, 0), FLIPS(1, 0)},
+    {FLIPS(0, 1), FLIPS(1, 1)},
 };
 
 static void q8_igemm_6x64c4(size_t m, size_t n, size_t ntaps, size_t kq, const uint8_t *const *ind,
                             const int8_t *w, uint8_t flip, const dlc_q8_params *q, size_t c0, void *y, size_t ldy) {
-  tiles[flip != 0][(n - 1) / 16][m - 1](n, ntaps, kq, ind, w, q, c0, (uint8_t *)y, ldy);
+  tiles[0][flip != 0][(n - 1) / 16][m - 1](n, ntaps, kq, ind, 0, w, q, c0, (uint8_t *)y, ldy);
+}
+
+static void q8_igemm_6x64c4_s(size_t m, size_t n, size_t ntaps, size_t kq, const uint8_t *const *tap,
+                              ptrdiff_t pstep, const int8_t *w, uint8_t flip, const dlc_q8_params *q, size_t c0,
+                              void *y, size_t ldy) {
+  tiles[1][flip != 0][(n - 1) / 16][m - 1](n, ntaps, kq, tap, pstep, w, q, c0, (uint8_t *)y, ldy);
 }
 
 const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni = {
@@ -129,4 +139,5 @@ const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni = {
     .mr = MR,
     .nr = NR,
     .ukernel = q8_igemm_6x64c4,
+    .ukernel_s = q8_igemm_6x64c4_s,
 };
