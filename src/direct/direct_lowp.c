@@ -248,7 +248,7 @@ static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
   d->flip = dlc_q8_d4_flip(p);
   d->dwn = 1;
   d->q8 = 1;
-  d->ntasks = DLC_MIN((size_t)p->nthreads, dlc_div_up((size_t)s->n * (size_t)(s->h_out * s->w_out), f->mr));
+  d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out));
   p->packed_weight_bytes = cr * taps * 4 + cr * 8;
   p->workspace_bytes = 0;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
@@ -652,20 +652,32 @@ static void dwl_task_wide(void *arg, size_t t) {
 }
 
 /* int8 NHWC in registers: tiles of the kernel's mr output pixels (across rows and images). */
+/* Tiles within an output row: one along a row of x inside the image goes to run_s with a pointer
+   per tap (most of them), the others to run with a pointer per tap and pixel. */
 static void dwl_task_dwn(void *arg, size_t t) {
   const dwl_ctx *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
   const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
-  const size_t co = (size_t)s->c_out, M = (size_t)s->n * (size_t)(s->h_out * s->w_out), mr = f->mr;
+  const size_t co = (size_t)s->c_out, ho = (size_t)s->h_out, wo = (size_t)s->w_out, kh = (size_t)s->k_h;
+  const size_t nt = dlc_div_up(wo, f->mr); /* tiles per row */
   const uint8_t *ind[DLC_IND_MAX_TAPS * DLC_LOWP_MR_MAX];
   size_t begin, end;
-  dlc_split_range(dlc_div_up(M, mr), d->ntasks, t, &begin, &end);
-  for (size_t tile = begin; tile < end; tile++) {
-    const size_t q0 = tile * mr, m = DLC_MIN(mr, M - q0);
-    dlc_nhwc_ind_build(&d->ind, s, c->x, 0, q0, m, ind, NULL);
-    f->run(m, co, d->ind.ntaps, ind, d->wn, d->flip, &d->q4, &d->ql, (uint8_t *)c->y + q0 * co, co);
+  dlc_split_range((size_t)s->n * ho, d->ntasks, t, &begin, &end);
+  for (size_t r = begin; r < end; r++) {
+    const size_t img = r / ho, oy = r % ho;
+    for (size_t tt = 0; tt < nt; tt++) {
+      const size_t ox0 = tt * wo / nt, m = (tt + 1) * wo / nt - ox0;
+      uint8_t *y = (uint8_t *)c->y + (r * wo + ox0) * co;
+      ptrdiff_t pstep;
+      if (f->run_s && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, 0, img, oy, ox0, m, 0, kh, ind, &pstep)) {
+        f->run_s(m, co, d->ind.ntaps, ind, pstep, d->wn, d->flip, &d->q4, &d->ql, y, co);
+        continue;
+      }
+      dlc_nhwc_ind_build(&d->ind, s, c->x, 0, r * wo + ox0, m, ind, NULL);
+      f->run(m, co, d->ind.ntaps, ind, d->wn, d->flip, &d->q4, &d->ql, y, co);
+    }
   }
 }
 

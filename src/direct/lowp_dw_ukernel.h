@@ -126,10 +126,17 @@ typedef struct dlc_lowp_dw_family {
 typedef void (*dlc_q8_dwn_fn)(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int8_t *w,
                               uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y, size_t ldy);
 
+/* The same where the tile's pixels are evenly spaced in x: row i of tap t reads at tap[t] + i * pstep
+ * (a pointer per tap; pixels along a row of x inside the image). */
+typedef void (*dlc_q8_dwn_s_fn)(size_t m, size_t c, size_t ntaps, const uint8_t *const *tap, ptrdiff_t pstep,
+                                const int8_t *w, uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql,
+                                void *y, size_t ldy);
+
 typedef struct dlc_q8_dwn_family {
   const char *name; /* e.g. "q8_dwconv_nhwc_6x64c4__avx512vnni" */
   size_t mr;
   dlc_q8_dwn_fn run;
+  dlc_q8_dwn_s_fn run_s; /* optional */
 } dlc_q8_dwn_family;
 
 #endif

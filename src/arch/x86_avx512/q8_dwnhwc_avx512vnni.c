@@ -35,10 +35,14 @@ INLINE void dpbusd(__m512i *acc, __m512i x, __m512i w) { __asm__("vpdpbusd %2, %
    channels, 2 r in its low 32 bytes and 2 r + 1 in its high, against weights and bias whose low
    halves are copied up: half the instructions of a vector per pixel, where lanes 8..15 would
    compute nothing (MobileNetV2's 32-channel layer). */
-INLINE void tile(const size_t M, const int FLIP, const int PAIR, size_t nb, size_t ntaps, size_t c0,
-                 const uint8_t *const *restrict ind, const int8_t *restrict w, const dlc_q8_params *q,
-                 const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {
+/* src: the indirection pointers (STRIDED 0) or a pointer per tap, the pixels pstep apart (STRIDED 1) */
+INLINE void tile(const size_t M, const int FLIP, const int PAIR, const int STRIDED, size_t nb, size_t ntaps,
+                 size_t c0, const uint8_t *const *restrict src, ptrdiff_t pstep, const int8_t *restrict w,
+                 const dlc_q8_params *q, const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {
+#define PTR(t, i) (STRIDED ? src[t] + (ptrdiff_t)(i) * pstep : src[(t) * MR + (i)])
   const size_t R = PAIR ? (M + 1) / 2 : M;
+  /* PAIR with 32 channels and a pixel's neighbour right after it in x (stride 1): one load a pair */
+  const int adjacent = PAIR && STRIDED && nb == 32 && pstep == 32;
   const __mmask64 xm = nb >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << nb) - 1;
   const __m512i fl = _mm512_set1_epi8((char)0x80);
   __m512i acc[MR][DLC_ROWS_NV];
@@ -48,24 +52,23 @@ INLINE void tile(const size_t M, const int FLIP, const int PAIR, size_t nb, size
     _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) acc[i][k] = b;
   }
   _Pragma("GCC unroll 1") for (size_t t = 0; t < ntaps; t++) {
-    __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64), w2 = _mm512_loadu_si512(w + 128),
-            w3 = _mm512_loadu_si512(w + 192);
+    /* PAIR: each weight vector's low half to both halves, as a broadcast load (no shuffle) */
+#define WLOAD(o) (PAIR ? _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(w + (o)))) \
+                       : _mm512_loadu_si512(w + (o)))
+    const __m512i w0 = WLOAD(0), w1 = WLOAD(64), w2 = WLOAD(128), w3 = WLOAD(192);
+#undef WLOAD
     w += 256;
-    if (PAIR) {
-      w0 = _mm512_shuffle_i64x2(w0, w0, 0x44);
-      w1 = _mm512_shuffle_i64x2(w1, w1, 0x44);
-      w2 = _mm512_shuffle_i64x2(w2, w2, 0x44);
-      w3 = _mm512_shuffle_i64x2(w3, w3, 0x44);
-    }
     _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) {
       __m512i xb;
-      if (PAIR) {
-        const __m256i lo = _mm256_maskz_loadu_epi8((__mmask32)xm, ind[t * MR + 2 * i] + c0);
-        const __m256i hi = 2 * i + 1 < M ? _mm256_maskz_loadu_epi8((__mmask32)xm, ind[t * MR + 2 * i + 1] + c0)
+      if (PAIR && adjacent && 2 * i + 1 < M) {
+        xb = _mm512_loadu_si512(PTR(t, 2 * i) + c0);
+      } else if (PAIR) {
+        const __m256i lo = _mm256_maskz_loadu_epi8((__mmask32)xm, PTR(t, 2 * i) + c0);
+        const __m256i hi = 2 * i + 1 < M ? _mm256_maskz_loadu_epi8((__mmask32)xm, PTR(t, 2 * i + 1) + c0)
                                          : _mm256_setzero_si256();
         xb = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
       } else {
-        xb = _mm512_maskz_loadu_epi8(xm, ind[t * MR + i] + c0);
+        xb = _mm512_maskz_loadu_epi8(xm, PTR(t, i) + c0);
       }
       if (FLIP) xb = _mm512_xor_si512(xb, fl);
       dpbusd(&acc[i][0], xb, w0);
@@ -75,38 +78,56 @@ INLINE void tile(const size_t M, const int FLIP, const int PAIR, size_t nb, size
     }
   }
   dlc_q8_rows_store_any(PAIR ? 2 : 1, M, DLC_ROWS_NV, acc, nb, q, ql, c0, y + c0, ldy);
+#undef PTR
 }
 
-typedef void (*tile_fn)(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind,
+typedef void (*tile_fn)(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict src, ptrdiff_t pstep,
                         const int8_t *restrict w, const dlc_q8_params *q, const dlc_q8_params *ql,
                         uint8_t *restrict y, size_t ldy);
-#define DEFINE_TILE(M, FLIP, PAIR)                                                                         \
-  static void tile_##M##_##FLIP##_##PAIR(size_t nb, size_t ntaps, size_t c0, const uint8_t *const *restrict ind, \
-                                         const int8_t *restrict w, const dlc_q8_params *q,                     \
-                                         const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {           \
-    tile(M, FLIP, PAIR, nb, ntaps, c0, ind, w, q, ql, y, ldy);                                                 \
+#define DEFINE_TILE(M, FLIP, PAIR, S)                                                                      \
+  static void tile_##M##_##FLIP##_##PAIR##_##S(size_t nb, size_t ntaps, size_t c0,                         \
+                                               const uint8_t *const *restrict src, ptrdiff_t pstep,        \
+                                               const int8_t *restrict w, const dlc_q8_params *q,            \
+                                               const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {  \
+    tile(M, FLIP, PAIR, S, nb, ntaps, c0, src, pstep, w, q, ql, y, ldy);                                    \
   }
-#define DEFINE_ROWS(FLIP, PAIR) \
-  DEFINE_TILE(1, FLIP, PAIR) DEFINE_TILE(2, FLIP, PAIR) DEFINE_TILE(3, FLIP, PAIR) DEFINE_TILE(4, FLIP, PAIR)
-DEFINE_ROWS(0, 0)
-DEFINE_ROWS(1, 0)
-DEFINE_ROWS(0, 1)
-DEFINE_ROWS(1, 1)
+#define DEFINE_ROWS(FLIP, PAIR, S) \
+  DEFINE_TILE(1, FLIP, PAIR, S) DEFINE_TILE(2, FLIP, PAIR, S) DEFINE_TILE(3, FLIP, PAIR, S) DEFINE_TILE(4, FLIP, PAIR, S)
+#define DEFINE_ALL(S) DEFINE_ROWS(0, 0, S) DEFINE_ROWS(1, 0, S) DEFINE_ROWS(0, 1, S) DEFINE_ROWS(1, 1, S)
+DEFINE_ALL(0)
+DEFINE_ALL(1)
 
-#define ROWS(FLIP, PAIR) {tile_1_##FLIP##_##PAIR, tile_2_##FLIP##_##PAIR, tile_3_##FLIP##_##PAIR, tile_4_##FLIP##_##PAIR}
-static const tile_fn tiles[2][2][MR] = {{ROWS(0, 0), ROWS(1, 0)}, {ROWS(0, 1), ROWS(1, 1)}};
+#define ROWS(FLIP, PAIR, S) \
+  {tile_1_##FLIP##_##PAIR##_##S, tile_2_##FLIP##_##PAIR##_##S, tile_3_##FLIP##_##PAIR##_##S, tile_4_##FLIP##_##PAIR##_##S}
+static const tile_fn tiles[2][2][2][MR] = {
+    {{ROWS(0, 0, 0), ROWS(1, 0, 0)}, {ROWS(0, 1, 0), ROWS(1, 1, 0)}},
+    {{ROWS(0, 0, 1), ROWS(1, 0, 1)}, {ROWS(0, 1, 1), ROWS(1, 1, 1)}},
+};
+
+static void run(int strided, size_t m, size_t c, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep,
+                const int8_t *w, uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y, size_t ldy) {
+  for (size_t c0 = 0; c0 < c; c0 += NB) {
+    const size_t nb = c - c0 < NB ? c - c0 : NB;
+    tiles[strided][nb <= 32][flip != 0][m - 1](nb, ntaps, c0, src, pstep, w + 4 * c0 * ntaps, q, ql, (uint8_t *)y,
+                                               ldy);
+  }
+}
 
 static void q8_dwconv_nhwc_4x64c4(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int8_t *w,
                                   uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y,
                                   size_t ldy) {
-  for (size_t c0 = 0; c0 < c; c0 += NB) {
-    const size_t nb = c - c0 < NB ? c - c0 : NB;
-    tiles[nb <= 32][flip != 0][m - 1](nb, ntaps, c0, ind, w + 4 * c0 * ntaps, q, ql, (uint8_t *)y, ldy);
-  }
+  run(0, m, c, ntaps, ind, 0, w, flip, q, ql, y, ldy);
+}
+
+static void q8_dwconv_nhwc_4x64c4_s(size_t m, size_t c, size_t ntaps, const uint8_t *const *tap, ptrdiff_t pstep,
+                                    const int8_t *w, uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql,
+                                    void *y, size_t ldy) {
+  run(1, m, c, ntaps, tap, pstep, w, flip, q, ql, y, ldy);
 }
 
 const dlc_q8_dwn_family dlc_q8_dwn__avx512vnni = {
     .name = "q8_dwconv_nhwc_4x64c4__avx512vnni",
     .mr = MR,
     .run = q8_dwconv_nhwc_4x64c4,
+    .run_s = q8_dwconv_nhwc_4x64c4_s,
 };
