@@ -61,10 +61,10 @@ INLINE void dots(const size_t M, const size_t NV, const int FLIP, const int STRI
                  const uint8_t *const *restrict src, ptrdiff_t pstep, const int8_t *restrict w,
                  const dlc_q8_params *q, size_t c0, uint8_t *restrict y, size_t ldy, int32_t out[MR][16 * NVMAX]) {
   const __m512i zero = _mm512_setzero_si512();
-  const __m512i b0 = _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n), q->bias + c0);
-  const __m512i b1 = NV > 1 ? _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n - 16), q->bias + c0 + 16) : zero;
-  const __m512i b2 = NV > 2 ? _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n - 32), q->bias + c0 + 32) : zero;
-  const __m512i b3 = NV > 3 ? _mm512_maskz_loadu_epi32(dlc_rows_lanes((ptrdiff_t)n - 48), q->bias + c0 + 48) : zero;
+  const __m512i b0 = _mm512_maskz_loadu_epi32(dlc_rows_vmask(NV, n, 0), q->bias + c0);
+  const __m512i b1 = NV > 1 ? _mm512_maskz_loadu_epi32(dlc_rows_vmask(NV, n, 1), q->bias + c0 + 16) : zero;
+  const __m512i b2 = NV > 2 ? _mm512_maskz_loadu_epi32(dlc_rows_vmask(NV, n, 2), q->bias + c0 + 32) : zero;
+  const __m512i b3 = NV > 3 ? _mm512_maskz_loadu_epi32(dlc_rows_vmask(NV, n, 3), q->bias + c0 + 48) : zero;
   ROWS_X(DECL_ROW)
   /* y's lines are first written by this tile's stores: fetched now, they are in L1 by then
      instead of the stores waiting on them (and the next tile's pointer stores behind those) */

@@ -21,8 +21,10 @@
 #define DLC_ROWS_NV 4 /* accumulators per row: 64 channels */
 #define DLC_ROWS_MAX_M 16
 
-static inline __attribute__((always_inline)) __mmask16 dlc_rows_lanes(ptrdiff_t n) {
-  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+/* The lanes of vector v of a row of n channels in NV = ceil(n / 16) vectors: all but the last
+   full, without branches. */
+static inline __attribute__((always_inline)) __mmask16 dlc_rows_vmask(size_t NV, size_t n, size_t v) {
+  return v + 1 < NV ? (__mmask16)0xFFFF : (__mmask16)(0xFFFFu >> (16 * NV - n));
 }
 
 /* The epilogue's constants, set once per tile (dlc_q8_rows_setup) for its rows (dlc_q8_row_wide).
@@ -55,7 +57,7 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_setup(const int ST
   k->half_in = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
   k->row_mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
   _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
-    k->cm[v] = STRIDED ? (__mmask16)0xFFFF : dlc_rows_lanes((ptrdiff_t)n - (ptrdiff_t)(16 * v));
+    k->cm[v] = STRIDED ? (__mmask16)0xFFFF : dlc_rows_vmask(NV, n, v);
     k->mf[v] = k->fast ? _mm512_maskz_loadu_ps(k->cm[v], ql->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
     if (STRIDED == 2) k->mf[v] = _mm512_shuffle_f32x4(k->mf[v], k->mf[v], 0x44);
   }
