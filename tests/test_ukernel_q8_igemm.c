@@ -8,6 +8,9 @@
  *             (nw = 16 ceil(n / 16), columns n..nw-1 of w zero)
  *   y[i * ldy + j] = requant(C(i, j) + bias[c0 + j], mult[c0 + j])             i < m, j < n
  *
+ *   ukernel_s(m, n, ntaps, kq, tap, pstep, w, flip, q, c0, y, ldy) (optional: the family's rows
+ *   evenly spaced): the same with tap[t] + i * pstep in place of ind[t * mr + i]
+ *
  * C in int64 from copies of the operands; the requantisation is this file's own, in double, from
  * quant.h's header formula (v = (double)(acc + bias) * mult, clamp to [lo, hi], round half to
  * even, + y_zero_point, saturate to the type), not dlc_q8_requant1. q is built per case and
@@ -29,6 +32,16 @@
  * (i >= m) NULL or pointing into a guard page; ind itself, w, the parameter arrays and x against
  * guard pages; y in sentinels with ldy > n (gap bytes checked) or against a guard page; the
  * operands compared after the call (the kernel must not write them).
+ * ukernel_s: every case again (its own operands, multipliers and biases, from an RNG stream of its
+ * own so that ukernel's cases stay as they were), the rows of each tap pstep apart: driver-like
+ * NHWC tiles along an output row (pstep = stride * cin_all >= 4 kq, taps a kernel's positions,
+ * dilated or not), row mode (pixels of 1, 2, 3 or 6 channels, a tap per kernel row, pstep =
+ * stride * c_in, down to 1, under the run: the rows overlap), taps anywhere at any byte offset or
+ * all on one base, with steps of exactly 4 kq, gaps (even and odd), overlaps (3, 4, any), 0 (every
+ * row of a tap on one run), a few times the run, negative; the highest byte any row reads right
+ * before a guard page or the lowest right after one (so with pstep > 0 at the end, or < 0 at the
+ * start, a read of row m when m < mr faults); tap itself exactly ntaps pointers against a guard
+ * page. The oracle reads the rows where the kernel should, overlapping rows on the same bytes.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
  * cmocka reports it. Where the avx512 table is missing or has no q8_igemm (no AVX512-VNNI, other
@@ -82,7 +95,8 @@ static const dlc_q8_igemm_family *family(void) {
   if (!said) {
     said = 1;
     if (f)
-      printf("q8_igemm family under test: %s (%zux%zu)\n", f->name, f->mr, f->nr);
+      printf("q8_igemm family under test: %s (%zux%zu%s)\n", f->name, f->mr, f->nr,
+             f->ukernel_s ? ", with ukernel_s" : ", no ukernel_s: its cases not run");
     else
       printf("q8_igemm family under test: none (%s: the q8_igemm tests pass without running)\n",
              dlc_kernels_for(DLCONV_ISA_AVX512) ? "the avx512 table has no q8_igemm (no AVX512-VNNI)"
@@ -103,35 +117,69 @@ typedef struct icase {
   int y_side;     /* 0: in sentinels, 1: against a guard page after, 2: before */
   int unused_bad; /* rows >= m: 0 NULL, 1 a pointer into a guard page */
   int exact;      /* mult, bias and mult_f of exactly c0 + n entries */
-  /* IND_CONV */
+  int strided;    /* through ukernel_s, the rows of a tap pstep apart, instead of ukernel */
+  /* IND_CONV, and ukernel_s's TAPS_CONV and TAPS_ROWS (cin_all: a pixel's bytes) */
   q8o_window win;
   size_t cin_all, goff;
   size_t xlen;
+  /* ukernel_s */
+  int tap_kind;
+  ptrdiff_t pstep;
+  size_t dil;   /* TAPS_CONV, TAPS_ROWS: the kernel's dilation */
+  size_t slack; /* bytes of x no row reads, at the end opposite the guard page the rows touch */
 } icase;
+
+/* ukernel_s: where the taps' first rows lie */
+enum { TAPS_CONV, TAPS_ROWS, TAPS_RANDOM, TAPS_SAME, N_TAP_KINDS };
+static const char *const tap_names[] = {"conv window (a tile along an output row)", "row mode (a run per kernel row)",
+                                        "random", "one base for all"};
+
+/* ukernel_s: pstep against the run of 4 kq bytes a row reads */
+enum { STEP_RUN, STEP_GAP, STEP_OVERLAP, STEP_ZERO, STEP_NEG, N_STEP_KINDS };
+static const char *const step_names[] = {"rows back to back", "a gap between rows", "overlapping rows",
+                                         "every row on one run", "negative"};
+static int step_kind(ptrdiff_t pstep, size_t run) {
+  return pstep < 0 ? STEP_NEG : pstep == 0 ? STEP_ZERO : (size_t)pstep == run ? STEP_RUN
+                              : (size_t)pstep > run ? STEP_GAP : STEP_OVERLAP;
+}
 
 typedef struct stats {
   q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
   size_t past_s32;
   size_t wide_rows_fast, wide_rows_fallback, c0_cases, gap_cases, null_rows_cases, exact_arrays;
+  /* ukernel_s's cases: what they saw, their layouts, steps (and those not a multiple of 4), those
+     whose highest row ends at a guard page, and of those with m < mr the ones where row m would be in it */
+  q8o_counts s;
+  size_t s_taps[N_TAP_KINDS], s_steps[N_STEP_KINDS], s_odd_steps, s_at_end, s_row_m_guarded;
 } stats;
 
 static stats totals;
 
 static void describe(const icase *c, const dlc_q8_params *q, char *buf, size_t len) {
-  char lay[160] = "";
-  if (c->ind_kind == IND_CONV)
-    snprintf(lay, sizeof lay, " (image %zux%zu, cin_all %zu, goff %zu, kernel %zux%zu, stride %zu, pads %zu/%zu)",
-             c->win.h, c->win.wd, c->cin_all, c->goff, c->win.kh, c->win.kw, c->win.stride, c->win.ph, c->win.pw);
+  char lay[160] = "", rows[400];
+  if (c->strided) {
+    if (c->tap_kind == TAPS_CONV || c->tap_kind == TAPS_ROWS)
+      snprintf(lay, sizeof lay,
+               " (image width %zu, pixels of %zu bytes, run at %zu, kernel %zux%zu, dilation %zu, stride %zu)",
+               c->win.wd, c->cin_all, c->goff, c->win.kh, c->win.kw, c->dil, c->win.stride);
+    snprintf(rows, sizeof rows, "ukernel_s pstep %td (%s), taps %s%s, %zu bytes of x no row reads, rows >= m not read",
+             c->pstep, step_names[step_kind(c->pstep, 4 * c->kq)], tap_names[c->tap_kind], lay, c->slack);
+  } else {
+    if (c->ind_kind == IND_CONV)
+      snprintf(lay, sizeof lay, " (image %zux%zu, cin_all %zu, goff %zu, kernel %zux%zu, stride %zu, pads %zu/%zu)",
+               c->win.h, c->win.wd, c->cin_all, c->goff, c->win.kh, c->win.kw, c->win.stride, c->win.ph, c->win.pw);
+    snprintf(rows, sizeof rows, "ind %s%s, rows >= m %s", ind_names[c->ind_kind], lay,
+             c->unused_bad ? "into a guard page" : "NULL");
+  }
   snprintf(buf, len,
            "%s m=%zu n=%zu ntaps=%zu kq=%zu flip=0x%02x %s y c0=%zu c_out=%zu%s ldy=%zu, %s (y zp %d, lo %.17g, "
-           "hi %.17g, %s, bias_s32 %d), ind %s%s, xlen %zu, x kind %d, w kind %d, x %s, w %s, y %s, rows >= m %s",
+           "hi %.17g, %s, bias_s32 %d), %s, xlen %zu, x kind %d, w kind %d, x %s, w %s, y %s",
            c->f->name, c->m, c->n, c->ntaps, c->kq, c->flip, c->is_signed ? "s8" : "u8", c->c0, c->c_out,
            c->exact ? " (exact arrays)" : "", c->ldy, rq_names[c->rq], q ? q->y_zero_point : 0, q ? q->lo : 0.0,
-           q ? q->hi : 0.0, q ? screen_name(q) : "?", q ? q->bias_s32 : -1, ind_names[c->ind_kind], lay, c->xlen,
-           c->xkind, c->wkind, c->x_end ? "against the end guard" : "after the start guard",
+           q ? q->hi : 0.0, q ? screen_name(q) : "?", q ? q->bias_s32 : -1, rows, c->xlen, c->xkind, c->wkind,
+           c->x_end ? "against the end guard" : "after the start guard",
            c->w_end ? "against the end guard" : "after the start guard",
-           c->y_side == 0 ? "in sentinels" : c->y_side == 1 ? "against the end guard" : "after the start guard",
-           c->unused_bad ? "into a guard page" : "NULL");
+           c->y_side == 0 ? "in sentinels" : c->y_side == 1 ? "against the end guard" : "after the start guard");
 }
 
 /* ================================================================ requantisation parameters */
@@ -214,8 +262,97 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
 
 static void rq_close(rq_set *s) { gbuf_close(&s->gm), gbuf_close(&s->gb), gbuf_close(&s->gf); }
 
+/* ================================================================ ukernel_s's rows */
+
+/* A step for rows anywhere: the run exactly, gaps of a multiple of 4 or of any size, overlaps of
+   3, 4 or any size, 0, a few runs, now and then negative. */
+static ptrdiff_t random_step(size_t run) {
+  const ptrdiff_t r = (ptrdiff_t)run;
+  switch (next_u32() % 12) {
+    case 0: return r + 1;
+    case 1: return r + 4 * (ptrdiff_t)irand(1, 8);
+    case 2: return r + (ptrdiff_t)irand(1, 64);
+    case 3: return 3;
+    case 4: return 4;
+    case 5: return (ptrdiff_t)irand(1, r - 1);
+    case 6: return r * (ptrdiff_t)irand(2, 5) + (ptrdiff_t)irand(0, 3);
+    case 7: return 0;
+    case 8: return next_u32() % 2 ? -r : -(ptrdiff_t)irand(1, 2 * r);
+    default: return r;
+  }
+}
+
+/* ukernel_s's layout of the case's kind (chosen here): c->pstep, and rel[t], where tap t's row 0
+   starts, in bytes from an origin of no meaning (the caller places x around the rows). */
+static void strided_layout(icase *c, ptrdiff_t *rel) {
+  const size_t m = c->m, ntaps = c->ntaps, run = 4 * c->kq;
+  const uint32_t r = next_u32() % 20;
+  c->tap_kind = r < 7 ? TAPS_CONV : r < 11 ? TAPS_ROWS : r < 18 ? TAPS_RANDOM : TAPS_SAME;
+  c->cin_all = c->goff = 0;
+  c->dil = next_u32() % 4 ? 1 : 2;
+  q8o_window *g = &c->win;
+  memset(g, 0, sizeof *g);
+  switch (c->tap_kind) {
+    case TAPS_CONV: {
+      /* the driver's tile of m output pixels along a row of one without padding
+         (dlc_nhwc_ind_strided_row): pixels of cin_all bytes with the group's run at goff, a tap
+         per kernel position, the rows stride pixels apart, so pstep >= run */
+      kernel_shape(ntaps, &g->kh, &g->kw);
+      g->stride = (size_t)irand(1, 3);
+      const size_t extra[] = {0, 0, 4, 20, 4 * (size_t)irand(1, 16)};
+      c->cin_all = run + pick(extra, sizeof extra / sizeof extra[0]);
+      c->goff = 4 * (size_t)irand(0, (int64_t)(c->cin_all - run) / 4);
+      g->wd = (m - 1) * g->stride + (g->kw - 1) * c->dil + 1 + (size_t)irand(0, 3);
+      c->pstep = (ptrdiff_t)(g->stride * c->cin_all);
+      for (size_t t = 0; t < ntaps; t++)
+        rel[t] = (ptrdiff_t)(((t / g->kw) * g->wd + t % g->kw) * c->dil * c->cin_all + c->goff);
+      break;
+    }
+    case TAPS_ROWS: {
+      /* row mode: pixels of a few channels (an RGB stem's 3), a tap per kernel row reading its 4 kq
+         bytes from the window's first pixel on (kw pixels and what follows them, under zero
+         weights), the rows stride * c_in apart: a step of 3 under runs of 12 or more, the rows
+         overlapping */
+      static const size_t pixels[] = {3, 3, 3, 1, 2, 6};
+      c->cin_all = pick(pixels, sizeof pixels / sizeof pixels[0]);
+      g->kh = ntaps, g->kw = run / c->cin_all ? run / c->cin_all : 1;
+      g->stride = (size_t)irand(1, 2);
+      g->wd = (m - 1) * g->stride + (run + c->cin_all - 1) / c->cin_all + (size_t)irand(0, 3);
+      c->pstep = (ptrdiff_t)(g->stride * c->cin_all);
+      for (size_t t = 0; t < ntaps; t++) rel[t] = (ptrdiff_t)(t * c->dil * g->wd * c->cin_all);
+      break;
+    }
+    case TAPS_RANDOM: {
+      /* taps anywhere at any byte offset, some on another's bytes or a few bytes off them */
+      c->pstep = random_step(run);
+      const uint32_t sk = next_u32() % 4;
+      const int64_t spread = sk == 0   ? 0
+                             : sk == 1 ? (int64_t)run
+                             : sk == 2 ? irand(0, 64)
+                                       : irand(0, (int64_t)(run * ntaps));
+      for (size_t t = 0; t < ntaps; t++) {
+        const uint32_t k = next_u32() % 8;
+        rel[t] = t && k == 0   ? rel[(size_t)irand(0, (int64_t)t - 1)]
+                 : t && k == 1 ? rel[(size_t)irand(0, (int64_t)t - 1)] + (ptrdiff_t)irand(-3, 3)
+                               : (ptrdiff_t)irand(0, spread);
+      }
+      break;
+    }
+    default: /* TAPS_SAME: every tap on one base; with pstep 0 every row of every tap on one run */
+      c->pstep = next_u32() % 2 ? 0 : random_step(run);
+      for (size_t t = 0; t < ntaps; t++) rel[t] = 0;
+      break;
+  }
+}
+
+/* Row i of tap t as the kernel should read it: ind[t * mr + i] (ukernel) or tap[t] + i * pstep
+   (ukernel_s) */
+static const uint8_t *row_of(const icase *c, const uint8_t *const *ptrs, size_t t, size_t i) {
+  return c->strided ? ptrs[t] + (ptrdiff_t)i * c->pstep : ptrs[t * c->f->mr + i];
+}
+
 /* ================================================================ one case */
-static void run_case(icase *c) {
+static void run_one(icase *c) {
   const size_t m = c->m, n = c->n, ntaps = c->ntaps, kq = c->kq, mr = c->f->mr;
   const size_t run = 4 * kq, nw = 16 * ((n + 15) / 16);
   assert_true(m >= 1 && m <= mr && n >= 1 && n <= c->f->nr && ntaps >= 1 && kq >= 1);
@@ -230,9 +367,24 @@ static void run_case(icase *c) {
     memset(zrow, zb, run);
   }
 
-  /* x and the rows' offsets in it (SIZE_MAX: the zero row) */
+  /* x and the rows' offsets in it (SIZE_MAX: the zero row); for ukernel_s, where each tap's row 0
+     is (rows pstep apart) */
   size_t *offs = xmalloc(ntaps * m * sizeof(size_t));
-  if (c->ind_kind == IND_CONV) {
+  ptrdiff_t *rel = xmalloc(ntaps * sizeof(ptrdiff_t));
+  if (c->strided) {
+    strided_layout(c, rel);
+    /* x exactly the bytes the rows read, [lo, hi) from rel's origin, and slack bytes at the end
+       away from the guard page x_end names */
+    const ptrdiff_t last = (ptrdiff_t)(m - 1) * c->pstep; /* row m - 1 from row 0 */
+    ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
+    for (size_t t = 0; t < ntaps; t++) {
+      const ptrdiff_t a = rel[t] + (last < 0 ? last : 0), b = rel[t] + (last > 0 ? last : 0) + (ptrdiff_t)run;
+      lo = a < lo ? a : lo, hi = b > hi ? b : hi;
+    }
+    c->slack = next_u32() % 2 ? 0 : (size_t)irand(1, 64);
+    c->xlen = (size_t)(hi - lo) + c->slack;
+    for (size_t t = 0; t < ntaps; t++) rel[t] += (c->x_end ? (ptrdiff_t)c->slack : 0) - lo; /* now offsets in x */
+  } else if (c->ind_kind == IND_CONV) {
     q8o_window *g = &c->win;
     window_shape(g, ntaps);
     const size_t extra[] = {0, 0, 4, 20};
@@ -254,16 +406,22 @@ static void run_case(icase *c) {
   uint8_t *x = gbuf_open(&gx, c->xlen, c->x_end);
   for (size_t i = 0; i < c->xlen; i++) x[i] = (uint8_t)(x_u(c->xkind) ^ flip);
 
-  /* ind: ntaps x mr pointers, exactly, against a guard page; rows >= m NULL or into a guard page */
+  /* the pointers, exactly, against a guard page: ukernel's ind, ntaps x mr, rows >= m NULL or
+     into a guard page; ukernel_s's tap, ntaps */
+  const size_t nptrs = c->strided ? ntaps : ntaps * mr;
   gbuf gi;
-  const uint8_t **ind = gbuf_open(&gi, ntaps * mr * sizeof(*ind), next_u32() % 2);
-  const uint8_t *bad = NULL;
+  const uint8_t **ptrs = gbuf_open(&gi, nptrs * sizeof(*ptrs), next_u32() % 2);
+  if (c->strided) {
+    for (size_t t = 0; t < ntaps; t++) ptrs[t] = x + rel[t];
+  } else {
+    const uint8_t *bad = NULL;
 #ifdef HAVE_GUARD_PAGES
-  if (c->unused_bad) bad = (const uint8_t *)gx.map + 17; /* the guard page before x */
+    if (c->unused_bad) bad = (const uint8_t *)gx.map + 17; /* the guard page before x */
 #endif
-  for (size_t t = 0; t < ntaps; t++)
-    for (size_t i = 0; i < mr; i++)
-      ind[t * mr + i] = i >= m ? bad : offs[t * m + i] == SIZE_MAX ? zrow : x + offs[t * m + i];
+    for (size_t t = 0; t < ntaps; t++)
+      for (size_t i = 0; i < mr; i++)
+        ptrs[t * mr + i] = i >= m ? bad : offs[t * m + i] == SIZE_MAX ? zrow : x + offs[t * m + i];
+  }
 
   /* w: ntaps x kq units of nw columns x 4, columns past n zero, exactly, against a guard page */
   gbuf gw;
@@ -279,7 +437,7 @@ static void run_case(icase *c) {
     for (size_t j = 0; j < n; j++) {
       int64_t s = 0;
       for (size_t t = 0; t < ntaps; t++) {
-        const uint8_t *row = ind[t * mr + i];
+        const uint8_t *row = row_of(c, ptrs, t, i);
         for (size_t u = 0; u < kq; u++)
           for (size_t b = 0; b < 4; b++)
             s += (int64_t)w[((t * kq + u) * nw + j) * 4 + b] * (int64_t)(uint8_t)(row[4 * u + b] ^ flip);
@@ -294,51 +452,79 @@ static void run_case(icase *c) {
 
   /* y: m rows of ldy bytes */
   ysent ys;
-  uint8_t *y = ysent_open(&ys, m, n, c->ldy, c->y_side, totals.o.cases);
+  uint8_t *y = ysent_open(&ys, m, n, c->ldy, c->y_side, totals.o.cases + totals.s.cases);
 
   uint8_t *x_copy = xmalloc(c->xlen), *z_copy = xmalloc(run);
   int8_t *w_copy = xmalloc(wbytes);
-  const uint8_t **ind_copy = xmalloc(ntaps * mr * sizeof(*ind));
+  const uint8_t **ptrs_copy = xmalloc(nptrs * sizeof(*ptrs));
   double *mult_copy = xmalloc(c->c_out * sizeof(double));
   int32_t *bias_copy = xmalloc(c->c_out * sizeof(int32_t));
   memcpy(x_copy, x, c->xlen), memcpy(z_copy, zrow, run), memcpy(w_copy, w, wbytes);
-  memcpy(ind_copy, ind, ntaps * mr * sizeof(*ind));
+  memcpy(ptrs_copy, ptrs, nptrs * sizeof(*ptrs));
   memcpy(mult_copy, q->mult, c->c_out * sizeof(double)), memcpy(bias_copy, q->bias, c->c_out * sizeof(int32_t));
 
   describe(c, q, cur_case, sizeof cur_case);
   fault_names_case(1);
-  c->f->ukernel(m, n, ntaps, kq, ind, w, flip, q, c->c0, y, c->ldy);
+  if (c->strided)
+    c->f->ukernel_s(m, n, ntaps, kq, ptrs, c->pstep, w, flip, q, c->c0, y, c->ldy);
+  else
+    c->f->ukernel(m, n, ntaps, kq, ptrs, w, flip, q, c->c0, y, c->ldy);
   fault_names_case(0);
 
   char what[1024];
   if (memcmp(x, x_copy, c->xlen) || memcmp(zrow, z_copy, run) || memcmp(w, w_copy, wbytes) ||
-      memcmp(ind, ind_copy, ntaps * mr * sizeof(*ind)) || memcmp(q->mult, mult_copy, c->c_out * sizeof(double)) ||
+      memcmp(ptrs, ptrs_copy, nptrs * sizeof(*ptrs)) || memcmp(q->mult, mult_copy, c->c_out * sizeof(double)) ||
       memcmp(q->bias, bias_copy, c->c_out * sizeof(int32_t))) {
     describe(c, q, what, sizeof what);
-    fail_msg("%s: wrote to x, the zero row, w, ind, mult or bias", what);
+    fail_msg("%s: wrote to x, the zero row, w, %s, mult or bias", what, c->strided ? "tap" : "ind");
   }
   ysent_check(&ys, c->ldy, n, "n", cur_case);
+  /* ukernel's counts as before ukernel_s; ukernel_s's its own */
+  q8o_counts *counts = c->strided ? &totals.s : &totals.o;
   for (size_t i = 0; i < m; i++) {
     int row_fallback = 0;
     for (size_t j = 0; j < n; j++) {
       const size_t oc = c->c0 + j;
       const int64_t ab = C[i * n + j] + (int64_t)q->bias[oc];
-      totals.past_s32 += ab > INT32_MAX || ab < INT32_MIN;
-      row_fallback |= q8o_check_output(&totals.o, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
+      if (!c->strided) totals.past_s32 += ab > INT32_MAX || ab < INT32_MIN;
+      row_fallback |= q8o_check_output(counts, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
     }
-    if (q->screen_wide) {
+    if (q->screen_wide && !c->strided) {
       totals.wide_rows_fast += !row_fallback;
       totals.wide_rows_fallback += row_fallback != 0;
     }
   }
-  q8o_count_case(&totals.o, q, c->rq, c->ind_kind, flip, c->is_signed);
-  totals.c0_cases += c->c0 > 0;
-  totals.gap_cases += c->ldy > n && m > 1;
-  totals.null_rows_cases += m < mr;
-  totals.exact_arrays += c->exact;
-  free(x_copy), free(z_copy), free(w_copy), free(ind_copy), free(mult_copy), free(bias_copy), free(C), free(offs);
+  q8o_count_case(counts, q, c->rq, c->ind_kind, flip, c->is_signed); /* by_ind: ukernel's only */
+  if (c->strided) {
+    totals.s_taps[c->tap_kind]++;
+    totals.s_steps[step_kind(c->pstep, run)]++;
+    totals.s_odd_steps += c->pstep % 4 != 0;
+    totals.s_at_end += c->x_end != 0;
+    totals.s_row_m_guarded += m < mr && (c->x_end ? c->pstep > 0 : c->pstep < 0);
+  } else {
+    totals.c0_cases += c->c0 > 0;
+    totals.gap_cases += c->ldy > n && m > 1;
+    totals.null_rows_cases += m < mr;
+    totals.exact_arrays += c->exact;
+  }
+  free(x_copy), free(z_copy), free(w_copy), free(ptrs_copy), free(mult_copy), free(bias_copy), free(C), free(offs);
+  free(rel);
   rq_close(&rs);
   gbuf_close(&gz), gbuf_close(&gx), gbuf_close(&gi), gbuf_close(&gw), ysent_close(&ys);
+}
+
+/* The case through ukernel, then, where the family has one, through ukernel_s with rows of its own
+   (and multipliers and biases for their sums), drawn from an RNG stream of its own so that
+   ukernel's cases are those they were before ukernel_s. */
+static void run_case(icase *c) {
+  c->strided = 0;
+  run_one(c);
+  if (!c->f->ukernel_s) return;
+  const uint64_t resume = rng_state;
+  rng_state ^= 0x9E3779B97F4A7C15ull;
+  c->strided = 1;
+  run_one(c);
+  rng_state = resume;
 }
 
 /* Fills the case's kinds, sides and layout from a running counter k (and the RNG); the caller
@@ -375,6 +561,22 @@ static void print_totals(const char *title) {
                 totals.o.by_screen[1], totals.o.by_screen[2], totals.o.outputs, totals.o.ties, totals.o.near_ties,
                 totals.o.fp32_ties, totals.o.fp32_differs, totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.past_s32,
                 totals.wide_rows_fast, totals.wide_rows_fallback);
+  const q8o_counts *o = &totals.s;
+  if (!family()->ukernel_s) {
+    print_message("[ %s ] ukernel_s: none in this family, not run\n", title);
+    return;
+  }
+  print_message("[ %s ] ukernel_s: %zu cases (taps: %zu conv windows, %zu row mode, %zu random, %zu on one base; "
+                "pstep: %zu the run, %zu past it, %zu under it, %zu zero, %zu negative, %zu not a multiple of 4; "
+                "%zu ending at the guard page after x, %zu with row m in a guard page; flip/u8-s8: %zu %zu %zu %zu; "
+                "screens: %zu none, %zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, "
+                "%zu clamped, %zu saturated low, %zu high\n",
+                title, o->cases, totals.s_taps[TAPS_CONV], totals.s_taps[TAPS_ROWS], totals.s_taps[TAPS_RANDOM],
+                totals.s_taps[TAPS_SAME], totals.s_steps[STEP_RUN], totals.s_steps[STEP_GAP],
+                totals.s_steps[STEP_OVERLAP], totals.s_steps[STEP_ZERO], totals.s_steps[STEP_NEG], totals.s_odd_steps,
+                totals.s_at_end, totals.s_row_m_guarded, o->by_sign[0][0], o->by_sign[0][1], o->by_sign[1][0],
+                o->by_sign[1][1], o->by_screen[0], o->by_screen[1], o->by_screen[2], o->outputs, o->ties, o->near_ties,
+                o->clamped, o->sat_lo, o->sat_hi);
 }
 
 /* ================================================================ tests */
@@ -505,7 +707,8 @@ static void test_long(void **state) {
 
 static void test_summary(void **state) {
   (void)state;
-  if (!family()) return;
+  const dlc_q8_igemm_family *f = family();
+  if (!f) return;
   /* the sweep reaches what it is there for */
   assert_true(totals.o.ties > 0 && totals.o.fp32_ties > 0 && totals.o.near_ties > 0 && totals.o.fp32_differs > 0);
   assert_true(totals.o.clamped > 0 && totals.o.sat_lo > 0 && totals.o.sat_hi > 0 && totals.past_s32 > 0);
@@ -513,6 +716,16 @@ static void test_summary(void **state) {
   assert_true(totals.wide_rows_fast > 0 && totals.wide_rows_fallback > 0);
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(totals.o.by_sign[a][b] > 0);
+  if (!f->ukernel_s) return;
+  /* every case went through ukernel_s too, in every layout and kind of step */
+  assert_int_equal(totals.s.cases, totals.o.cases);
+  for (size_t k = 0; k < N_TAP_KINDS; k++) assert_true(totals.s_taps[k] > 0);
+  for (size_t k = 0; k < N_STEP_KINDS; k++) assert_true(totals.s_steps[k] > 0);
+  assert_true(totals.s_odd_steps > 0 && totals.s_at_end > 0 && totals.s_row_m_guarded > 0);
+  assert_true(totals.s.ties > 0 && totals.s.clamped > 0 && totals.s.sat_lo > 0 && totals.s.sat_hi > 0);
+  for (size_t k = 0; k < 3; k++) assert_true(totals.s.by_screen[k] > 0);
+  for (size_t a = 0; a < 2; a++)
+    for (size_t b = 0; b < 2; b++) assert_true(totals.s.by_sign[a][b] > 0);
 }
 
 int main(void) {
@@ -524,7 +737,7 @@ int main(void) {
       cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  printf("q8_igemm summary: %zu cases, %zu outputs checked%s\n", totals.o.cases, totals.o.outputs,
-         failed ? " (FAILED)" : "");
+  printf("q8_igemm summary: %zu cases, %zu outputs checked; ukernel_s: %zu cases, %zu outputs checked%s\n",
+         totals.o.cases, totals.o.outputs, totals.s.cases, totals.s.outputs, failed ? " (FAILED)" : "");
   return failed;
 }
