@@ -11,6 +11,9 @@
  *       entry 64 b + 16 k + l = channel 64 b + 4 l + k's, zeros past c
  *   y[i * ldy + j] = requant(C(i, j) + bias[j], mult[j])                      i < m, j < c
  *
+ *   run_s(m, c, ntaps, tap, pstep, w, flip, q, ql, y, ldy) (optional): the same with the pixels
+ *   evenly spaced, ind[t * mr + i] = tap[t] + i * pstep
+ *
  * C in int64 from the operands as laid out; the requantisation is this file's own, in double, from
  * quant.h's header formula (v = (double)(acc + bias) * mult, clamp to [lo, hi], round half to
  * even, + y_zero_point, saturate to the type), not dlc_q8_requant1. q is derived with
@@ -35,6 +38,16 @@
  * one; the unused rows (i >= m) NULL or pointing into a guard page; ind, w, q's and ql's arrays
  * against guard pages (ql's exactly round_up(c, 64) entries); y in sentinels with ldy > c (gap
  * bytes checked) or against a guard page; the operands compared after the call.
+ *
+ * run_s: every case above once more (the same m, c, taps, kinds and sides) with its own operands:
+ * the taps a window along a row of an NHWC image (stride 1, 2, 3, dilation 1 or 2), runs anywhere
+ * in x at any byte offset (some on the same bytes, some in a second buffer), or one run for all
+ * taps; pstep c (pixels adjacent: with c = 32 + 64 k, the last block's pairs of pixels one 64-byte
+ * window), 2c, more than c, 32 with other c (gaps, or overlapping pixels where c > 32, the last
+ * block's pairs then one window too), less than c, 0 and negative; the tap whose last pixel is
+ * x's last bytes against a guard page, for every m (with pstep 32 and a last block of 32 channels:
+ * a full last pair, even m, may read its 64 bytes at once; an odd m's last pixel alone must not
+ * read 32 more), or the first pixel right after one; tap against a guard page; the same checks.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
  * cmocka reports it. Where the avx512 table is missing or has no q8_dwn (no AVX512-VNNI, other
@@ -80,6 +93,8 @@ static const dlc_q8_dwn_family *family(void) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
     assert_ptr_equal(dwn_of(DLCONV_ISA_AVX512), &dlc_q8_dwn__avx512vnni);
+  /* the strided entry too: dropping it would skip the run_s cases silently */
+  assert_non_null(dlc_q8_dwn__avx512vnni.run_s);
   assert_ptr_not_equal(dwn_of(DLCONV_ISA_AVX2), &dlc_q8_dwn__avx512vnni);
   assert_ptr_not_equal(dwn_of(DLCONV_ISA_GENERIC), &dlc_q8_dwn__avx512vnni);
 #endif
@@ -93,7 +108,7 @@ static const dlc_q8_dwn_family *family(void) {
   if (!said) {
     said = 1;
     if (f)
-      printf("q8_dwn family under test: %s (mr %zu)\n", f->name, f->mr);
+      printf("q8_dwn family under test: %s (mr %zu%s)\n", f->name, f->mr, f->run_s ? ", run_s" : ", no run_s");
     else
       printf("q8_dwn family under test: none (%s: the q8_dwn tests pass without running)\n",
              dlc_kernels_for(DLCONV_ISA_AVX512) ? "the avx512 table has no q8_dwn (no AVX512-VNNI)"
@@ -128,7 +143,26 @@ typedef struct dcase {
   /* IND_CONV */
   q8o_window win;
   size_t xlen;
+  /* through run_s: its pstep and, for a window (IND_CONV), the dilation */
+  int strided;
+  ptrdiff_t pstep;
+  size_t dil;
+  int ps_fixed; /* pstep as set, not picked (runs anywhere or one run only) */
 } dcase;
+
+/* run_s: pstep's kinds, as the cases count them (what each is there for: PS_ONE pixels adjacent,
+   the pair load's case where c is 32 + 64 k; the others pixels apart, overlapping, all on one or
+   backwards) */
+enum { PS_ONE, PS_TWO, PS_MORE, PS_LESS, PS_ZERO, PS_NEG, N_PS };
+static int ps_kind(ptrdiff_t pstep, size_t c) {
+  const ptrdiff_t pc = (ptrdiff_t)c;
+  if (pstep == pc) return PS_ONE;
+  if (pstep == 2 * pc) return PS_TWO;
+  if (pstep > pc) return PS_MORE;
+  return pstep > 0 ? PS_LESS : pstep == 0 ? PS_ZERO : PS_NEG;
+}
+static const char *const ps_names[] = {"c", "2c", "> c otherwise", "< c", "0", "< 0"};
+static const char *const lay_names[] = {"runs anywhere", "a window along an image row", "one run for all taps"};
 
 typedef struct stats {
   q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
@@ -141,27 +175,42 @@ typedef struct stats {
      fallback on rows 0..1 only or 2..3 only while the others are fast */
   size_t mixed_small_pairs;
   size_t gap_cases, null_rows_cases, bad_rows_cases, guard_tail_cases, zp_128, zp_odd;
+  /* run_s only: pstep's kinds; pstep 32 with c != 32; with pstep 32 and a last block of 32
+     channels, the last pixel of a tap x's last bytes against the guard page, per m (the pair
+     load's edge); blocks of 32 channels with pstep != 32 and m >= 2 (no pair load); a partial
+     last block under 32 channels with pstep 32 against the guard; the first pixel right after
+     the start guard; taps on the same bytes; taps in the second buffer; dilated windows */
+  size_t by_ps[N_PS], p32_other, adj_end_by_m[MAX_MR + 1], b32_apart, p32_small_end, start_guard_cases;
+  size_t alias_cases, zbuf_cases, dil_cases;
 } stats;
 
-static stats totals;
+/* the cases through run and those through run_s */
+static stats totals, stotals;
 
 static void describe(const dcase *c, const dlc_q8_params *q, char *buf, size_t len) {
-  char lay[160] = "";
-  if (c->ind_kind == IND_CONV)
+  char lay[200] = "", rows[160];
+  if (c->ind_kind == IND_CONV && c->strided)
+    snprintf(lay, sizeof lay, " (image %zux%zu, kernel %zux%zu, stride %zu, dilation %zu)", c->win.h, c->win.wd,
+             c->win.kh, c->win.kw, c->win.stride, c->dil);
+  else if (c->ind_kind == IND_CONV)
     snprintf(lay, sizeof lay, " (image %zux%zu, kernel %zux%zu, stride %zu, pads %zu/%zu)", c->win.h, c->win.wd,
              c->win.kh, c->win.kw, c->win.stride, c->win.ph, c->win.pw);
+  if (c->strided)
+    snprintf(rows, sizeof rows, "run_s pstep=%td (%s), taps %s", c->pstep, ps_names[ps_kind(c->pstep, c->c)],
+             lay_names[c->ind_kind]);
+  else
+    snprintf(rows, sizeof rows, "ind %s", ind_names[c->ind_kind]);
   snprintf(buf, len,
-           "%s m=%zu c=%zu ntaps=%zu flip=0x%02x %s y ldy=%zu, %s%s (y zp %d, lo %.17g, hi %.17g, %s), ind %s%s, "
-           "xlen %zu, x kind %d, w kind %d, x %s, w %s, ql %s, y %s, rows >= m %s",
+           "%s m=%zu c=%zu ntaps=%zu flip=0x%02x %s y ldy=%zu, %s%s (y zp %d, lo %.17g, hi %.17g, %s), %s%s, "
+           "xlen %zu, x kind %d, w kind %d, x %s, w %s, ql %s, y %s%s%s",
            c->f->name, c->m, c->c, c->ntaps, c->flip, c->is_signed ? "s8" : "u8", c->ldy, rq_names[c->rq],
            c->rq == RQ_NEARSRCH ? (c->tie_last ? " (row near ties, last block)" : " (row near ties)") : "",
-           q ? q->y_zero_point : 0, q ? q->lo : 0.0, q ? q->hi : 0.0, q ? screen_name(q) : "?",
-           ind_names[c->ind_kind], lay, c->xlen, c->xkind, c->wkind,
-           c->x_end ? "against the end guard" : "after the start guard",
+           q ? q->y_zero_point : 0, q ? q->lo : 0.0, q ? q->hi : 0.0, q ? screen_name(q) : "?", rows, lay, c->xlen,
+           c->xkind, c->wkind, c->x_end ? "against the end guard" : "after the start guard",
            c->w_end ? "against the end guard" : "after the start guard",
            c->ql_end ? "against the end guard" : "after the start guard",
            c->y_side == 0 ? "in sentinels" : c->y_side == 1 ? "against the end guard" : "after the start guard",
-           c->unused_bad ? "into a guard page" : "NULL");
+           c->strided ? "" : ", rows >= m ", c->strided ? "" : c->unused_bad ? "into a guard page" : "NULL");
 }
 
 /* ================================================================ requantisation parameters */
@@ -252,21 +301,105 @@ static void rq_close(rq_set *s) {
   gbuf_close(&s->gm), gbuf_close(&s->gb), gbuf_close(&s->gf), gbuf_close(&s->glb), gbuf_close(&s->glf);
 }
 
+/* ================================================================ run_s's operands */
+
+/* pstep for runs anywhere (IND_RANDOM, IND_SAME): mostly c and 2c as the driver passes them (stride
+   1 and 2), then pixels further apart, 32 whatever c (the pair load's value: a gap, or pixels that
+   overlap where c > 32), less than c, 0 and backwards, which the contract allows as well. */
+static ptrdiff_t pick_pstep(size_t nc) {
+  const ptrdiff_t pc = (ptrdiff_t)nc;
+  const uint32_t r = next_u32() % 16;
+  if (r < 5) return pc;
+  if (r < 8) return 2 * pc;
+  if (r < 10) return next_u32() % 2 ? pc + (ptrdiff_t)irand(1, 40) : pc * (ptrdiff_t)irand(3, 4);
+  if (r < 12) return 32;
+  if (r < 14) return nc > 1 ? (ptrdiff_t)irand(1, (int64_t)nc - 1) : pc;
+  if (r < 15) return 0;
+  return -pc * (ptrdiff_t)irand(1, 2) - (next_u32() % 2 ? 0 : (ptrdiff_t)irand(1, 40));
+}
+
+/* run_s's pixels: pixel i of tap t at toff[t] + i pstep, in x or (zb[t]) in a second buffer of one
+   run's bytes. Sets c->pstep and c->xlen (c->win, c->dil for a window) and returns the second
+   buffer's length. The layouts (c->ind_kind):
+   IND_CONV   a kh x kw window of m output pixels along one row of an NHWC image without padding
+              (run_s's tiles in the driver), pstep stride * c; the window at x's corner on the side
+              of its guard page (its last tap's last pixel x's last bytes, or its first tap's first
+              pixel x's first) three times in four, else anywhere
+   IND_RANDOM each tap's run anywhere at any byte offset, some on another's bytes, some in the
+              second buffer; one of them ends at x's end (x_end) or starts at its start
+   IND_SAME   every tap the same pointer: x's last run or first, or the second buffer */
+static size_t strided_layout(dcase *c, size_t *toff, unsigned char *zb) {
+  const size_t m = c->m, nc = c->c, ntaps = c->ntaps;
+  memset(zb, 0, ntaps);
+  if (c->ind_kind == IND_CONV) {
+    q8o_window *g = &c->win;
+    memset(g, 0, sizeof *g);
+    kernel_shape(ntaps, &g->kh, &g->kw);
+    const uint32_t r = next_u32() % 8;
+    g->stride = r < 4 ? 1 : r < 7 ? 2 : 3;
+    c->dil = next_u32() % 4 == 0 && ntaps > 1 ? 2 : 1;
+    const size_t s = g->stride, d = c->dil;
+    const size_t wmin = (m - 1) * s + (g->kw - 1) * d + 1, hmin = (g->kh - 1) * d + 1;
+    g->wd = wmin + (size_t)irand(0, 3), g->h = hmin + (size_t)irand(0, 2);
+    const int corner = next_u32() % 4 != 0;
+    const size_t iy0 = corner ? (c->x_end ? g->h - hmin : 0) : (size_t)irand(0, (int64_t)(g->h - hmin));
+    const size_t ix0 = corner ? (c->x_end ? g->wd - wmin : 0) : (size_t)irand(0, (int64_t)(g->wd - wmin));
+    for (size_t t = 0; t < ntaps; t++) {
+      const size_t ky = t / g->kw, kx = t % g->kw;
+      toff[t] = ((iy0 + ky * d) * g->wd + ix0 + kx * d) * nc;
+    }
+    c->pstep = (ptrdiff_t)(s * nc);
+    c->xlen = g->h * g->wd * nc;
+    return nc;
+  }
+  if (!c->ps_fixed) c->pstep = pick_pstep(nc);
+  /* a tap's run: the bytes its m pixels read, from its lowest pixel (the last where pstep < 0) */
+  const size_t reach = (size_t)(c->pstep < 0 ? -c->pstep : c->pstep) * (m - 1), span = reach + nc;
+  const size_t first = c->pstep < 0 ? reach : 0; /* pixel 0 past the run's start */
+  if (c->ind_kind == IND_SAME) {
+    c->xlen = same_offsets(toff, ntaps, span, c->x_end);
+  } else {
+    const size_t mt = ntaps < 4 ? ntaps : 4;
+    const size_t extras[] = {0, nc, (size_t)irand(0, 64), (size_t)irand(0, (int64_t)(span * mt))};
+    c->xlen = span + pick(extras, 4);
+    random_offsets(toff, ntaps, span, c->xlen);
+    /* random_offsets may put its first run over its last: one on the guard page's side for sure */
+    toff[(size_t)irand(0, (int64_t)ntaps - 1)] = c->x_end ? c->xlen - span : 0;
+  }
+  for (size_t t = 0; t < ntaps; t++) {
+    zb[t] = toff[t] == SIZE_MAX;
+    toff[t] = (zb[t] ? 0 : toff[t]) + first;
+  }
+  return span;
+}
+
 /* ================================================================ one case */
 
 static void run_case(dcase *c) {
   const size_t m = c->m, nc = c->c, ntaps = c->ntaps, mr = c->f->mr, cr = round_up64(nc);
   assert_true(m >= 1 && m <= mr && nc >= 1 && ntaps >= 1 && ntaps <= MAX_TAPS && c->ldy >= nc);
   const uint8_t flip = c->flip;
+  stats *const st = c->strided ? &stotals : &totals;
 
-  /* the zero point's row (what padding taps share): c bytes against a guard page */
+  /* the zero point's row (what padding taps share): c bytes against a guard page; run_s: a second
+     buffer of one tap's run of random bytes (taps need not all point into one buffer), zlen */
   gbuf gz;
-  uint8_t *zrow = gbuf_open(&gz, nc, next_u32() % 2);
-  memset(zrow, (int)(uint8_t)next_u32(), nc);
+  uint8_t *zrow = NULL;
+  size_t zlen = nc;
+  if (!c->strided) {
+    zrow = gbuf_open(&gz, nc, next_u32() % 2);
+    memset(zrow, (int)(uint8_t)next_u32(), nc);
+  }
 
-  /* x and the rows' offsets in it (SIZE_MAX: the zero row) */
-  size_t *offs = xmalloc(ntaps * m * sizeof(size_t));
-  if (c->ind_kind == IND_CONV) {
+  /* x and the rows' offsets in it (SIZE_MAX: the zero row); run_s: the taps' (toff, in the second
+     buffer where zb) */
+  size_t *offs = xmalloc(ntaps * m * sizeof(size_t)), *toff = xmalloc(ntaps * sizeof(size_t));
+  unsigned char *zb = xmalloc(ntaps);
+  if (c->strided) {
+    zlen = strided_layout(c, toff, zb);
+    zrow = gbuf_open(&gz, zlen, next_u32() % 2);
+    for (size_t i = 0; i < zlen; i++) zrow[i] = (uint8_t)(x_u(c->xkind) ^ flip);
+  } else if (c->ind_kind == IND_CONV) {
     /* an NHWC image of h x wd pixels of c channels, the windows of m consecutive output pixels */
     q8o_window *g = &c->win;
     window_shape(g, ntaps);
@@ -289,18 +422,32 @@ static void run_case(dcase *c) {
   for (size_t i = 0; i < c->xlen; i++) x[i] = (uint8_t)(x_u(c->xkind) ^ flip);
   /* the zero row's bytes are the zero point's in the driver; here any byte, as another row */
 
-  /* ind: ntaps x mr pointers, exactly, against a guard page; rows >= m NULL or into a guard page */
-  gbuf gi;
+  /* ind: ntaps x mr pointers, exactly, against a guard page; rows >= m NULL or into a guard page.
+     run_s: tap, ntaps pointers against a guard page, and ind the rows they make (for the
+     reference only, so that it reads the same bytes the contract says run_s reads) */
+  gbuf gi, gt;
   const uint8_t **ind = gbuf_open(&gi, ntaps * mr * sizeof(*ind), next_u32() % 2);
+  const uint8_t **tap = NULL;
+  if (c->strided) {
+    tap = gbuf_open(&gt, ntaps * sizeof(*tap), next_u32() % 2);
+    for (size_t t = 0; t < ntaps; t++) tap[t] = (zb[t] ? zrow : x) + toff[t];
+  }
   const uint8_t *bad = NULL;
 #ifdef HAVE_GUARD_PAGES
-  if (c->unused_bad) bad = (const uint8_t *)gx.map + 17; /* the guard page before x */
+  if (c->unused_bad && !c->strided) bad = (const uint8_t *)gx.map + 17; /* the guard page before x */
 #endif
-  int tail_at_guard = 0;
+  int tail_at_guard = 0, head_at_guard = 0, last_at_guard = 0;
   for (size_t t = 0; t < ntaps; t++)
     for (size_t i = 0; i < mr; i++) {
-      ind[t * mr + i] = i >= m ? bad : offs[t * m + i] == SIZE_MAX ? zrow : x + offs[t * m + i];
-      tail_at_guard |= i < m && c->x_end && offs[t * m + i] == c->xlen - nc;
+      if (i >= m)
+        ind[t * mr + i] = bad;
+      else if (c->strided)
+        ind[t * mr + i] = tap[t] + (ptrdiff_t)i * c->pstep;
+      else
+        ind[t * mr + i] = offs[t * m + i] == SIZE_MAX ? zrow : x + offs[t * m + i];
+      tail_at_guard |= i < m && c->x_end && ind[t * mr + i] == x + c->xlen - nc;
+      head_at_guard |= i < m && !c->x_end && ind[t * mr + i] == x;
+      last_at_guard |= i + 1 == m && c->x_end && ind[t * mr + i] == x + c->xlen - nc;
     }
 
   /* the weights: wt(t, j) per tap and channel, packed as the contract lays them out, exactly
@@ -333,36 +480,41 @@ static void run_case(dcase *c) {
 
   /* y: m rows of ldy bytes */
   ysent ys;
-  uint8_t *y = ysent_open(&ys, m, nc, c->ldy, c->y_side, totals.o.cases);
+  uint8_t *y = ysent_open(&ys, m, nc, c->ldy, c->y_side, st->o.cases);
 
   /* copies of everything the kernel reads, to compare after the call */
-  uint8_t *x_copy = xmalloc(c->xlen), *z_copy = xmalloc(nc);
+  uint8_t *x_copy = xmalloc(c->xlen), *z_copy = xmalloc(zlen);
   int8_t *w_copy = xmalloc(wbytes);
-  const uint8_t **ind_copy = xmalloc(ntaps * mr * sizeof(*ind));
+  const uint8_t **ind_copy = xmalloc(ntaps * mr * sizeof(*ind)), **tap_copy = xmalloc(ntaps * sizeof(*tap));
   double *mult_copy = xmalloc(nc * sizeof(double));
   int32_t *bias_copy = xmalloc(nc * sizeof(int32_t)), *lbias_copy = xmalloc(cr * sizeof(int32_t));
   float *mf_copy = xmalloc(nc * sizeof(float)), *lmf_copy = xmalloc(cr * sizeof(float));
   dlc_q8_params q_copy = *q, ql_copy = *ql;
-  memcpy(x_copy, x, c->xlen), memcpy(z_copy, zrow, nc), memcpy(w_copy, w, wbytes);
+  memcpy(x_copy, x, c->xlen), memcpy(z_copy, zrow, zlen), memcpy(w_copy, w, wbytes);
   memcpy(ind_copy, ind, ntaps * mr * sizeof(*ind));
+  if (tap) memcpy(tap_copy, tap, ntaps * sizeof(*tap));
   memcpy(mult_copy, q->mult, nc * sizeof(double)), memcpy(bias_copy, q->bias, nc * sizeof(int32_t));
   memcpy(lbias_copy, ql->bias, cr * sizeof(int32_t));
   if (q->mult_f) memcpy(mf_copy, q->mult_f, nc * sizeof(float)), memcpy(lmf_copy, ql->mult_f, cr * sizeof(float));
 
   describe(c, q, cur_case, sizeof cur_case);
   fault_names_case(1);
-  c->f->run(m, nc, ntaps, ind, w, flip, q, ql, y, c->ldy);
+  if (c->strided)
+    c->f->run_s(m, nc, ntaps, tap, c->pstep, w, flip, q, ql, y, c->ldy);
+  else
+    c->f->run(m, nc, ntaps, ind, w, flip, q, ql, y, c->ldy);
   fault_names_case(0);
 
   char what[1024];
-  if (memcmp(x, x_copy, c->xlen) || memcmp(zrow, z_copy, nc) || memcmp(w, w_copy, wbytes) ||
-      memcmp(ind, ind_copy, ntaps * mr * sizeof(*ind)) || memcmp(q->mult, mult_copy, nc * sizeof(double)) ||
+  if (memcmp(x, x_copy, c->xlen) || memcmp(zrow, z_copy, zlen) || memcmp(w, w_copy, wbytes) ||
+      memcmp(ind, ind_copy, ntaps * mr * sizeof(*ind)) || (tap && memcmp(tap, tap_copy, ntaps * sizeof(*tap))) ||
+      memcmp(q->mult, mult_copy, nc * sizeof(double)) ||
       memcmp(q->bias, bias_copy, nc * sizeof(int32_t)) || memcmp(ql->bias, lbias_copy, cr * sizeof(int32_t)) ||
       (q->mult_f && (memcmp(q->mult_f, mf_copy, nc * sizeof(float)) ||
                      memcmp(ql->mult_f, lmf_copy, cr * sizeof(float)))) ||
       memcmp(q, &q_copy, sizeof q_copy) || memcmp(ql, &ql_copy, sizeof ql_copy)) {
     describe(c, q, what, sizeof what);
-    fail_msg("%s: wrote to x, the zero row, w, ind, q or ql", what);
+    fail_msg("%s: wrote to x, the zero row (second buffer), w, ind, tap, q or ql", what);
   }
   ysent_check(&ys, c->ldy, nc, "c", cur_case);
   const size_t nblk = cr / NB;
@@ -374,39 +526,58 @@ static void run_case(dcase *c) {
     for (size_t i = 0; i < m; i++) {
       int row_fallback = 0;
       for (size_t j = j0; j < j1; j++) {
-        totals.big_bias += q->bias[j] > (1 << 30) || q->bias[j] < -(1 << 30);
-        row_fallback |= q8o_check_output(&totals.o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], cur_case);
+        st->big_bias += q->bias[j] > (1 << 30) || q->bias[j] < -(1 << 30);
+        row_fallback |= q8o_check_output(&st->o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], cur_case);
       }
       if (q->screen_wide) {
         nfast += !row_fallback, nfall += row_fallback != 0;
         fall_rows |= (unsigned)(row_fallback != 0) << i;
         if (partial && row_fallback) {
-          totals.fallback_partial_single += nblk == 1;
-          totals.fallback_partial_last += nblk > 1;
+          st->fallback_partial_single += nblk == 1;
+          st->fallback_partial_last += nblk > 1;
         }
-        totals.fast_partial += partial && !row_fallback;
+        st->fast_partial += partial && !row_fallback;
       }
     }
-    totals.rows_fast += nfast, totals.rows_fallback += nfall;
-    totals.mixed_blocks += nfast && nfall;
+    st->rows_fast += nfast, st->rows_fallback += nfall;
+    st->mixed_blocks += nfast && nfall;
     if (q->screen_wide && j1 - j0 <= 32 && m >= 3) {
       const unsigned lo2 = fall_rows & 3u, hi2 = fall_rows >> 2 & 3u;
-      totals.mixed_small_pairs += (lo2 != 0) != (hi2 != 0);
+      st->mixed_small_pairs += (lo2 != 0) != (hi2 != 0);
     }
   }
-  q8o_count_case(&totals.o, q, c->rq, c->ind_kind, flip, c->is_signed);
-  totals.by_m[m]++;
-  for (size_t k = 0; k < N_TAP_LIST; k++) totals.by_taps[k] += ntaps == tap_list[k];
-  totals.gap_cases += c->ldy > nc && m > 1;
-  totals.null_rows_cases += m < mr && !c->unused_bad;
-  totals.bad_rows_cases += m < mr && c->unused_bad;
-  totals.guard_tail_cases += tail_at_guard && nc % NB != 0;
-  totals.zp_128 += q->y_zero_point == 128;
-  totals.zp_odd += q->y_zero_point % 2 != 0;
-  free(x_copy), free(z_copy), free(w_copy), free(ind_copy), free(mult_copy), free(bias_copy), free(lbias_copy);
-  free(mf_copy), free(lmf_copy), free(C), free(offs), free(wt);
+  q8o_count_case(&st->o, q, c->rq, c->ind_kind, flip, c->is_signed);
+  st->by_m[m]++;
+  for (size_t k = 0; k < N_TAP_LIST; k++) st->by_taps[k] += ntaps == tap_list[k];
+  st->gap_cases += c->ldy > nc && m > 1;
+  if (!c->strided) {
+    st->null_rows_cases += m < mr && !c->unused_bad;
+    st->bad_rows_cases += m < mr && c->unused_bad;
+  }
+  st->guard_tail_cases += tail_at_guard && nc % NB != 0;
+  st->zp_128 += q->y_zero_point == 128;
+  st->zp_odd += q->y_zero_point % 2 != 0;
+  if (c->strided) {
+    const size_t last = nc % NB; /* the last block's channels where partial */
+    st->by_ps[ps_kind(c->pstep, nc)]++;
+    st->p32_other += c->pstep == 32 && nc != 32;
+    if (c->pstep == 32 && last == 32 && last_at_guard) st->adj_end_by_m[m]++;
+    st->b32_apart += last == 32 && c->pstep != 32 && m >= 2;
+    st->p32_small_end += c->pstep == 32 && last != 0 && last < 32 && last_at_guard && m >= 2;
+    st->start_guard_cases += head_at_guard;
+    int alias = 0, inz = 0;
+    for (size_t t = 0; t < ntaps; t++) {
+      inz |= zb[t];
+      for (size_t u = 0; u < t && !alias; u++) alias = tap[u] == tap[t];
+    }
+    st->alias_cases += alias, st->zbuf_cases += inz;
+    st->dil_cases += c->ind_kind == IND_CONV && c->dil > 1;
+  }
+  free(x_copy), free(z_copy), free(w_copy), free(ind_copy), free(tap_copy), free(mult_copy), free(bias_copy);
+  free(lbias_copy), free(mf_copy), free(lmf_copy), free(C), free(offs), free(toff), free(zb), free(wt);
   rq_close(&rs);
   gbuf_close(&gz), gbuf_close(&gx), gbuf_close(&gi), gbuf_close(&gw), ysent_close(&ys);
+  if (tap) gbuf_close(&gt);
 }
 
 /* Fills the case's kinds, sides and layout from a running counter k (and the RNG); the caller
@@ -449,6 +620,44 @@ static void print_totals(const char *title) {
                 totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.big_bias, totals.rows_fast,
                 totals.rows_fallback, totals.mixed_blocks, totals.mixed_small_pairs, totals.fallback_partial_single,
                 totals.fallback_partial_last, totals.fast_partial);
+  const stats *t = &stotals;
+  if (!t->o.cases) return;
+  char adj[8 * (MAX_MR + 1)] = "";
+  for (size_t m = 1; m <= MAX_MR && t->by_m[m]; m++)
+    snprintf(adj + strlen(adj), sizeof adj - strlen(adj), "%s%zu", m > 1 ? " " : "", t->adj_end_by_m[m]);
+  print_message("[ %s ] run_s: %zu strided cases so far (pstep %s: %zu, %s: %zu, %s: %zu, %s: %zu, %s: %zu, %s: %zu; "
+                "32 with c != 32: %zu; taps %s: %zu (%zu dilated), %s: %zu, %s: %zu; %zu with taps on the same bytes, "
+                "%zu with taps in a second buffer; pstep 32, a last block of 32 channels and a tap's last pixel "
+                "against x's end guard, per m: %s; blocks of 32 channels with pstep != 32 and m >= 2: %zu; pstep "
+                "32, a last block under 32 channels against the guard: %zu; %zu with a row's partial block against "
+                "x's end guard, %zu with a row right after its start guard, %zu with gaps between rows; flip/u8-s8: "
+                "%zu %zu %zu %zu; screens: %zu none, %zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within "
+                "2^-13 of one, %zu clamped, %zu saturated low, %zu high; wide-screen rows of a block: %zu fast, %zu "
+                "near a tie, %zu blocks with both (%zu of <= 32 channels, one pair of rows each way)\n",
+                title, t->o.cases, ps_names[PS_ONE], t->by_ps[PS_ONE], ps_names[PS_TWO], t->by_ps[PS_TWO],
+                ps_names[PS_MORE], t->by_ps[PS_MORE], ps_names[PS_LESS], t->by_ps[PS_LESS], ps_names[PS_ZERO],
+                t->by_ps[PS_ZERO], ps_names[PS_NEG], t->by_ps[PS_NEG], t->p32_other, lay_names[IND_CONV],
+                t->o.by_ind[IND_CONV], t->dil_cases, lay_names[IND_RANDOM], t->o.by_ind[IND_RANDOM],
+                lay_names[IND_SAME], t->o.by_ind[IND_SAME], t->alias_cases, t->zbuf_cases, adj, t->b32_apart,
+                t->p32_small_end, t->guard_tail_cases, t->start_guard_cases, t->gap_cases, t->o.by_sign[0][0],
+                t->o.by_sign[0][1], t->o.by_sign[1][0], t->o.by_sign[1][1], t->o.by_screen[0], t->o.by_screen[1],
+                t->o.by_screen[2], t->o.outputs, t->o.ties, t->o.near_ties, t->o.clamped, t->o.sat_lo, t->o.sat_hi,
+                t->rows_fast, t->rows_fallback, t->mixed_blocks, t->mixed_small_pairs);
+}
+
+/* The case once more through run_s where the family has one: the same m, c, taps, kinds and sides,
+   the pixels evenly spaced (strided_layout: the layout from k, a window half the time as in the
+   driver), its RNG stream its own so that the cases through run stay those they were. */
+static void run_strided(const dcase *c, size_t k) {
+  if (!c->f->run_s) return;
+  dcase s = *c;
+  const uint64_t saved = rng_state;
+  rng_state = saved ^ 0x9E3779B97F4A7C15ull;
+  s.strided = 1;
+  const size_t lay = (k + k / 8 + k / 64) % 8;
+  s.ind_kind = lay < 4 ? IND_CONV : lay < 7 ? IND_RANDOM : IND_SAME;
+  run_case(&s);
+  rng_state = saved;
 }
 
 /* ================================================================ tests */
@@ -474,6 +683,7 @@ static void test_tiles(void **state) {
         if (c.c >= 384 && c.ntaps > 9) c.ntaps = next_u32() % 2 ? 9 : 25; /* time */
         vary(&c, k);
         run_case(&c);
+        run_strided(&c, k);
       }
   print_totals("tiles");
 }
@@ -501,6 +711,7 @@ static void test_ties(void **state) {
         c.rq = kinds[(v + ci) % 4];
         if (k % 4) c.xkind = X_SMALL, c.wkind = W_SMALL;
         run_case(&c);
+        run_strided(&c, k);
       }
   print_totals("ties");
 }
@@ -532,6 +743,7 @@ static void test_fallback(void **state) {
         c.tie_last = v < 2;
         c.trow = (size_t)irand(0, (int64_t)m - 1);
         run_case(&c);
+        run_strided(&c, k);
       }
   print_totals("fallback");
 }
@@ -562,8 +774,47 @@ static void test_extremes(void **state) {
       c.flip = (v / 4) % 2 ? 0x80 : 0;
       c.is_signed = (int)((v / 2 + ci) % 2);
       run_case(&c);
+      run_strided(&c, k);
     }
   print_totals("extremes");
+}
+
+/* run_s alone, pstep chosen: every m against every c of the list, pstep c, 2c, 32 and one of
+   pick_pstep's, each without and with flip; the first four with x's end guard right after a tap's
+   last pixel (with pstep 32 and c = 32 + 64 k: the last pair's 64 bytes, or a lone pixel's 32 where
+   m is odd, the last of x). */
+static void test_strided(void **state) {
+  (void)state;
+  const dlc_q8_dwn_family *f = family();
+  if (!f) {
+    say_skipped("strided");
+    return;
+  }
+  if (!f->run_s) {
+    print_message("[ strided ] not run: %s has no run_s\n", f->name);
+    return;
+  }
+  rng_state = 0xC0AC29B7C97C50DDull;
+  static const size_t taps[] = {1, 2, 3, 9, 25, 1, 3};
+  size_t k = 0;
+  for (size_t m = 1; m <= f->mr; m++)
+    for (size_t ci = 0; ci < N_C; ci++)
+      for (size_t v = 0; v < 8; v++, k++) {
+        dcase c;
+        memset(&c, 0, sizeof c);
+        c.f = f, c.m = m, c.c = c_at(ci);
+        c.ntaps = taps[(k / 3 + v) % 7];
+        if (c.c >= 384 && c.ntaps > 9) c.ntaps = 9; /* time */
+        vary(&c, k);
+        c.strided = 1, c.ps_fixed = 1;
+        c.ind_kind = (k / 8 + v) % 5 == 4 ? IND_SAME : IND_RANDOM;
+        const ptrdiff_t pc = (ptrdiff_t)c.c;
+        c.pstep = v % 4 == 0 ? pc : v % 4 == 1 ? 2 * pc : v % 4 == 2 ? 32 : pick_pstep(c.c);
+        c.flip = v < 4 ? 0x00 : 0x80;
+        if (v < 4) c.x_end = 1;
+        run_case(&c);
+      }
+  print_totals("strided");
 }
 
 static void test_summary(void **state) {
@@ -588,15 +839,36 @@ static void test_summary(void **state) {
   for (size_t m = 1; m <= f->mr; m++) assert_true(totals.by_m[m] > 0);
   for (size_t r = 0; r < N_RQ; r++) assert_true(totals.o.by_rq[r] > 0);
   for (size_t i = 0; i < N_IND_KINDS; i++) assert_true(totals.o.by_ind[i] > 0);
+
+  /* run_s: every case once more, and the layouts it is there for */
+  if (!f->run_s) return;
+  const stats *t = &stotals;
+  assert_true(t->o.cases > totals.o.cases);
+  for (size_t k = 0; k < N_PS; k++) assert_true(t->by_ps[k] > 0);
+  assert_true(t->p32_other > 0 && t->b32_apart > 0 && t->p32_small_end > 0);
+  /* the pair load's edge: a full last pair (even m) and a pixel alone (odd m) against the guard */
+  for (size_t m = 1; m <= f->mr; m++) assert_true(t->adj_end_by_m[m] > 0);
+  assert_true(t->guard_tail_cases > 0 && t->start_guard_cases > 0 && t->gap_cases > 0);
+  assert_true(t->alias_cases > 0 && t->zbuf_cases > 0 && t->dil_cases > 0);
+  for (size_t i = 0; i < N_IND_KINDS; i++) assert_true(t->o.by_ind[i] > 0);
+  assert_true(t->o.ties > 0 && t->o.near_ties > 0 && t->o.clamped > 0 && t->o.sat_lo > 0 && t->o.sat_hi > 0);
+  assert_true(t->o.by_screen[0] > 0 && t->o.by_screen[1] > 0 && t->o.by_screen[2] > 0);
+  assert_true(t->rows_fast > 0 && t->rows_fallback > 0 && t->mixed_blocks > 0);
+  if (f->mr >= 3) assert_true(t->mixed_small_pairs > 0);
+  for (size_t a = 0; a < 2; a++)
+    for (size_t b = 0; b < 2; b++) assert_true(t->o.by_sign[a][b] > 0);
+  for (size_t k = 0; k < N_TAP_LIST; k++) assert_true(t->by_taps[k] > 0);
+  for (size_t m = 1; m <= f->mr; m++) assert_true(t->by_m[m] > 0);
+  for (size_t r = 0; r < N_RQ; r++) assert_true(t->o.by_rq[r] > 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiles),    cmocka_unit_test(test_ties),    cmocka_unit_test(test_fallback),
-      cmocka_unit_test(test_extremes), cmocka_unit_test(test_summary),
+      cmocka_unit_test(test_extremes), cmocka_unit_test(test_strided), cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  printf("q8_dwn summary: %zu cases, %zu outputs checked%s\n", totals.o.cases, totals.o.outputs,
-         failed ? " (FAILED)" : "");
+  printf("q8_dwn summary: %zu cases, %zu outputs checked; run_s: %zu strided cases, %zu outputs checked%s\n",
+         totals.o.cases, totals.o.outputs, stotals.o.cases, stotals.o.outputs, failed ? " (FAILED)" : "");
   return failed;
 }
