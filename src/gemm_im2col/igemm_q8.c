@@ -24,7 +24,12 @@
  * tile of mr pixels. Jobs are (group, block of pixels, range of panels); in a job each panel
  * sweeps the block's tiles, so it stays in L1/L2 while the block's rows of x (sized to about
  * 256 KB) stream past it. The indirection pointers of a tile are rebuilt for every panel: a few
- * dozen adds against thousands of dot products. */
+ * dozen adds against thousands of dot products; a tile whose pixels lie evenly spaced in x (along
+ * a row inside the image, or a 1 x 1 layer's) takes ukernel_s and a pointer per tap instead.
+ *
+ * Where padding rows cost more than the extra tiles, line mode (igemm_data) keeps tiles within an
+ * output row and skips the kernel rows and columns wholly in the padding, as oneDNN's kernels do:
+ * the zero point's products they would have added go into a bias per kind of row or column. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +42,7 @@
 
 #define IGEMM_BLOCK_BYTES ((size_t)256 * 1024)
 #define IGEMM_MAX_KINDS 16 /* kinds of output row in line mode */
+#define IGEMM_MAX_BORDER 8 /* border columns in line mode */
 /* A tile's cost beyond its dot products (bias, epilogue, pointers, call), in units of one pixel's
    dot products with one group of four channels of one tap: line mode's extra tiles against the
    kernel rows it skips. */
@@ -62,6 +68,20 @@ typedef struct igemm_data {
   size_t kind_ky0[IGEMM_MAX_KINDS], kind_ky1[IGEMM_MAX_KINDS];
   int32_t *kind_bias;       /* nkinds x c_out */
   dlc_q8_params kind_q[IGEMM_MAX_KINDS]; /* q4 with the kind's bias */
+  /* Border columns (line mode, not row mode): the output columns at the left and right whose
+     windows have kernel columns in the padding. In rows of the full kind they are not in their
+     row's tiles but in tiles of up to mr consecutive rows of one column, which skip those kernel
+     columns: with their own weights (the taps of the column's kernel columns only, packed as
+     wpack) and bias. A 28 x 28 3 x 3 layer's border columns are 1/14 of its pixels, a third of
+     their taps padding. */
+  size_t nborder, full_kind; /* border columns; the kind of the rows they leave */
+  size_t left;               /* border columns at the left: border column b is output column b
+                                for b < left, w_out - nborder + b after */
+  size_t col_kx0[IGEMM_MAX_BORDER], col_kx1[IGEMM_MAX_BORDER];
+  size_t col_gstride[IGEMM_MAX_BORDER];
+  int8_t *col_wpack[IGEMM_MAX_BORDER];
+  int32_t *col_bias;         /* nborder x c_out */
+  dlc_q8_params col_q[IGEMM_MAX_BORDER];
 } igemm_data;
 
 int dlc_igemm_q8_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
@@ -77,6 +97,8 @@ static void igemm_free(igemm_data *d) {
   dlc_free(d->wpack);
   dlc_free(d->row_kind);
   dlc_free(d->kind_bias);
+  for (size_t b = 0; b < IGEMM_MAX_BORDER; b++) dlc_free(d->col_wpack[b]);
+  dlc_free(d->col_bias);
   dlc_nhwc_ind_free(&d->ind);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
@@ -87,6 +109,89 @@ static void igemm_destroy(dlconv_plan *p) { igemm_free(p->algo_data); }
 /* Columns of panel pn of a group: nr, or the rest rounded up to whole vectors of 16. */
 static size_t panel_width(const igemm_data *d, size_t cog, size_t pn) {
   return DLC_MIN(d->nr, dlc_round_up(cog - pn * d->nr, 16));
+}
+
+/* Packs the weights of the taps (ky, kx), ky < k_h, kx0 <= kx < kx1 (not row mode) as panels of nr
+   columns, tap-major, then quads of input channels, per group gstride bytes apart (see the top). */
+static void pack_taps(const igemm_data *d, const dlconv_plan *p, const int8_t *w, size_t kx0, size_t kx1,
+                      size_t gstride, int8_t *dst) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t cog = (size_t)s->cout_g, G = (size_t)s->groups, kw = (size_t)s->k_w;
+  const size_t khw = (size_t)(s->k_h * s->k_w), tw = kx1 - kx0, tap_units = (size_t)s->k_h * tw * d->kq * 4;
+  for (size_t g = 0; g < G; g++)
+    for (size_t oc = 0; oc < cog; oc++) {
+      const size_t pn = oc / d->nr, j = oc % d->nr, nw = panel_width(d, cog, pn);
+      int8_t *panel = dst + g * gstride + pn * d->nr * tap_units;
+      const int8_t *row = w + (g * cog + oc) * d->cin * khw; /* OIHW: (ic, ky, kx) */
+      for (size_t ic = 0; ic < d->cin; ic++)
+        for (size_t r = 0; r < khw; r++) {
+          const size_t kx = r % kw;
+          if (kx < kx0 || kx >= kx1) continue;
+          const size_t t = r / kw * tw + (kx - kx0);
+          panel[((t * d->kq + ic / 4) * nw + j) * 4 + ic % 4] = row[ic * khw + r];
+        }
+    }
+}
+
+/* Line mode's border columns (see igemm_data), where the layer has them, not in row mode, and
+   rows of the full kind to take them from. Stays off where a bias leaves s32 or there are more
+   than IGEMM_MAX_BORDER of them. Only running out of memory fails. */
+static dlconv_status plan_columns(igemm_data *d, const dlconv_plan *p, const int8_t *w) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t wo = (size_t)s->w_out, kw = (size_t)s->k_w, kh = (size_t)s->k_h, co = (size_t)s->c_out;
+  const size_t cin = d->cin, G = (size_t)s->groups, cog = (size_t)s->cout_g;
+  if (d->ind.rows || kw < 2 || s->pad_l + s->pad_r == 0) return DLCONV_OK;
+  size_t full = 0;
+  while (full < d->nkinds && (d->kind_ky0[full] != 0 || d->kind_ky1[full] != kh)) full++;
+  if (full == d->nkinds) return DLCONV_OK;
+  /* the kernel columns [kx0, kx1) of output column ox inside the image */
+  size_t kx0[IGEMM_MAX_BORDER + 1], kx1[IGEMM_MAX_BORDER + 1], nb = 0, left = 0;
+  for (int side = 0; side < 2; side++)
+    for (size_t j = 0; j < wo; j++) {
+      const size_t ox = side ? wo - 1 - j : j;
+      const int64_t ix0 = (int64_t)ox * s->stride_w - s->pad_l;
+      int64_t a = 0, b = s->k_w;
+      while (a < b && ix0 + a * s->dil_w < 0) a++;
+      while (b > a && ix0 + (b - 1) * s->dil_w >= s->w_in) b--;
+      if (a == 0 && b == s->k_w) break;
+      if (a == b || nb == IGEMM_MAX_BORDER) return DLCONV_OK; /* a window wholly in the padding: not worth it */
+      kx0[nb] = (size_t)a, kx1[nb] = (size_t)b, nb++;
+      if (!side) left = nb;
+    }
+  if (nb == 0 || nb >= wo) return DLCONV_OK;
+  /* right border columns in increasing ox */
+  for (size_t i = left, j = nb - 1; i < j; i++, j--) {
+    size_t t;
+    t = kx0[i], kx0[i] = kx0[j], kx0[j] = t;
+    t = kx1[i], kx1[i] = kx1[j], kx1[j] = t;
+  }
+  d->col_bias = dlc_malloc(nb * co * sizeof(int32_t));
+  if (!d->col_bias) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
+  const int64_t zu = dlc_q8_d4_zu(p);
+  for (size_t b = 0; b < nb; b++)
+    for (size_t oc = 0; oc < co; oc++) {
+      int64_t sum = 0;
+      for (size_t ic = 0; ic < cin; ic++)
+        for (size_t ky = 0; ky < kh; ky++)
+          for (size_t kx = 0; kx < kw; kx++)
+            if (kx < kx0[b] || kx >= kx1[b]) sum += w[((oc * cin + ic) * kh + ky) * kw + kx];
+      const int64_t v = (int64_t)d->q4.bias[oc] + zu * sum;
+      if (v < INT32_MIN || v > INT32_MAX) return DLCONV_OK;
+      d->col_bias[b * co + oc] = (int32_t)v;
+    }
+  for (size_t b = 0; b < nb; b++) {
+    d->col_gstride[b] = dlc_round_up(cog, 16) * kh * (kx1[b] - kx0[b]) * d->kq * 4;
+    d->col_wpack[b] = dlc_calloc(G * d->col_gstride[b]);
+    if (!d->col_wpack[b]) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing im2col_gemm weights");
+    pack_taps(d, p, w, kx0[b], kx1[b], d->col_gstride[b], d->col_wpack[b]);
+    d->col_kx0[b] = kx0[b], d->col_kx1[b] = kx1[b];
+    d->col_q[b] = d->q4;
+    d->col_q[b].bias = d->col_bias + b * co;
+  }
+  d->full_kind = full;
+  d->left = left;
+  d->nborder = nb;
+  return DLCONV_OK;
 }
 
 /* Line mode where it pays (see igemm_data): the kinds of output row and their biases, bias[oc] +
@@ -139,7 +244,7 @@ static dlconv_status plan_lines(igemm_data *d, const dlconv_plan *p, const int8_
     d->kind_q[k].bias = d->kind_bias + k * co;
   }
   d->lines = 1;
-  return DLCONV_OK;
+  return plan_columns(d, p, w);
 }
 
 static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
@@ -222,20 +327,59 @@ typedef struct igemm_ctx {
   uint8_t *y;
 } igemm_ctx;
 
-/* Output rows [r0, r1) of the n x h_out, one panel of group g (n columns from channel c0). */
-static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, const int8_t *wp, size_t r0, size_t r1,
-                        const uint8_t **ind, uint8_t *scratch) {
+/* The tiles of border column b over the rows of the full kind in [r0, r1): runs of up to mr
+   consecutive rows of one image, their windows pstep = stride_h rows of x apart. */
+static void border_column(const igemm_ctx *c, size_t b, size_t g, size_t c0, size_t n, size_t n0, size_t r0, size_t r1,
+                          const uint8_t **tap) {
   const igemm_data *d = c->d;
   const dlc_conv_shape *s = &c->p->s;
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
-  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, nt = d->row_tiles;
+  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, cin_all = (size_t)s->c_in;
+  const size_t kw = (size_t)s->k_w, kh = (size_t)s->k_h, kx0 = d->col_kx0[b], kx1 = d->col_kx1[b];
+  const size_t ntaps = kh * (kx1 - kx0), ox = b < d->left ? b : wo - d->nborder + b;
+  const size_t img_bytes = (size_t)(s->h_in * s->w_in) * cin_all;
+  const ptrdiff_t pstep = (ptrdiff_t)((size_t)s->stride_h * (size_t)s->w_in * cin_all);
+  const int8_t *wb = d->col_wpack[b] + g * d->col_gstride[b] + n0 * ntaps * d->kq * 4;
+  for (size_t r = r0; r < r1;) {
+    if (d->row_kind[r % ho] != d->full_kind) {
+      r++;
+      continue;
+    }
+    size_t m = 1;
+    /* (a run cannot reach into the next image: a layer whose first and last rows are of the full
+       kind has only that kind, and no line mode) */
+    while (m < d->mr && r + m < r1 && (r + m) % ho != 0 && d->row_kind[(r + m) % ho] == d->full_kind) m++;
+    const size_t img = r / ho, oy = r % ho;
+    const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, ix0 = (int64_t)ox * s->stride_w - s->pad_l;
+    const uint8_t *base = c->x + img * img_bytes + g * d->cin;
+    const ptrdiff_t o = (ptrdiff_t)(iy0 * s->w_in + ix0) * (ptrdiff_t)cin_all;
+    for (size_t ky = 0, j = 0; ky < kh; ky++)
+      for (size_t kx = kx0; kx < kx1; kx++, j++) tap[j] = base + (o + d->ind.toff[ky * kw + kx]);
+    f->ukernel_s(m, n, ntaps, d->kq, tap, pstep, wb, d->flip, &d->col_q[b], c0, c->y + (r * wo + ox) * co + c0,
+                 wo * co);
+    r += m;
+  }
+}
+
+/* Output rows [r0, r1) of the n x h_out, one panel of group g (n columns from channel c0, n0 in
+   the group). */
+static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_t n0, const int8_t *wp, size_t r0,
+                        size_t r1, const uint8_t **ind, uint8_t *scratch) {
+  const igemm_data *d = c->d;
+  const dlc_conv_shape *s = &c->p->s;
+  const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
+  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out;
   const size_t tap_bytes = d->kq * 4 * dlc_round_up(n, 16); /* one tap of the panel */
   for (size_t r = r0; r < r1; r++) {
     const size_t img = r / ho, oy = r % ho, k = d->row_kind[oy];
     const size_t ky0 = d->kind_ky0[k], ky1 = d->kind_ky1[k];
     const int8_t *wk = wp + ky0 * d->tpr * tap_bytes;
+    /* the row's columns in its tiles: all, or between the border columns */
+    const int cols = d->nborder && k == d->full_kind;
+    const size_t lo = cols ? d->left : 0, hi = cols ? wo - (d->nborder - d->left) : wo;
+    const size_t nt = dlc_div_up(hi - lo, d->mr);
     for (size_t tt = 0; tt < nt; tt++) {
-      const size_t ox0 = tt * wo / nt, m = (tt + 1) * wo / nt - ox0;
+      const size_t ox0 = lo + tt * (hi - lo) / nt, m = lo + (tt + 1) * (hi - lo) / nt - ox0;
       uint8_t *y = c->y + (r * wo + ox0) * co + c0;
       ptrdiff_t pstep;
       if (f->ukernel_s && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, &pstep)) {
@@ -246,6 +390,7 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, const
       f->ukernel(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0, y, co);
     }
   }
+  for (size_t b = 0; b < d->nborder; b++) border_column(c, b, g, c0, n, n0, r0, r1, ind);
 }
 
 static void igemm_task(void *arg, size_t t) {
@@ -267,7 +412,7 @@ static void igemm_task(void *arg, size_t t) {
       const size_t n0 = pn * d->nr, n = DLC_MIN(d->nr, cog - n0), c0 = g * cog + n0;
       const int8_t *wp = d->wpack + g * d->gstride + n0 * d->ind.ntaps * d->kq * 4;
       if (d->lines) {
-        lines_panel(c, g, c0, n, wp, q_begin, q_end, ind, scratch);
+        lines_panel(c, g, c0, n, n0, wp, q_begin, q_end, ind, scratch);
         continue;
       }
       for (size_t q0 = q_begin; q0 < q_end; q0 += d->mr) {
