@@ -398,7 +398,9 @@ static void igemm_task(void *arg, size_t t) {
   const igemm_data *d = c->d;
   const dlc_conv_shape *s = &c->p->s;
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
-  const size_t cog = (size_t)s->cout_g, co = (size_t)s->c_out;
+  const size_t cog = (size_t)s->cout_g, co = (size_t)s->c_out, kh = (size_t)s->k_h;
+  const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, P = ho * wo;
+  const int flat = dlc_nhwc_ind_flat(&d->ind, s);
   const uint8_t *ind[DLC_IND_MAX_TAPS * DLC_LOWP_MR_MAX];
   uint8_t scratch[DLC_IND_SCRATCH_BYTES]; /* row mode's copied runs */
   size_t begin, end;
@@ -415,16 +417,24 @@ static void igemm_task(void *arg, size_t t) {
         lines_panel(c, g, c0, n, n0, wp, q_begin, q_end, ind, scratch);
         continue;
       }
+      /* the tile's first pixel (image, row, column) steps along (three divisions per tile were a
+         tenth of an RGB stem's short tiles) */
+      size_t img = q_begin / P, oy = q_begin % P / wo, ox = q_begin % wo;
       for (size_t q0 = q_begin; q0 < q_end; q0 += d->mr) {
         const size_t m = DLC_MIN(d->mr, q_end - q0);
         uint8_t *y = c->y + q0 * co + c0;
         ptrdiff_t pstep;
-        if (f->ukernel_s && dlc_nhwc_ind_strided(&d->ind, s, c->x, g, q0, m, ind, &pstep)) {
+        const int strided = f->ukernel_s && (flat ? dlc_nhwc_ind_strided(&d->ind, s, c->x, g, q0, m, ind, &pstep)
+                                                  : ox + m <= wo && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, g, img, oy,
+                                                                                             ox, m, 0, kh, ind, &pstep));
+        if (strided) {
           f->ukernel_s(m, n, d->ind.ntaps, d->kq, ind, pstep, wp, d->flip, &d->q4, c0, y, co);
-          continue;
+        } else {
+          dlc_nhwc_ind_build(&d->ind, s, c->x, g, q0, m, ind, scratch);
+          f->ukernel(m, n, d->ind.ntaps, d->kq, ind, wp, d->flip, &d->q4, c0, y, co);
         }
-        dlc_nhwc_ind_build(&d->ind, s, c->x, g, q0, m, ind, scratch);
-        f->ukernel(m, n, d->ind.ntaps, d->kq, ind, wp, d->flip, &d->q4, c0, y, co);
+        for (ox += m; ox >= wo; ox -= wo)
+          if (++oy == ho) oy = 0, img++;
       }
     }
   }

@@ -177,11 +177,15 @@ int dlc_nhwc_ind_strided_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, con
   return 1;
 }
 
+int dlc_nhwc_ind_flat(const dlc_nhwc_ind *v, const dlc_conv_shape *s) {
+  return s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+         !(s->pad_t | s->pad_b | s->pad_l | s->pad_r) && !v->rows;
+}
+
 int dlc_nhwc_ind_strided(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
                          size_t m, const uint8_t **tap, ptrdiff_t *pstep) {
   const size_t P = (size_t)(s->h_out * s->w_out), wo = (size_t)s->w_out, cin_all = (size_t)s->c_in;
-  if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
-      !(s->pad_t | s->pad_b | s->pad_l | s->pad_r) && !v->rows) {
+  if (dlc_nhwc_ind_flat(v, s)) {
     tap[0] = x + q0 * cin_all + g * v->cin;
     *pstep = (ptrdiff_t)cin_all;
     return 1;

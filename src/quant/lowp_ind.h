@@ -66,8 +66,11 @@ void dlc_nhwc_ind_build_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, cons
 int dlc_nhwc_ind_strided_row(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g,
                              size_t img, size_t oy, size_t ox0, size_t m, size_t ky0, size_t ky1,
                              const uint8_t **tap, ptrdiff_t *pstep);
-/* The same for output pixels [q0, q0 + m) in order, all kernel rows: a 1 x 1 layer at stride 1
-   without padding (its pixels' channels follow each other in x), or pixels in one output row. */
+/* Whether a layer's output pixel q reads input pixel q alone: 1 x 1, stride 1, no padding, not row
+   mode (all its pixels' channels follow each other in x, across rows and images). */
+int dlc_nhwc_ind_flat(const dlc_nhwc_ind *v, const dlc_conv_shape *s);
+/* The same for output pixels [q0, q0 + m) in order, all kernel rows: a flat layer's, or pixels
+   in one output row. */
 int dlc_nhwc_ind_strided(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
                          size_t m, const uint8_t **tap, ptrdiff_t *pstep);
 
