@@ -327,6 +327,12 @@ typedef struct igemm_ctx {
   uint8_t *y;
 } igemm_ctx;
 
+/* Rows of a tile through ukernel_s for a panel of n columns: taller where the family has room for
+   them (its accumulators for a narrow panel). */
+static size_t tile_rows_s(const igemm_data *d, const dlc_q8_igemm_family *f, size_t n) {
+  return f->ukernel_s && n <= d->nr / 2 && f->mr_s_narrow > d->mr ? f->mr_s_narrow : d->mr;
+}
+
 /* The tiles of border column b over the rows of the full kind in [r0, r1): runs of up to mr
    consecutive rows of one image, their windows pstep = stride_h rows of x apart. */
 static void border_column(const igemm_ctx *c, size_t b, size_t g, size_t c0, size_t n, size_t n0, size_t r0, size_t r1,
@@ -370,6 +376,7 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
   const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out;
   const size_t tap_bytes = d->kq * 4 * dlc_round_up(n, 16); /* one tap of the panel */
+  const size_t mr_s = tile_rows_s(d, f, n);
   for (size_t r = r0; r < r1; r++) {
     const size_t img = r / ho, oy = r % ho, k = d->row_kind[oy];
     const size_t ky0 = d->kind_ky0[k], ky1 = d->kind_ky1[k];
@@ -377,7 +384,7 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_
     /* the row's columns in its tiles: all, or between the border columns */
     const int cols = d->nborder && k == d->full_kind;
     const size_t lo = cols ? d->left : 0, hi = cols ? wo - (d->nborder - d->left) : wo;
-    const size_t nt = dlc_div_up(hi - lo, d->mr);
+    const size_t nt = dlc_div_up(hi - lo, mr_s);
     for (size_t tt = 0; tt < nt; tt++) {
       const size_t ox0 = lo + tt * (hi - lo) / nt, m = lo + (tt + 1) * (hi - lo) / nt - ox0;
       uint8_t *y = c->y + (r * wo + ox0) * co + c0;
@@ -386,8 +393,11 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_
         f->ukernel_s(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, pstep, wk, d->flip, &d->kind_q[k], c0, y, co);
         continue;
       }
-      dlc_nhwc_ind_build_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, scratch);
-      f->ukernel(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0, y, co);
+      for (size_t i = 0; i < m; i += d->mr) { /* a tall tile through ukernel's mr rows at a time */
+        const size_t mi = DLC_MIN(d->mr, m - i);
+        dlc_nhwc_ind_build_row(&d->ind, s, c->x, g, img, oy, ox0 + i, mi, ky0, ky1, ind, scratch);
+        f->ukernel(mi, n, (ky1 - ky0) * d->tpr, d->kq, ind, wk, d->flip, &d->kind_q[k], c0, y + i * co, co);
+      }
     }
   }
   for (size_t b = 0; b < d->nborder; b++) border_column(c, b, g, c0, n, n0, r0, r1, ind);
@@ -420,16 +430,18 @@ static void igemm_task(void *arg, size_t t) {
       /* the tile's first pixel (image, row, column) steps along (three divisions per tile were a
          tenth of an RGB stem's short tiles) */
       size_t img = q_begin / P, oy = q_begin % P / wo, ox = q_begin % wo;
-      for (size_t q0 = q_begin; q0 < q_end; q0 += d->mr) {
-        const size_t m = DLC_MIN(d->mr, q_end - q0);
+      const size_t mr_s = tile_rows_s(d, f, n);
+      for (size_t q0 = q_begin, m; q0 < q_end; q0 += m) {
         uint8_t *y = c->y + q0 * co + c0;
         ptrdiff_t pstep;
+        m = DLC_MIN(mr_s, q_end - q0);
         const int strided = f->ukernel_s && (flat ? dlc_nhwc_ind_strided(&d->ind, s, c->x, g, q0, m, ind, &pstep)
                                                   : ox + m <= wo && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, g, img, oy,
                                                                                              ox, m, 0, kh, ind, &pstep));
         if (strided) {
           f->ukernel_s(m, n, d->ind.ntaps, d->kq, ind, pstep, wp, d->flip, &d->q4, c0, y, co);
         } else {
+          m = DLC_MIN(d->mr, q_end - q0);
           dlc_nhwc_ind_build(&d->ind, s, c->x, g, q0, m, ind, scratch);
           f->ukernel(m, n, d->ind.ntaps, d->kq, ind, wp, d->flip, &d->q4, c0, y, co);
         }

@@ -231,7 +231,8 @@ typedef void (*dlc_q8_igemm_fn)(size_t m, size_t n, size_t ntaps, size_t kq, con
 
 /* The same where the tile's rows are evenly spaced in x: row i of tap t reads at tap[t] + i * pstep
  * (ntaps pointers instead of ntaps x mr; a tile of pixels along a row of x, or a 1 x 1 layer's
- * consecutive pixels). Otherwise as dlc_q8_igemm_fn. */
+ * consecutive pixels). Otherwise as dlc_q8_igemm_fn, but for m: up to the family's mr_s_narrow
+ * where n <= nr / 2 (a taller tile where there are fewer columns to hold). */
 typedef void (*dlc_q8_igemm_s_fn)(size_t m, size_t n, size_t ntaps, size_t kq, const uint8_t *const *tap,
                                   ptrdiff_t pstep, const int8_t *w, uint8_t flip, const dlc_q8_params *q, size_t c0,
                                   void *y, size_t ldy);
@@ -241,6 +242,7 @@ typedef struct dlc_q8_igemm_family {
   size_t mr, nr;    /* nr a multiple of 16 */
   dlc_q8_igemm_fn ukernel;
   dlc_q8_igemm_s_fn ukernel_s;
+  size_t mr_s_narrow; /* ukernel_s's rows where n <= nr / 2 (>= mr) */
 } dlc_q8_igemm_family;
 
 #define DLC_LOWP_MR_MAX 16
