@@ -3,10 +3,11 @@
  * double-precision requantisation oracle (quant.h's header formula: v = (double)(acc + bias) * mult,
  * clamp to [lo, hi], round half to even, + y_zero_point, saturate to the type), the requantisation
  * kinds and the per-channel multipliers, biases, zero points and clamps of each, operand bytes,
- * NHWC windows and row offsets, y in sentinels or against a guard page, and the per-output check
- * with its counts. Written independently of src/quant: nothing here calls dlc_q8_requant1 or any
- * other quant.c function (the tests call dlc_q8_derive themselves, as plans do); only
- * dlc_q8_params and DLC_Q8_WIDE_MARGIN come from quant.h.
+ * NHWC windows and row offsets, y in sentinels or against a guard page, the per-output check with
+ * its counts, and what the wide screen makes of a lane and of a kernel's row of lanes. Written
+ * independently of src/quant: nothing here calls dlc_q8_requant1 or any other quant.c function
+ * (the tests call dlc_q8_derive themselves, as plans do); only dlc_q8_params and
+ * DLC_Q8_WIDE_MARGIN come from quant.h.
  *
  * Define Q8O_FAMILY (the family's name, a string literal: "q8_dwn") before including; include
  * after <cmocka.h>. Everything is static, file-local state included (one RNG, one case name). */
@@ -117,6 +118,56 @@ static inline int32_t oracle_requant(int64_t acc_plus_bias, double mult, double 
   if (t < ymin) return (int32_t)ymin;
   if (t > ymax) return (int32_t)ymax;
   return (int32_t)t;
+}
+
+/* What the wide screen makes of one lane, (float)(acc + bias) x mult_f as the kernels compute it
+   (the wide step of quant.h: one fma onto 1.5 x 2^23): */
+enum {
+  Q8O_SCREENED = 1,    /* within DLC_Q8_WIDE_MARGIN of a tie: the lane's row takes the exact store */
+  Q8O_MISSED_WRONG = 2 /* screened, and the fp32 product rounds to another integer than the double,
+                          both inside [lo, hi] and the type: a kernel whose screen missed this lane
+                          would store a wrong byte (where both clamp or saturate alike, it would
+                          not, and a missed screen goes unseen) */
+};
+
+/* The lane ab = acc + bias of a channel of multiplier mult (mult_f = (float)mult), q's bounds, zero
+   point and type: its Q8O_ flags. */
+static inline int q8o_screen1(double mult, float mult_f, const dlc_q8_params *q, int64_t ab) {
+  const float fa = (float)ab, tt = fmaf(fa, mult_f, 12582912.0f), d = fmaf(fa, mult_f, -(tt - 12582912.0f));
+  if (!(fabsf(d) > 0.5f - DLC_Q8_WIDE_MARGIN)) return 0;
+  const double rf = (double)(tt - 12582912.0f), rd = round_half_even((double)ab * mult);
+  const double ymin = q->is_signed ? -128.0 : 0.0, ymax = q->is_signed ? 127.0 : 255.0, zp = q->y_zero_point;
+  const int inside = rf >= q->lo && rf <= q->hi && rd >= q->lo && rd <= q->hi && rf + zp >= ymin &&
+                     rf + zp <= ymax && rd + zp >= ymin && rd + zp <= ymax;
+  return Q8O_SCREENED | (rf != rd && inside ? Q8O_MISSED_WRONG : 0);
+}
+
+/* The same for channel ch of q (0 where q has no wide screen). */
+static inline int q8o_screen(const dlc_q8_params *q, size_t ch, int64_t ab) {
+  return q->screen_wide ? q8o_screen1(q->mult[ch], q->mult_f[ch], q, ab) : 0;
+}
+
+/* One row of a kernel's accumulators (its lanes in up to four vectors, whose largest |d| decides
+   the row) as the screen sees it: per vector (bit v), whether a lane is screened, and whether one
+   would come out wrong past a missed screen. */
+typedef struct q8o_row {
+  unsigned screened, wrong;
+} q8o_row;
+
+static inline void q8o_row_add(q8o_row *r, size_t v, int flags) {
+  r->screened |= (flags & Q8O_SCREENED ? 1u : 0u) << v;
+  r->wrong |= (flags & Q8O_MISSED_WRONG ? 1u : 0u) << v;
+}
+
+/* The vector whose lanes alone are screened in the row, one of them wrong past a missed screen, or
+   -1: such a row tells whether the kernel's screen takes that vector into account (with another
+   vector's lane screened too the row falls back whatever it makes of this one). */
+static inline int q8o_row_lone(const q8o_row *r) {
+  const unsigned s = r->screened;
+  if (!s || (s & (s - 1)) || !(r->wrong & s)) return -1;
+  int v = 0;
+  while (!(s >> v & 1)) v++;
+  return v;
 }
 
 /* ================================================================ kinds */
@@ -317,6 +368,45 @@ static inline int q8o_mult_bias(int kind, int first, const dlc_q8_params *q, int
   return 1;
 }
 
+/* A column whose row cref lands within a hair of a half-integer T inside the type, on the other
+   side of it from its fp32 product (or that product an exact tie rounding to even the other way):
+   screened, and a missed screen would store a wrong byte (Q8O_MISSED_WRONG). Built rather than
+   searched: RQ_NEARSRCH's search finds one inside the type in a few percent of columns only. With
+   A = cref + bias near T / mult (a multiplier as RQ_NEARSRCH draws them, capped likewise so the
+   wide screen holds), mult is T / A moved a few double ulps either way, so (float)mult stays the
+   float nearest T / A while A mult crosses T. Its multiplier and bias to *mtp and *bp; returns 0
+   (and a column of RQ_NEARSRCH) where no try worked. q holds the type, zero point and (infinite)
+   bounds. */
+static inline int q8o_near_wrong(const dlc_q8_params *q, int64_t acc_max, const q8o_col *h, double *mtp,
+                                 int64_t *bp) {
+  const double mcap = 471000.0 / ((double)acc_max + fabs((double)h->cref) + 16385.0);
+  /* T's floor: both neighbours of T in the type, y units */
+  const int64_t flo = q->y_min - q->y_zero_point, fhi = q->y_max - q->y_zero_point - 1;
+  for (int k = 0; k < 64; k++) {
+    const double T = (double)irand(flo, fhi) + 0.5;
+    double m0 = log_uniform(0.02, 2.0);
+    if (m0 > mcap) m0 = mcap * (0.5 + 0.5 * urand());
+    int64_t a = llround(T / m0);
+    if (a == 0) a = T > 0 ? 1 : -1;
+    const double mt0 = T / (double)a;
+    if (mt0 > mcap) continue;
+    const float mf = (float)mt0;
+    for (int dir = -1; dir <= 1; dir += 2) {
+      double mt = mt0;
+      for (int st = 0; st < 4; st++) {
+        mt = nextafter(mt, dir * INFINITY);
+        if ((float)mt != mf) break;
+        if (q8o_screen1(mt, mf, q, a) & Q8O_MISSED_WRONG) {
+          *mtp = mt, *bp = a - h->cref;
+          return 1;
+        }
+      }
+    }
+  }
+  q8o_mult_bias(RQ_NEARSRCH, 0, q, acc_max, h, mtp, bp);
+  return 0;
+}
+
 #define RQ_BIT(kind) (1u << (kind))
 
 /* The case's clamps and, for RQ_SAT, a zero point at an end of the type: RQ_CLAMP inside the type
@@ -471,12 +561,16 @@ static inline void ysent_close(ysent *s) { gbuf_close(&s->g); }
 typedef struct q8o_counts {
   size_t cases, outputs, ties, near_ties, fp32_ties, fp32_differs, clamped, sat_lo, sat_hi;
   size_t by_screen[3], by_rq[N_RQ], by_ind[N_IND_KINDS], by_sign[2][2];
+  /* rows of accumulators whose only screened lanes lie in vector v, one of them wrong past a
+     missed screen (q8o_row_lone) */
+  size_t lone_vec[4];
 } q8o_counts;
 
 /* Checks output y[i * ldy + j] (byte yb, channel ch of q, sum acc) against the oracle, failing with
    what (the case) where it differs, and counts what it saw: exact half-integers the rounding
-   sees, near ones, fp32 ties, clamps, saturation. Returns whether the wide screen's fp32 product
-   lies within DLC_Q8_WIDE_MARGIN of a tie (the kernel's exact fallback for the row). */
+   sees, near ones, fp32 ties, clamps, saturation. Returns the lane's Q8O_ flags (q8o_screen):
+   non-zero where the wide screen's fp32 product lies within DLC_Q8_WIDE_MARGIN of a tie (the
+   kernel's exact fallback for the row). */
 static inline int q8o_check_output(q8o_counts *t, const dlc_q8_params *q, int is_signed, int64_t acc, size_t i,
                                    size_t j, size_t ch, uint8_t yb, const char *what) {
   const int64_t ab = acc + (int64_t)q->bias[ch];
@@ -501,7 +595,7 @@ static inline int q8o_check_output(q8o_counts *t, const dlc_q8_params *q, int is
     const float tt = fmaf(fa, mf, 12582912.0f), d = fmaf(fa, mf, -(tt - 12582912.0f));
     t->fp32_ties += fabsf(d) == 0.5f && fr != 0.5;
     t->fp32_differs += (double)(tt - 12582912.0f) != round_half_even(vu);
-    fallback = fabsf(d) > 0.5f - DLC_Q8_WIDE_MARGIN;
+    fallback = q8o_screen(q, ch, ab);
   }
   if (got != want)
     fail_msg("%s: y[%zu * ldy + %zu] = %d, want %d (C = %lld, bias[%zu] = %d, C + bias = %lld, mult = %.17g, "

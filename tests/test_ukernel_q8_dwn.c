@@ -28,8 +28,12 @@
  * ties the double lacks, and biases found by search that put one row of chosen channels within
  * 2^-13 of a tie where the fp32 product rounds the other way: fallback on some rows of a tile only,
  * in a partial last block, and in blocks of <= 32 channels on rows 0..1 only or 2..3 only, where a
- * kernel may hold two pixels in one vector), no screen (mult_f NULL, multipliers out of range), the narrow
- * screen (the kernel's exact store for every row), finite clamps (integer, half-integer, equal,
+ * kernel may hold two pixels in one vector; and, as the kernel screens a row of accumulators by the
+ * largest |d| of its four vectors (channel 4 l + k in lane l of vector k), rows whose only near
+ * ties, built so that a missed screen stores a wrong byte, lie in one vector, each in turn, in
+ * blocks of 64, partial ones and those of <= 32 channels, a row two pixels), no screen (mult_f
+ * NULL, multipliers out of range), the narrow screen (the kernel's exact store for every row),
+ * finite clamps (integer, half-integer, equal,
  * one-sided), saturation at both ends, zero points 0, 128, odd, at the type's ends. The summary
  * test asserts that the sweep reached each of these.
  * Operands: ind rows anywhere in x at any byte offset, several rows on the same bytes (padding
@@ -140,6 +144,11 @@ typedef struct dcase {
      in the last block */
   size_t trow;
   int tie_last;
+  /* RQ_NEARSRCH otherwise (test_vector_ties): in each block 1..3 channels of lane order vector
+     tie_vec (channel 4 l + tie_vec) near a tie, each on a row of its own (one a missed screen would
+     get wrong), the others wide: a row's only screened lanes then lie in one vector */
+  int vec_ties;
+  size_t tie_vec;
   /* IND_CONV */
   q8o_window win;
   size_t xlen;
@@ -174,6 +183,10 @@ typedef struct stats {
   /* blocks of at most 32 channels (a kernel may hold two pixels in a vector there) with m >= 3:
      fallback on rows 0..1 only or 2..3 only while the others are fast */
   size_t mixed_small_pairs;
+  /* rows of accumulators screened in one vector only, a lane there wrong past a missed screen (as
+     o.lone_vec), in blocks of <= 32 channels (a row two pixels); vec_ties: channels built near a
+     tie and those where building failed */
+  size_t lone_pair[4], vec_tie_chans, vec_tie_missed;
   size_t gap_cases, null_rows_cases, bad_rows_cases, guard_tail_cases, zp_128, zp_odd;
   /* run_s only: pstep's kinds; pstep 32 with c != 32; with pstep 32 and a last block of 32
      channels, the last pixel of a tap x's last bytes against the guard page, per m (the pair
@@ -200,11 +213,15 @@ static void describe(const dcase *c, const dlc_q8_params *q, char *buf, size_t l
              lay_names[c->ind_kind]);
   else
     snprintf(rows, sizeof rows, "ind %s", ind_names[c->ind_kind]);
+  char ties[64] = "";
+  if (c->rq == RQ_NEARSRCH && c->vec_ties)
+    snprintf(ties, sizeof ties, " (near ties in lane order vector %zu only)", c->tie_vec);
+  else if (c->rq == RQ_NEARSRCH)
+    snprintf(ties, sizeof ties, "%s", c->tie_last ? " (row near ties, last block)" : " (row near ties)");
   snprintf(buf, len,
            "%s m=%zu c=%zu ntaps=%zu flip=0x%02x %s y ldy=%zu, %s%s (y zp %d, lo %.17g, hi %.17g, %s), %s%s, "
            "xlen %zu, x kind %d, w kind %d, x %s, w %s, ql %s, y %s%s%s",
-           c->f->name, c->m, c->c, c->ntaps, c->flip, c->is_signed ? "s8" : "u8", c->ldy, rq_names[c->rq],
-           c->rq == RQ_NEARSRCH ? (c->tie_last ? " (row near ties, last block)" : " (row near ties)") : "",
+           c->f->name, c->m, c->c, c->ntaps, c->flip, c->is_signed ? "s8" : "u8", c->ldy, rq_names[c->rq], ties,
            q ? q->y_zero_point : 0, q ? q->lo : 0.0, q ? q->hi : 0.0, q ? screen_name(q) : "?", rows, lay, c->xlen,
            c->xkind, c->wkind, c->x_end ? "against the end guard" : "after the start guard",
            c->w_end ? "against the end guard" : "after the start guard",
@@ -242,20 +259,44 @@ static void rq_build(rq_set *s, const dcase *c, const int64_t *C, int64_t acc_ma
   static const int32_t zps[] = {0, 0, 128, 1, 127, -1, -127, 3, -77};
   q8o_params_begin(q, c->is_signed, zps, sizeof zps / sizeof zps[0]);
   const int64_t room = INT32_MAX - acc_max; /* bias_s32: |bias| <= room */
+  /* vec_ties: the channels built near a tie, 1..3 of vector tie_vec's in each block that has any */
+  unsigned char *vt = NULL;
+  if (c->vec_ties) {
+    vt = xmalloc(nc);
+    memset(vt, 0, nc);
+    for (size_t j0 = 0; j0 < nc; j0 += NB) {
+      const size_t nb = nc - j0 < NB ? nc - j0 : NB;
+      if (nb <= c->tie_vec) continue;
+      const size_t avail = (nb - c->tie_vec + 3) / 4, want = (size_t)irand(1, avail < 3 ? (int64_t)avail : 3);
+      for (size_t got = 0; got < want;) {
+        const size_t j = j0 + c->tie_vec + 4 * (size_t)irand(0, (int64_t)avail - 1);
+        got += !vt[j], vt[j] = 1;
+      }
+    }
+  }
   for (size_t j = 0; j < nc; j++) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < m; i++) {
       lo = C[i * nc + j] < lo ? C[i * nc + j] : lo;
       hi = C[i * nc + j] > hi ? C[i * nc + j] : hi;
     }
-    const int srch = c->rq == RQ_NEARSRCH && searched(c, j, next_u32());
+    const int srch = c->rq == RQ_NEARSRCH && !c->vec_ties && searched(c, j, next_u32());
     const int64_t cref = C[(srch ? c->trow : (size_t)irand(0, (int64_t)m - 1)) * nc + j];
     const q8o_col h = q8o_col_of(cref, hi - lo + 1);
     double mt;
     int64_t b;
-    /* RQ_NEARSRCH: the searched channels near a tie, the rest wide */
-    if (!q8o_mult_bias(srch ? RQ_NEARSRCH : c->rq == RQ_NEARSRCH ? RQ_WIDE : c->rq, j == 0, q, acc_max, &h, &mt,
-                       &b)) { /* RQ_BIGBIAS */
+    stats *const st = c->strided ? &stotals : &totals;
+    /* vec_ties: its channels near a tie (each on a row drawn for it above), the rest wide; RQ_NEARSRCH
+       otherwise: the searched channels near a tie, the rest wide */
+    if (vt) {
+      if (vt[j]) {
+        st->vec_tie_chans++;
+        st->vec_tie_missed += !q8o_near_wrong(q, acc_max, &h, &mt, &b);
+      } else {
+        q8o_mult_bias(RQ_WIDE, 0, q, acc_max, &h, &mt, &b);
+      }
+    } else if (!q8o_mult_bias(srch ? RQ_NEARSRCH : c->rq == RQ_NEARSRCH ? RQ_WIDE : c->rq, j == 0, q, acc_max, &h,
+                              &mt, &b)) { /* RQ_BIGBIAS */
       const uint32_t r = next_u32() % 5;
       b = r == 0   ? room - irand(0, 3)
           : r == 1 ? -room + irand(0, 3)
@@ -271,6 +312,7 @@ static void rq_build(rq_set *s, const dcase *c, const int64_t *C, int64_t acc_ma
     if (b > room || b < -room) b = irand(-(room < 1000 ? room : 1000), room < 1000 ? room : 1000);
     q->mult[j] = mt, q->bias[j] = (int32_t)b;
   }
+  free(vt);
   q8o_params_bounds(q, c->rq, RQ_BIT(RQ_SAT) | RQ_BIT(RQ_WIDE) | RQ_BIT(RQ_BIGBIAS), RQ_BIT(RQ_NOSCREEN));
   dlc_q8_derive(q, acc_max, nc, c->rq == RQ_NOSCREEN ? NULL : mult_f);
   /* what each kind is there for */
@@ -523,11 +565,15 @@ static void run_case(dcase *c) {
     const int partial = j1 - j0 < NB;
     size_t nfast = 0, nfall = 0;
     unsigned fall_rows = 0;
+    q8o_row px[MAX_MR]; /* pixel i's lanes: channel j0 + 4 l + k in lane l of vector k */
     for (size_t i = 0; i < m; i++) {
       int row_fallback = 0;
+      px[i].screened = px[i].wrong = 0;
       for (size_t j = j0; j < j1; j++) {
         st->big_bias += q->bias[j] > (1 << 30) || q->bias[j] < -(1 << 30);
-        row_fallback |= q8o_check_output(&st->o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], cur_case);
+        const int fl = q8o_check_output(&st->o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], cur_case);
+        row_fallback |= fl;
+        q8o_row_add(&px[i], j % 4, fl);
       }
       if (q->screen_wide) {
         nfast += !row_fallback, nfall += row_fallback != 0;
@@ -537,6 +583,23 @@ static void run_case(dcase *c) {
           st->fallback_partial_last += nblk > 1;
         }
         st->fast_partial += partial && !row_fallback;
+      }
+    }
+    /* the kernel's rows of accumulators, whose screen is one max over their four vectors: a pixel,
+       or in a block of <= 32 channels a pair (pixel 2 r in lanes 0..7, 2 r + 1 in 8..15; without
+       a pixel 2 r + 1 its lanes hold the bias alone, which the screen sees as well) */
+    const int pair = j1 - j0 <= 32;
+    for (size_t r = 0; q->screen_wide && r < (pair ? (m + 1) / 2 : m); r++) {
+      q8o_row a = px[pair ? 2 * r : r];
+      if (pair && 2 * r + 1 < m) {
+        a.screened |= px[2 * r + 1].screened, a.wrong |= px[2 * r + 1].wrong;
+      } else if (pair) {
+        for (size_t j = j0; j < j1; j++) q8o_row_add(&a, j % 4, q8o_screen(q, j, q->bias[j]) & Q8O_SCREENED);
+      }
+      const int lone = q8o_row_lone(&a);
+      if (lone >= 0) {
+        st->o.lone_vec[lone]++;
+        st->lone_pair[lone] += pair;
       }
     }
     st->rows_fast += nfast, st->rows_fallback += nfall;
@@ -603,6 +666,15 @@ static void vary(dcase *c, size_t k) {
   c->ldy = c->c + pick(gaps, sizeof gaps / sizeof gaps[0]);
 }
 
+/* A line of its own (cmocka cuts a message at 1024 bytes). */
+static void print_lone(const char *title, const char *which, const stats *t) {
+  print_message("[ %s ] %srows of accumulators screened in one lane order vector only, a lane there wrong past a "
+                "missed screen, per vector 0..3: %zu %zu %zu %zu, of them in blocks of <= 32 channels (a row two "
+                "pixels): %zu %zu %zu %zu; %zu channels built near a tie, %zu in vain\n",
+                title, which, t->o.lone_vec[0], t->o.lone_vec[1], t->o.lone_vec[2], t->o.lone_vec[3], t->lone_pair[0],
+                t->lone_pair[1], t->lone_pair[2], t->lone_pair[3], t->vec_tie_chans, t->vec_tie_missed);
+}
+
 static void print_totals(const char *title) {
   print_message("[ %s ] %zu cases so far (%zu with gaps between rows, %zu with m < mr and NULL rows, %zu with "
                 "rows into a guard page, %zu with a row's partial block against x's end guard; flip/u8-s8: %zu %zu "
@@ -620,6 +692,7 @@ static void print_totals(const char *title) {
                 totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.big_bias, totals.rows_fast,
                 totals.rows_fallback, totals.mixed_blocks, totals.mixed_small_pairs, totals.fallback_partial_single,
                 totals.fallback_partial_last, totals.fast_partial);
+  print_lone(title, "", &totals);
   const stats *t = &stotals;
   if (!t->o.cases) return;
   char adj[8 * (MAX_MR + 1)] = "";
@@ -643,6 +716,7 @@ static void print_totals(const char *title) {
                 t->o.by_sign[0][1], t->o.by_sign[1][0], t->o.by_sign[1][1], t->o.by_screen[0], t->o.by_screen[1],
                 t->o.by_screen[2], t->o.outputs, t->o.ties, t->o.near_ties, t->o.clamped, t->o.sat_lo, t->o.sat_hi,
                 t->rows_fast, t->rows_fallback, t->mixed_blocks, t->mixed_small_pairs);
+  print_lone(title, "run_s: ", t);
 }
 
 /* The case once more through run_s where the family has one: the same m, c, taps, kinds and sides,
@@ -817,6 +891,41 @@ static void test_strided(void **state) {
   print_totals("strided");
 }
 
+/* The screen vector by vector. The kinds above put the searched near ties of a case all on one row
+   (trow) and spread over the channels, so mostly in several of the four vectors at once (channel
+   4 l + k in vector k): a row with one in vector 3 fell back for one in vector 0 as well, and a
+   kernel whose row screen left a vector out of its max of |d| passed them. Here in each block
+   1..3 channels of one vector (tie_vec, each in turn) are built near a tie the fp32 product rounds
+   the other way (a missed screen stores a wrong byte), each on a row drawn for that channel; the
+   other channels are wide, away from ties but by chance. Blocks of 64, partial ones, and blocks
+   of <= 32 channels (a kernel's row there two pixels, a lone last one with m odd), every m. */
+static void test_vector_ties(void **state) {
+  (void)state;
+  const dlc_q8_dwn_family *f = family();
+  if (!f) {
+    say_skipped("vector ties");
+    return;
+  }
+  rng_state = 0x3F84D5B5B5470917ull;
+  static const size_t cs[] = {64, 61, 52, 33, 32, 29, 20, 13, 7, 4, 96, 80, 128, 200};
+  static const size_t taps[] = {1, 9, 2, 3, 25};
+  size_t k = 0;
+  for (size_t m = 1; m <= f->mr; m++)
+    for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
+      for (size_t v = 0; v < 4; v++, k++) {
+        dcase c;
+        memset(&c, 0, sizeof c);
+        c.f = f, c.m = m, c.c = cs[ci];
+        c.ntaps = taps[k % 5];
+        vary(&c, k);
+        c.rq = RQ_NEARSRCH;
+        c.vec_ties = 1, c.tie_vec = v;
+        run_case(&c);
+        run_strided(&c, k);
+      }
+  print_totals("vector ties");
+}
+
 static void test_summary(void **state) {
   (void)state;
   const dlc_q8_dwn_family *f = family();
@@ -827,6 +936,8 @@ static void test_summary(void **state) {
   assert_true(totals.o.by_screen[0] > 0 && totals.o.by_screen[1] > 0 && totals.o.by_screen[2] > 0);
   assert_true(totals.rows_fast > 0 && totals.rows_fallback > 0 && totals.mixed_blocks > 0);
   if (f->mr >= 3) assert_true(totals.mixed_small_pairs > 0);
+  /* rows whose screen hangs on one vector alone, each vector, in pairs too (test_vector_ties) */
+  for (size_t v = 0; v < 4; v++) assert_true(totals.o.lone_vec[v] > 0 && totals.lone_pair[v] > 0);
   assert_true(totals.fallback_partial_single > 0 && totals.fallback_partial_last > 0 && totals.fast_partial > 0);
   assert_true(totals.gap_cases > 0 && totals.null_rows_cases > 0 && totals.guard_tail_cases > 0);
   assert_true(totals.zp_128 > 0 && totals.zp_odd > 0);
@@ -855,6 +966,7 @@ static void test_summary(void **state) {
   assert_true(t->o.by_screen[0] > 0 && t->o.by_screen[1] > 0 && t->o.by_screen[2] > 0);
   assert_true(t->rows_fast > 0 && t->rows_fallback > 0 && t->mixed_blocks > 0);
   if (f->mr >= 3) assert_true(t->mixed_small_pairs > 0);
+  for (size_t v = 0; v < 4; v++) assert_true(t->o.lone_vec[v] > 0 && t->lone_pair[v] > 0);
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(t->o.by_sign[a][b] > 0);
   for (size_t k = 0; k < N_TAP_LIST; k++) assert_true(t->by_taps[k] > 0);
@@ -865,7 +977,8 @@ static void test_summary(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiles),    cmocka_unit_test(test_ties),    cmocka_unit_test(test_fallback),
-      cmocka_unit_test(test_extremes), cmocka_unit_test(test_strided), cmocka_unit_test(test_summary),
+      cmocka_unit_test(test_extremes), cmocka_unit_test(test_strided),
+      cmocka_unit_test(test_vector_ties), cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
   printf("q8_dwn summary: %zu cases, %zu outputs checked; run_s: %zu strided cases, %zu outputs checked%s\n",

@@ -22,8 +22,10 @@
  * wide screen (its fast path and its near-tie fallback: power-of-two multipliers with biases
  * placed so some outputs are exact half-integers, fp32 ties the double does not have, and biases
  * found by search that put an output within 2^-13 of a tie where the fp32 product rounds the other
- * way), no screen (mult_f NULL, multipliers out of range, biases past s32 with acc + bias
- * wrapping), the narrow screen (|v| up to 2^26, where the wide screen's rounding trick is wrong),
+ * way; and, as the kernel screens a row by the largest |d| of its up to four vectors, rows whose
+ * only near ties, built so that a missed screen stores a wrong byte, lie in one vector, each of
+ * every count of vectors in turn), no screen (mult_f NULL, multipliers out of range, biases past
+ * s32 with acc + bias wrapping), the narrow screen (|v| up to 2^26, where the wide screen's rounding trick is wrong),
  * finite clamps (integer, half-integer, equal, one-sided), saturation at both ends. The summary
  * test asserts that the sweep reached each of these.
  * Operands: ind rows anywhere in x at any byte offset, several rows on the same bytes (padding
@@ -118,6 +120,12 @@ typedef struct icase {
   int unused_bad; /* rows >= m: 0 NULL, 1 a pointer into a guard page */
   int exact;      /* mult, bias and mult_f of exactly c0 + n entries */
   int strided;    /* through ukernel_s, the rows of a tap pstep apart, instead of ukernel */
+  /* RQ_NEARSRCH in the columns of tie_cols only (bit j: column c0 + j, all in vector tie_vec), each
+     near a tie on a row of its own (one a missed screen would get wrong), the others wide: a row's
+     only screened lanes then lie in one vector (test_vector_ties) */
+  int vec_ties;
+  size_t tie_vec;
+  uint64_t tie_cols;
   /* IND_CONV, and ukernel_s's TAPS_CONV and TAPS_ROWS (cin_all: a pixel's bytes) */
   q8o_window win;
   size_t cin_all, goff;
@@ -147,6 +155,7 @@ typedef struct stats {
   q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
   size_t past_s32;
   size_t wide_rows_fast, wide_rows_fallback, c0_cases, gap_cases, null_rows_cases, exact_arrays;
+  size_t vec_tie_cols, vec_tie_missed; /* vec_ties: columns built near a tie, and those where that failed */
   /* ukernel_s's cases: what they saw, their layouts, steps (and those not a multiple of 4), those
      whose highest row ends at a guard page, and of those with m < mr the ones where row m would be in it */
   q8o_counts s;
@@ -171,11 +180,15 @@ static void describe(const icase *c, const dlc_q8_params *q, char *buf, size_t l
     snprintf(rows, sizeof rows, "ind %s%s, rows >= m %s", ind_names[c->ind_kind], lay,
              c->unused_bad ? "into a guard page" : "NULL");
   }
+  char ties[120] = "";
+  if (c->vec_ties)
+    snprintf(ties, sizeof ties, " (near ties in vector %zu only: columns 0x%016llx)", c->tie_vec,
+             (unsigned long long)c->tie_cols);
   snprintf(buf, len,
-           "%s m=%zu n=%zu ntaps=%zu kq=%zu flip=0x%02x %s y c0=%zu c_out=%zu%s ldy=%zu, %s (y zp %d, lo %.17g, "
+           "%s m=%zu n=%zu ntaps=%zu kq=%zu flip=0x%02x %s y c0=%zu c_out=%zu%s ldy=%zu, %s%s (y zp %d, lo %.17g, "
            "hi %.17g, %s, bias_s32 %d), %s, xlen %zu, x kind %d, w kind %d, x %s, w %s, y %s",
            c->f->name, c->m, c->n, c->ntaps, c->kq, c->flip, c->is_signed ? "s8" : "u8", c->c0, c->c_out,
-           c->exact ? " (exact arrays)" : "", c->ldy, rq_names[c->rq], q ? q->y_zero_point : 0, q ? q->lo : 0.0,
+           c->exact ? " (exact arrays)" : "", c->ldy, rq_names[c->rq], ties, q ? q->y_zero_point : 0, q ? q->lo : 0.0,
            q ? q->hi : 0.0, q ? screen_name(q) : "?", q ? q->bias_s32 : -1, rows, c->xlen, c->xkind, c->wkind,
            c->x_end ? "against the end guard" : "after the start guard",
            c->w_end ? "against the end guard" : "after the start guard",
@@ -227,7 +240,16 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
     const q8o_col h = q8o_col_of(cref, spread);
     double mt;
     int64_t b;
-    if (!q8o_mult_bias(c->rq, ch == c->c0, q, acc_max, &h, &mt, &b)) { /* RQ_BIGBIAS */
+    if (c->vec_ties) {
+      /* tie_cols near a tie (each on its own row cref, drawn per column above) that a missed screen
+         would get wrong; the rest wide */
+      if (ch >= c->c0 && ch < c->c0 + n && (c->tie_cols >> (ch - c->c0) & 1)) {
+        totals.vec_tie_cols++;
+        totals.vec_tie_missed += !q8o_near_wrong(q, acc_max, &h, &mt, &b);
+      } else {
+        q8o_mult_bias(RQ_WIDE, 0, q, acc_max, &h, &mt, &b);
+      }
+    } else if (!q8o_mult_bias(c->rq, ch == c->c0, q, acc_max, &h, &mt, &b)) { /* RQ_BIGBIAS */
       if (ch == c->c0 || next_u32() % 2) {
         const uint32_t r = next_u32() % 4;
         b = r == 0   ? INT32_MAX - irand(0, 3)
@@ -483,12 +505,17 @@ static void run_one(icase *c) {
   q8o_counts *counts = c->strided ? &totals.s : &totals.o;
   for (size_t i = 0; i < m; i++) {
     int row_fallback = 0;
+    q8o_row sr = {0, 0}; /* the kernel's row i: column j in lane j % 16 of vector j / 16 */
     for (size_t j = 0; j < n; j++) {
       const size_t oc = c->c0 + j;
       const int64_t ab = C[i * n + j] + (int64_t)q->bias[oc];
       if (!c->strided) totals.past_s32 += ab > INT32_MAX || ab < INT32_MIN;
-      row_fallback |= q8o_check_output(counts, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
+      const int fl = q8o_check_output(counts, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
+      row_fallback |= fl;
+      q8o_row_add(&sr, j / 16, fl);
     }
+    const int lone = q8o_row_lone(&sr);
+    if (lone >= 0) counts->lone_vec[lone]++;
     if (q->screen_wide && !c->strided) {
       totals.wide_rows_fast += !row_fallback;
       totals.wide_rows_fallback += row_fallback != 0;
@@ -554,13 +581,15 @@ static void print_totals(const char *title) {
                 "arrays; flip/u8-s8: %zu %zu %zu %zu; ind: %zu random, %zu conv, %zu one run; screens: %zu none, "
                 "%zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, %zu fp32 ties the "
                 "double lacks, %zu the fp32 product rounds otherwise, %zu clamped, %zu saturated low, %zu high, %zu with C + bias past s32; wide-screen rows: "
-                "%zu fast, %zu near a tie (exact fallback)\n",
+                "%zu fast, %zu near a tie (exact fallback); rows screened in one vector only, a lane there wrong "
+                "past a missed screen, per vector: %zu %zu %zu %zu (%zu columns built near a tie, %zu in vain)\n",
                 title, totals.o.cases, totals.c0_cases, totals.gap_cases, totals.null_rows_cases, totals.exact_arrays,
                 totals.o.by_sign[0][0], totals.o.by_sign[0][1], totals.o.by_sign[1][0], totals.o.by_sign[1][1],
                 totals.o.by_ind[IND_RANDOM], totals.o.by_ind[IND_CONV], totals.o.by_ind[IND_SAME], totals.o.by_screen[0],
                 totals.o.by_screen[1], totals.o.by_screen[2], totals.o.outputs, totals.o.ties, totals.o.near_ties,
                 totals.o.fp32_ties, totals.o.fp32_differs, totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.past_s32,
-                totals.wide_rows_fast, totals.wide_rows_fallback);
+                totals.wide_rows_fast, totals.wide_rows_fallback, totals.o.lone_vec[0], totals.o.lone_vec[1],
+                totals.o.lone_vec[2], totals.o.lone_vec[3], totals.vec_tie_cols, totals.vec_tie_missed);
   const q8o_counts *o = &totals.s;
   if (!family()->ukernel_s) {
     print_message("[ %s ] ukernel_s: none in this family, not run\n", title);
@@ -570,13 +599,14 @@ static void print_totals(const char *title) {
                 "pstep: %zu the run, %zu past it, %zu under it, %zu zero, %zu negative, %zu not a multiple of 4; "
                 "%zu ending at the guard page after x, %zu with row m in a guard page; flip/u8-s8: %zu %zu %zu %zu; "
                 "screens: %zu none, %zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, "
-                "%zu clamped, %zu saturated low, %zu high\n",
+                "%zu clamped, %zu saturated low, %zu high; rows screened in one vector only, a lane there wrong past a "
+                "missed screen, per vector: %zu %zu %zu %zu\n",
                 title, o->cases, totals.s_taps[TAPS_CONV], totals.s_taps[TAPS_ROWS], totals.s_taps[TAPS_RANDOM],
                 totals.s_taps[TAPS_SAME], totals.s_steps[STEP_RUN], totals.s_steps[STEP_GAP],
                 totals.s_steps[STEP_OVERLAP], totals.s_steps[STEP_ZERO], totals.s_steps[STEP_NEG], totals.s_odd_steps,
                 totals.s_at_end, totals.s_row_m_guarded, o->by_sign[0][0], o->by_sign[0][1], o->by_sign[1][0],
                 o->by_sign[1][1], o->by_screen[0], o->by_screen[1], o->by_screen[2], o->outputs, o->ties, o->near_ties,
-                o->clamped, o->sat_lo, o->sat_hi);
+                o->clamped, o->sat_lo, o->sat_hi, o->lone_vec[0], o->lone_vec[1], o->lone_vec[2], o->lone_vec[3]);
 }
 
 /* ================================================================ tests */
@@ -705,6 +735,49 @@ static void test_long(void **state) {
   print_totals("long");
 }
 
+/* The screen vector by vector. The kinds above put near ties in every column (test_ties' searched
+   ones each on a row of its own, but a row of n columns then has some in every vector), so a row
+   with a near tie in vector 3 falls back for one in vector 0 as well, and a kernel whose row
+   screen left a vector out of its max of |d| passed them. Here only 1..4 columns of one vector
+   (tie_vec, each in turn, for every count of vectors) are built near a tie, one the fp32 product
+   rounds the other way (a missed screen stores a wrong byte), each on a row drawn for that column;
+   the other columns are wide, away from ties but by chance. Every m, small sums. */
+static void test_vector_ties(void **state) {
+  (void)state;
+  const dlc_q8_igemm_family *f = family();
+  if (!f) {
+    say_skipped("vector ties");
+    return;
+  }
+  rng_state = 0x3F84D5B5B5470917ull;
+  static const size_t ns[] = {64, 63, 57, 49, 48, 41, 33, 32, 17, 16, 5};
+  static const size_t taps[] = {1, 2, 9, 3};
+  static const size_t kqs[] = {1, 2, 3, 16};
+  size_t k = 0;
+  for (size_t m = 1; m <= f->mr; m++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+      const size_t n = ns[ni] <= f->nr ? ns[ni] : f->nr, nv = (n + 15) / 16;
+      for (size_t r = 0; r < 2 * nv; r++, k++) {
+        icase c;
+        memset(&c, 0, sizeof c);
+        c.f = f, c.m = m, c.n = n;
+        c.ntaps = taps[(k / 3) % 4], c.kq = kqs[(k / 5 + k) % 4];
+        vary(&c, k);
+        c.rq = RQ_NEARSRCH;
+        c.vec_ties = 1, c.tie_vec = r % nv;
+        /* 1..4 of the vector's columns */
+        const size_t j0 = 16 * c.tie_vec, nj = n - j0 < 16 ? n - j0 : 16;
+        const size_t want = (size_t)irand(1, nj < 4 ? (int64_t)nj : 4);
+        for (size_t got = 0; got < want;) {
+          const uint64_t bit = (uint64_t)1 << (j0 + (size_t)irand(0, (int64_t)nj - 1));
+          got += !(c.tie_cols & bit), c.tie_cols |= bit;
+        }
+        run_case(&c);
+      }
+    }
+  print_totals("vector ties");
+}
+
 static void test_summary(void **state) {
   (void)state;
   const dlc_q8_igemm_family *f = family();
@@ -714,6 +787,8 @@ static void test_summary(void **state) {
   assert_true(totals.o.clamped > 0 && totals.o.sat_lo > 0 && totals.o.sat_hi > 0 && totals.past_s32 > 0);
   assert_true(totals.o.by_screen[0] > 0 && totals.o.by_screen[1] > 0 && totals.o.by_screen[2] > 0);
   assert_true(totals.wide_rows_fast > 0 && totals.wide_rows_fallback > 0);
+  /* rows whose screen hangs on one vector alone, each vector (test_vector_ties) */
+  for (size_t v = 0; v < 4 && 16 * v < f->nr; v++) assert_true(totals.o.lone_vec[v] > 0);
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(totals.o.by_sign[a][b] > 0);
   if (!f->ukernel_s) return;
@@ -724,6 +799,7 @@ static void test_summary(void **state) {
   assert_true(totals.s_odd_steps > 0 && totals.s_at_end > 0 && totals.s_row_m_guarded > 0);
   assert_true(totals.s.ties > 0 && totals.s.clamped > 0 && totals.s.sat_lo > 0 && totals.s.sat_hi > 0);
   for (size_t k = 0; k < 3; k++) assert_true(totals.s.by_screen[k] > 0);
+  for (size_t v = 0; v < 4 && 16 * v < f->nr; v++) assert_true(totals.s.lone_vec[v] > 0);
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(totals.s.by_sign[a][b] > 0);
 }
@@ -734,6 +810,7 @@ int main(void) {
       cmocka_unit_test(test_ties),
       cmocka_unit_test(test_exact_arrays),
       cmocka_unit_test(test_long),
+      cmocka_unit_test(test_vector_ties),
       cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
