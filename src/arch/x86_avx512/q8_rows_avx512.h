@@ -72,12 +72,12 @@ static inline __attribute__((always_inline)) int dlc_q8_row_wide(const int STRID
                                                                  __m512i a2, __m512i a3, __m512i *z) {
   const __m512i a[DLC_ROWS_NV] = {a0, a1, a2, a3};
   __m512i r[DLC_ROWS_NV];
-  __m512 dmax = _mm512_setzero_ps();
-  _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
-    __m512 d;
-    r[v] = dlc_q8_wide16(a[v], k->mf[v], k->m_less_zp, &d);
-    dmax = _mm512_range_ps(dmax, d, 0x0B);
-  }
+  __m512 d[DLC_ROWS_NV];
+  _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) r[v] = dlc_q8_wide16(a[v], k->mf[v], k->m_less_zp, &d[v]);
+  /* the largest |d| of the row as a tree of ranges (imm 0x0B: the larger magnitude, sign cleared) */
+  const __m512 d01 = _mm512_range_ps(d[0], NV > 1 ? d[1] : d[0], 0x0B);
+  const __m512 d23 = NV > 3 ? _mm512_range_ps(d[2], d[3], 0x0B) : NV > 2 ? d[2] : d01;
+  const __m512 dmax = NV > 2 ? _mm512_range_ps(d01, d23, 0x0B) : d01;
   if (!k->fast || _mm512_cmp_ps_mask(dmax, k->half_in, _CMP_GT_OQ)) return 0;
   _Pragma("GCC unroll 4") for (size_t v = NV; v < DLC_ROWS_NV; v++) r[v] = _mm512_setzero_si512();
   /* the packs saturate to the type (what lies beyond saturates either way, quant.h) and leave
