@@ -9,7 +9,8 @@
  *   y[i * ldy + j] = requant(C(i, j) + bias[c0 + j], mult[c0 + j])             i < m, j < n
  *
  *   ukernel_s(m, n, ntaps, kq, tap, pstep, w, flip, q, c0, y, ldy) (optional: the family's rows
- *   evenly spaced): the same with tap[t] + i * pstep in place of ind[t * mr + i]
+ *   evenly spaced): the same with tap[t] + i * pstep in place of ind[t * mr + i], and m up to the
+ *   family's mr_s_narrow (>= mr, or 0: none) where n <= nr / 2
  *
  * C in int64 from copies of the operands; the requantisation is this file's own, in double, from
  * quant.h's header formula (v = (double)(acc + bias) * mult, clamp to [lo, hi], round half to
@@ -42,8 +43,12 @@
  * all on one base, with steps of exactly 4 kq, gaps (even and odd), overlaps (3, 4, any), 0 (every
  * row of a tap on one run), a few times the run, negative; the highest byte any row reads right
  * before a guard page or the lowest right after one (so with pstep > 0 at the end, or < 0 at the
- * start, a read of row m when m < mr faults); tap itself exactly ntaps pointers against a guard
- * page. The oracle reads the rows where the kernel should, overlapping rows on the same bytes.
+ * start, a read of row m when m is under the tile's limit faults); tap itself exactly ntaps
+ * pointers against a guard page. The oracle reads the rows where the kernel should, overlapping
+ * rows on the same bytes.
+ * ukernel_s's taller tiles (test_tall, test_tall_vector_ties: every m in (mr, mr_s_narrow] with
+ * every n 1..nr / 2, through ukernel_s alone): the same variety from their own RNG streams, counted
+ * apart, with near ties alone in vector 0 or 1 of a row; where the family has none, they say so.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
  * cmocka reports it. Where the avx512 table is missing or has no q8_igemm (no AVX512-VNNI, other
@@ -93,12 +98,19 @@ static const dlc_q8_igemm_family *family(void) {
     assert_non_null(f->ukernel);
     assert_true(f->mr >= 1 && f->mr <= DLC_LOWP_MR_MAX);
     assert_true(f->nr >= 16 && f->nr <= DLC_LOWP_NR_MAX && f->nr % 16 == 0);
+    /* ukernel_s's taller narrow tiles: 0 for none, else at least ukernel's rows (the driver takes
+       the larger of the two), within the drivers' tile arrays */
+    assert_true(f->mr_s_narrow == 0 || (f->mr_s_narrow >= f->mr && f->mr_s_narrow <= DLC_LOWP_MR_MAX));
   }
   if (!said) {
     said = 1;
-    if (f)
+    if (f && f->ukernel_s && f->mr_s_narrow > f->mr)
+      printf("q8_igemm family under test: %s (%zux%zu, with ukernel_s, up to %zu rows where n <= %zu)\n", f->name,
+             f->mr, f->nr, f->mr_s_narrow, f->nr / 2);
+    else if (f)
       printf("q8_igemm family under test: %s (%zux%zu%s)\n", f->name, f->mr, f->nr,
-             f->ukernel_s ? ", with ukernel_s" : ", no ukernel_s: its cases not run");
+             !f->ukernel_s ? ", no ukernel_s: its cases not run"
+                           : ", with ukernel_s, no taller narrow tiles (mr_s_narrow <= mr): their cases not run");
     else
       printf("q8_igemm family under test: none (%s: the q8_igemm tests pass without running)\n",
              dlc_kernels_for(DLCONV_ISA_AVX512) ? "the avx512 table has no q8_igemm (no AVX512-VNNI)"
@@ -137,6 +149,14 @@ typedef struct icase {
   size_t slack; /* bytes of x no row reads, at the end opposite the guard page the rows touch */
 } icase;
 
+/* ukernel_s's taller tiles: more rows than ukernel's (mr_s_narrow's, where n <= nr / 2) */
+static int is_tall(const icase *c) { return c->m > c->f->mr; }
+
+/* The most rows ukernel_s takes for a tile of n columns, ukernel mr. */
+static size_t m_limit(const dlc_q8_igemm_family *f, int strided, size_t n) {
+  return strided && f->mr_s_narrow > f->mr && n <= f->nr / 2 ? f->mr_s_narrow : f->mr;
+}
+
 /* ukernel_s: where the taps' first rows lie */
 enum { TAPS_CONV, TAPS_ROWS, TAPS_RANDOM, TAPS_SAME, N_TAP_KINDS };
 static const char *const tap_names[] = {"conv window (a tile along an output row)", "row mode (a run per kernel row)",
@@ -151,15 +171,26 @@ static int step_kind(ptrdiff_t pstep, size_t run) {
                               : (size_t)pstep > run ? STEP_GAP : STEP_OVERLAP;
 }
 
+/* ukernel_s's cases: what they saw, their layouts, steps (and those not a multiple of 4), those whose
+   highest row ends at a guard page, and of those with m under the tile's limit (mr, or mr_s_narrow
+   for the narrow tiles) the ones where row m would be in it; c0 > 0, gaps between rows of y, y
+   against a guard page, exact arrays, C + bias past s32 */
+typedef struct s_stats {
+  q8o_counts o;
+  size_t taps[N_TAP_KINDS], steps[N_STEP_KINDS], odd_steps, at_end, row_m_guarded;
+  size_t c0_cases, gap_cases, y_guarded, exact_arrays, past_s32;
+} s_stats;
+
 typedef struct stats {
   q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
   size_t past_s32;
   size_t wide_rows_fast, wide_rows_fallback, c0_cases, gap_cases, null_rows_cases, exact_arrays;
   size_t vec_tie_cols, vec_tie_missed; /* vec_ties: columns built near a tie, and those where that failed */
-  /* ukernel_s's cases: what they saw, their layouts, steps (and those not a multiple of 4), those
-     whose highest row ends at a guard page, and of those with m < mr the ones where row m would be in it */
-  q8o_counts s;
-  size_t s_taps[N_TAP_KINDS], s_steps[N_STEP_KINDS], s_odd_steps, s_at_end, s_row_m_guarded;
+  /* ukernel_s's cases with m <= mr (every case of ukernel again), and its taller tiles (mr < m <=
+     mr_s_narrow, n <= nr / 2), each m x n of those reached so many times */
+  s_stats s, tall;
+  size_t tall_tiles[DLC_LOWP_MR_MAX + 1][DLC_LOWP_NR_MAX / 2 + 1];
+  size_t tall_tie_cols, tall_tie_missed; /* vec_ties' columns of the tall tiles */
 } stats;
 
 static stats totals;
@@ -244,8 +275,11 @@ static void rq_build(rq_set *s, const icase *c, const int64_t *C, int64_t acc_ma
       /* tie_cols near a tie (each on its own row cref, drawn per column above) that a missed screen
          would get wrong; the rest wide */
       if (ch >= c->c0 && ch < c->c0 + n && (c->tie_cols >> (ch - c->c0) & 1)) {
-        totals.vec_tie_cols++;
-        totals.vec_tie_missed += !q8o_near_wrong(q, acc_max, &h, &mt, &b);
+        const int missed = !q8o_near_wrong(q, acc_max, &h, &mt, &b);
+        if (is_tall(c))
+          totals.tall_tie_cols++, totals.tall_tie_missed += missed;
+        else
+          totals.vec_tie_cols++, totals.vec_tie_missed += missed;
       } else {
         q8o_mult_bias(RQ_WIDE, 0, q, acc_max, &h, &mt, &b);
       }
@@ -376,8 +410,8 @@ static const uint8_t *row_of(const icase *c, const uint8_t *const *ptrs, size_t 
 /* ================================================================ one case */
 static void run_one(icase *c) {
   const size_t m = c->m, n = c->n, ntaps = c->ntaps, kq = c->kq, mr = c->f->mr;
-  const size_t run = 4 * kq, nw = 16 * ((n + 15) / 16);
-  assert_true(m >= 1 && m <= mr && n >= 1 && n <= c->f->nr && ntaps >= 1 && kq >= 1);
+  const size_t run = 4 * kq, nw = 16 * ((n + 15) / 16), mlim = m_limit(c->f, c->strided, n);
+  assert_true(m >= 1 && m <= mlim && n >= 1 && n <= c->f->nr && ntaps >= 1 && kq >= 1);
   assert_true(ntaps * 4 * kq <= DLC_Q8_MAX_K);
   const uint8_t flip = c->flip;
 
@@ -474,7 +508,7 @@ static void run_one(icase *c) {
 
   /* y: m rows of ldy bytes */
   ysent ys;
-  uint8_t *y = ysent_open(&ys, m, n, c->ldy, c->y_side, totals.o.cases + totals.s.cases);
+  uint8_t *y = ysent_open(&ys, m, n, c->ldy, c->y_side, totals.o.cases + totals.s.o.cases + totals.tall.o.cases);
 
   uint8_t *x_copy = xmalloc(c->xlen), *z_copy = xmalloc(run);
   int8_t *w_copy = xmalloc(wbytes);
@@ -501,15 +535,16 @@ static void run_one(icase *c) {
     fail_msg("%s: wrote to x, the zero row, w, %s, mult or bias", what, c->strided ? "tap" : "ind");
   }
   ysent_check(&ys, c->ldy, n, "n", cur_case);
-  /* ukernel's counts as before ukernel_s; ukernel_s's its own */
-  q8o_counts *counts = c->strided ? &totals.s : &totals.o;
+  /* ukernel's counts as before ukernel_s; ukernel_s's its own, its tall tiles' apart */
+  s_stats *ss = is_tall(c) ? &totals.tall : &totals.s;
+  q8o_counts *counts = c->strided ? &ss->o : &totals.o;
   for (size_t i = 0; i < m; i++) {
     int row_fallback = 0;
     q8o_row sr = {0, 0}; /* the kernel's row i: column j in lane j % 16 of vector j / 16 */
     for (size_t j = 0; j < n; j++) {
       const size_t oc = c->c0 + j;
       const int64_t ab = C[i * n + j] + (int64_t)q->bias[oc];
-      if (!c->strided) totals.past_s32 += ab > INT32_MAX || ab < INT32_MIN;
+      *(c->strided ? &ss->past_s32 : &totals.past_s32) += ab > INT32_MAX || ab < INT32_MIN;
       const int fl = q8o_check_output(counts, q, c->is_signed, C[i * n + j], i, j, oc, y[i * c->ldy + j], cur_case);
       row_fallback |= fl;
       q8o_row_add(&sr, j / 16, fl);
@@ -523,11 +558,17 @@ static void run_one(icase *c) {
   }
   q8o_count_case(counts, q, c->rq, c->ind_kind, flip, c->is_signed); /* by_ind: ukernel's only */
   if (c->strided) {
-    totals.s_taps[c->tap_kind]++;
-    totals.s_steps[step_kind(c->pstep, run)]++;
-    totals.s_odd_steps += c->pstep % 4 != 0;
-    totals.s_at_end += c->x_end != 0;
-    totals.s_row_m_guarded += m < mr && (c->x_end ? c->pstep > 0 : c->pstep < 0);
+    ss->taps[c->tap_kind]++;
+    ss->steps[step_kind(c->pstep, run)]++;
+    ss->odd_steps += c->pstep % 4 != 0;
+    ss->at_end += c->x_end != 0;
+    /* a kernel that ran a taller tile than m (up to mlim rows) would read row m into the guard page */
+    ss->row_m_guarded += m < mlim && (c->x_end ? c->pstep > 0 : c->pstep < 0);
+    ss->c0_cases += c->c0 > 0;
+    ss->gap_cases += c->ldy > n && m > 1;
+    ss->y_guarded += c->y_side != 0;
+    ss->exact_arrays += c->exact;
+    if (is_tall(c)) totals.tall_tiles[m][n]++;
   } else {
     totals.c0_cases += c->c0 > 0;
     totals.gap_cases += c->ldy > n && m > 1;
@@ -576,6 +617,26 @@ static void vary(icase *c, size_t k) {
   c->c_out = c->c0 + c->n + (size_t)irand(1, 40);
 }
 
+/* One line of ukernel_s's counts (what: which of its cases). */
+static void print_strided(const char *title, const char *what, const s_stats *t) {
+  const q8o_counts *o = &t->o;
+  print_message("[ %s ] %s: %zu cases (taps: %zu conv windows, %zu row mode, %zu random, %zu on one base; "
+                "pstep: %zu the run, %zu past it, %zu under it, %zu zero, %zu negative, %zu not a multiple of 4; "
+                "%zu ending at the guard page after x, %zu with row m in a guard page; %zu c0 > 0, %zu with gaps "
+                "between rows, %zu y against a guard page, %zu exact arrays; flip/u8-s8: %zu %zu %zu %zu; "
+                "screens: %zu none, %zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, "
+                "%zu fp32 ties the double lacks, %zu the fp32 product rounds otherwise, %zu clamped, %zu saturated "
+                "low, %zu high, %zu with C + bias past s32; rows screened in one vector only, a lane there wrong past "
+                "a missed screen, per vector: %zu %zu %zu %zu\n",
+                title, what, o->cases, t->taps[TAPS_CONV], t->taps[TAPS_ROWS], t->taps[TAPS_RANDOM],
+                t->taps[TAPS_SAME], t->steps[STEP_RUN], t->steps[STEP_GAP], t->steps[STEP_OVERLAP],
+                t->steps[STEP_ZERO], t->steps[STEP_NEG], t->odd_steps, t->at_end, t->row_m_guarded, t->c0_cases,
+                t->gap_cases, t->y_guarded, t->exact_arrays, o->by_sign[0][0], o->by_sign[0][1], o->by_sign[1][0],
+                o->by_sign[1][1], o->by_screen[0], o->by_screen[1], o->by_screen[2], o->outputs, o->ties,
+                o->near_ties, o->fp32_ties, o->fp32_differs, o->clamped, o->sat_lo, o->sat_hi, t->past_s32,
+                o->lone_vec[0], o->lone_vec[1], o->lone_vec[2], o->lone_vec[3]);
+}
+
 static void print_totals(const char *title) {
   print_message("[ %s ] %zu cases so far (%zu c0 > 0, %zu with gaps between rows, %zu with m < mr, %zu exact "
                 "arrays; flip/u8-s8: %zu %zu %zu %zu; ind: %zu random, %zu conv, %zu one run; screens: %zu none, "
@@ -590,23 +651,22 @@ static void print_totals(const char *title) {
                 totals.o.fp32_ties, totals.o.fp32_differs, totals.o.clamped, totals.o.sat_lo, totals.o.sat_hi, totals.past_s32,
                 totals.wide_rows_fast, totals.wide_rows_fallback, totals.o.lone_vec[0], totals.o.lone_vec[1],
                 totals.o.lone_vec[2], totals.o.lone_vec[3], totals.vec_tie_cols, totals.vec_tie_missed);
-  const q8o_counts *o = &totals.s;
-  if (!family()->ukernel_s) {
+  const dlc_q8_igemm_family *f = family();
+  if (!f->ukernel_s) {
     print_message("[ %s ] ukernel_s: none in this family, not run\n", title);
     return;
   }
-  print_message("[ %s ] ukernel_s: %zu cases (taps: %zu conv windows, %zu row mode, %zu random, %zu on one base; "
-                "pstep: %zu the run, %zu past it, %zu under it, %zu zero, %zu negative, %zu not a multiple of 4; "
-                "%zu ending at the guard page after x, %zu with row m in a guard page; flip/u8-s8: %zu %zu %zu %zu; "
-                "screens: %zu none, %zu narrow, %zu wide), %zu outputs: %zu exact ties, %zu within 2^-13 of one, "
-                "%zu clamped, %zu saturated low, %zu high; rows screened in one vector only, a lane there wrong past a "
-                "missed screen, per vector: %zu %zu %zu %zu\n",
-                title, o->cases, totals.s_taps[TAPS_CONV], totals.s_taps[TAPS_ROWS], totals.s_taps[TAPS_RANDOM],
-                totals.s_taps[TAPS_SAME], totals.s_steps[STEP_RUN], totals.s_steps[STEP_GAP],
-                totals.s_steps[STEP_OVERLAP], totals.s_steps[STEP_ZERO], totals.s_steps[STEP_NEG], totals.s_odd_steps,
-                totals.s_at_end, totals.s_row_m_guarded, o->by_sign[0][0], o->by_sign[0][1], o->by_sign[1][0],
-                o->by_sign[1][1], o->by_screen[0], o->by_screen[1], o->by_screen[2], o->outputs, o->ties, o->near_ties,
-                o->clamped, o->sat_lo, o->sat_hi, o->lone_vec[0], o->lone_vec[1], o->lone_vec[2], o->lone_vec[3]);
+  print_strided(title, "ukernel_s", &totals.s);
+  if (!totals.tall.o.cases) return;
+  /* the tall tiles: which of their m x n were reached */
+  size_t reached = 0, all = 0;
+  for (size_t m = f->mr + 1; m <= f->mr_s_narrow; m++)
+    for (size_t n = 1; n <= f->nr / 2; n++) all++, reached += totals.tall_tiles[m][n] > 0;
+  char what[160];
+  snprintf(what, sizeof what,
+           "ukernel_s tall tiles (m %zu..%zu, n 1..%zu: %zu of %zu reached; %zu columns built near a tie, %zu in vain)",
+           f->mr + 1, f->mr_s_narrow, f->nr / 2, reached, all, totals.tall_tie_cols, totals.tall_tie_missed);
+  print_strided(title, what, &totals.tall);
 }
 
 /* ================================================================ tests */
@@ -778,6 +838,113 @@ static void test_vector_ties(void **state) {
   print_totals("vector ties");
 }
 
+/* The family where ukernel_s has taller narrow tiles; NULL where not, having said why. */
+static const dlc_q8_igemm_family *tall_family(const char *test) {
+  const dlc_q8_igemm_family *f = family();
+  if (!f) {
+    say_skipped(test);
+    return NULL;
+  }
+  if (!f->ukernel_s || f->mr_s_narrow <= f->mr) {
+    print_message("[ %s ] not run: %s has %s\n", test, f->name,
+                  !f->ukernel_s ? "no ukernel_s" : "no taller narrow tiles for ukernel_s (mr_s_narrow <= mr)");
+    return NULL;
+  }
+  return f;
+}
+
+/* A tall case: through ukernel_s alone (ukernel takes m <= mr). */
+static void run_tall(icase *c) {
+  c->strided = 1;
+  run_one(c);
+}
+
+/* ukernel_s's taller tiles, every m in (mr, mr_s_narrow] and n 1..nr / 2 (one vector and each of
+   its tails, two and each of the second's), 12 cases each: 8 of vary's kinds in turn and 4 of
+   test_ties' (ties, near ties, powers of two, searched near ties; mostly small operands), with
+   run_one's strided layouts, steps and guard pages as every ukernel_s case has them (with pstep > 0
+   and x against the guard page after it, the highest row ends at that page: a kernel that reads
+   row m, running a taller tile than asked, faults), now and then exact arrays or a long kq; then
+   sums at the s32 limit, which the taller tiles keep in their own accumulators. */
+static void test_tall(void **state) {
+  (void)state;
+  const dlc_q8_igemm_family *f = tall_family("tall");
+  if (!f) return;
+  rng_state = 0x452821E638D01377ull;
+  static const size_t taps[] = {1, 2, 9, 1, 2, 9, 3, 4, 25};
+  static const size_t kqs[] = {1, 2, 3, 16};
+  static const int ties[] = {RQ_TIES, RQ_NEARTIE, RQ_POW2, RQ_NEARSRCH};
+  size_t k = 0;
+  for (size_t m = f->mr + 1; m <= f->mr_s_narrow; m++)
+    for (size_t n = 1; n <= f->nr / 2; n++)
+      for (size_t v = 0; v < 12; v++, k++) {
+        icase c;
+        memset(&c, 0, sizeof c);
+        c.f = f, c.m = m, c.n = n;
+        c.ntaps = taps[(k / 3 + v) % (sizeof taps / sizeof taps[0])];
+        c.kq = kqs[(k + k / 8) % 4];
+        if (k % 41 == 7) c.kq = next_u32() % 2 ? 128 : 300, c.ntaps = (size_t)irand(1, 2);
+        vary(&c, k);
+        if (v >= 8) {
+          c.rq = ties[v % 4];
+          if (k % 4) c.xkind = X_SMALL, c.wkind = W_SMALL;
+        }
+        if (k % 9 == 4) c.exact = 1, c.c_out = c.c0 + c.n; /* a layer's last panel */
+        run_tall(&c);
+      }
+  /* at the limit (test_long's): C = +-K 255 128 exactly; the tallest tile or any, both vectors or
+     a tail in the second */
+  static const size_t lim[][2] = {{64, 256}, {9, 1827}, {1, 16448}};
+  for (size_t l = 0; l < 3; l++)
+    for (size_t v = 0; v < 4; v++, k++) {
+      icase c;
+      memset(&c, 0, sizeof c);
+      c.f = f, c.n = v % 2 ? f->nr / 2 : f->nr / 2 > 17 ? 17 : f->nr / 2;
+      c.m = v < 2 ? f->mr_s_narrow : (size_t)irand((int64_t)f->mr + 1, (int64_t)f->mr_s_narrow);
+      c.ntaps = lim[l][0], c.kq = lim[l][1];
+      vary(&c, k);
+      c.xkind = v < 2 ? X_ALL_255 : X_ENDS;
+      c.wkind = v == 0 ? W_ALL_MIN : v == 1 ? W_ALL_MAX : W_ENDS;
+      c.rq = v == 3 ? RQ_BIGBIAS : v == 2 ? RQ_NOSCREEN : RQ_WIDE;
+      run_tall(&c);
+    }
+  print_totals("tall");
+}
+
+/* test_vector_ties for the taller tiles: near ties (one a missed screen gets wrong) in 1..4
+   columns of one vector only, vector 0 and 1 in turn, every tall m. */
+static void test_tall_vector_ties(void **state) {
+  (void)state;
+  const dlc_q8_igemm_family *f = tall_family("tall vector ties");
+  if (!f) return;
+  rng_state = 0xC0AC29B7C97C50DDull;
+  static const size_t ns[] = {32, 31, 25, 17, 16, 9, 1};
+  static const size_t taps[] = {1, 2, 9, 3};
+  static const size_t kqs[] = {1, 2, 3, 16};
+  size_t k = 0;
+  for (size_t m = f->mr + 1; m <= f->mr_s_narrow; m++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+      const size_t n = ns[ni] <= f->nr / 2 ? ns[ni] : f->nr / 2, nv = (n + 15) / 16;
+      for (size_t r = 0; r < 2 * nv; r++, k++) {
+        icase c;
+        memset(&c, 0, sizeof c);
+        c.f = f, c.m = m, c.n = n;
+        c.ntaps = taps[(k / 3) % 4], c.kq = kqs[(k / 5 + k) % 4];
+        vary(&c, k);
+        c.rq = RQ_NEARSRCH;
+        c.vec_ties = 1, c.tie_vec = r % nv;
+        const size_t j0 = 16 * c.tie_vec, nj = n - j0 < 16 ? n - j0 : 16;
+        const size_t want = (size_t)irand(1, nj < 4 ? (int64_t)nj : 4);
+        for (size_t got = 0; got < want;) {
+          const uint64_t bit = (uint64_t)1 << (j0 + (size_t)irand(0, (int64_t)nj - 1));
+          got += !(c.tie_cols & bit), c.tie_cols |= bit;
+        }
+        run_tall(&c);
+      }
+    }
+  print_totals("tall vector ties");
+}
+
 static void test_summary(void **state) {
   (void)state;
   const dlc_q8_igemm_family *f = family();
@@ -793,15 +960,36 @@ static void test_summary(void **state) {
     for (size_t b = 0; b < 2; b++) assert_true(totals.o.by_sign[a][b] > 0);
   if (!f->ukernel_s) return;
   /* every case went through ukernel_s too, in every layout and kind of step */
-  assert_int_equal(totals.s.cases, totals.o.cases);
-  for (size_t k = 0; k < N_TAP_KINDS; k++) assert_true(totals.s_taps[k] > 0);
-  for (size_t k = 0; k < N_STEP_KINDS; k++) assert_true(totals.s_steps[k] > 0);
-  assert_true(totals.s_odd_steps > 0 && totals.s_at_end > 0 && totals.s_row_m_guarded > 0);
-  assert_true(totals.s.ties > 0 && totals.s.clamped > 0 && totals.s.sat_lo > 0 && totals.s.sat_hi > 0);
-  for (size_t k = 0; k < 3; k++) assert_true(totals.s.by_screen[k] > 0);
-  for (size_t v = 0; v < 4 && 16 * v < f->nr; v++) assert_true(totals.s.lone_vec[v] > 0);
+  assert_int_equal(totals.s.o.cases, totals.o.cases);
+  for (size_t k = 0; k < N_TAP_KINDS; k++) assert_true(totals.s.taps[k] > 0);
+  for (size_t k = 0; k < N_STEP_KINDS; k++) assert_true(totals.s.steps[k] > 0);
+  assert_true(totals.s.odd_steps > 0 && totals.s.at_end > 0 && totals.s.row_m_guarded > 0);
+  assert_true(totals.s.o.ties > 0 && totals.s.o.clamped > 0 && totals.s.o.sat_lo > 0 && totals.s.o.sat_hi > 0);
+  for (size_t k = 0; k < 3; k++) assert_true(totals.s.o.by_screen[k] > 0);
+  for (size_t v = 0; v < 4 && 16 * v < f->nr; v++) assert_true(totals.s.o.lone_vec[v] > 0);
   for (size_t a = 0; a < 2; a++)
-    for (size_t b = 0; b < 2; b++) assert_true(totals.s.by_sign[a][b] > 0);
+    for (size_t b = 0; b < 2; b++) assert_true(totals.s.o.by_sign[a][b] > 0);
+  if (f->mr_s_narrow <= f->mr) {
+    print_message("[ summary ] %s: no taller narrow tiles for ukernel_s (mr_s_narrow %zu, mr %zu), none run\n",
+                  f->name, f->mr_s_narrow, f->mr);
+    return;
+  }
+  /* the tall tiles: every m in (mr, mr_s_narrow] with every n 1..nr / 2 (so n = 16, a full vector,
+     n = 32, two, and the second vector's tails between), in every layout and kind of step, the
+     highest row at the guard page, and what the requantisation is there for */
+  const s_stats *t = &totals.tall;
+  for (size_t m = f->mr + 1; m <= f->mr_s_narrow; m++)
+    for (size_t n = 1; n <= f->nr / 2; n++) assert_true(totals.tall_tiles[m][n] > 0);
+  for (size_t k = 0; k < N_TAP_KINDS; k++) assert_true(t->taps[k] > 0);
+  for (size_t k = 0; k < N_STEP_KINDS; k++) assert_true(t->steps[k] > 0);
+  assert_true(t->odd_steps > 0 && t->at_end > 0 && t->row_m_guarded > 0);
+  assert_true(t->c0_cases > 0 && t->gap_cases > 0 && t->y_guarded > 0 && t->exact_arrays > 0 && t->past_s32 > 0);
+  assert_true(t->o.ties > 0 && t->o.near_ties > 0 && t->o.fp32_ties > 0 && t->o.fp32_differs > 0);
+  assert_true(t->o.clamped > 0 && t->o.sat_lo > 0 && t->o.sat_hi > 0);
+  for (size_t k = 0; k < 3; k++) assert_true(t->o.by_screen[k] > 0);
+  for (size_t v = 0; v < 2 && 16 * v < f->nr / 2; v++) assert_true(t->o.lone_vec[v] > 0);
+  for (size_t a = 0; a < 2; a++)
+    for (size_t b = 0; b < 2; b++) assert_true(t->o.by_sign[a][b] > 0);
 }
 
 int main(void) {
@@ -811,10 +999,14 @@ int main(void) {
       cmocka_unit_test(test_exact_arrays),
       cmocka_unit_test(test_long),
       cmocka_unit_test(test_vector_ties),
+      cmocka_unit_test(test_tall),
+      cmocka_unit_test(test_tall_vector_ties),
       cmocka_unit_test(test_summary),
   };
   const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  printf("q8_igemm summary: %zu cases, %zu outputs checked; ukernel_s: %zu cases, %zu outputs checked%s\n",
-         totals.o.cases, totals.o.outputs, totals.s.cases, totals.s.outputs, failed ? " (FAILED)" : "");
+  printf("q8_igemm summary: %zu cases, %zu outputs checked; ukernel_s: %zu cases, %zu outputs checked, and %zu "
+         "cases, %zu outputs of its taller tiles%s\n",
+         totals.o.cases, totals.o.outputs, totals.s.o.cases, totals.s.o.outputs, totals.tall.o.cases,
+         totals.tall.o.outputs, failed ? " (FAILED)" : "");
   return failed;
 }
