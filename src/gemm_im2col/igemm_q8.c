@@ -62,7 +62,7 @@ typedef struct igemm_data {
      row's kind (oneDNN's kernels skip them too; on a 14 x 14 plane they are a tenth of a 3 x 3
      layer's work). */
   int lines;
-  size_t tpr, row_tiles;    /* taps per kernel row; tiles per output row */
+  size_t tpr;               /* taps per kernel row */
   size_t nkinds;
   uint8_t *row_kind;        /* h_out: the kind of output row oy */
   size_t kind_ky0[IGEMM_MAX_KINDS], kind_ky1[IGEMM_MAX_KINDS];
@@ -203,7 +203,6 @@ static dlconv_status plan_lines(igemm_data *d, const dlconv_plan *p, const int8_
   const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, kh = (size_t)s->k_h;
   const size_t kw = (size_t)s->k_w, cin = d->cin, nt = dlc_div_up(wo, d->mr);
   d->tpr = dlc_nhwc_ind_taps_per_row(&d->ind, s);
-  d->row_tiles = nt;
   if (kh < 2 || s->pad_t + s->pad_b == 0) return DLCONV_OK;
   d->row_kind = dlc_malloc(ho);
   if (!d->row_kind) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
@@ -315,6 +314,7 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
   d->ntasks = DLC_MIN(want, d->njobs);
   p->algo_data = d;
   p->packed_weight_bytes = G * d->gstride;
+  for (size_t b = 0; b < d->nborder; b++) p->packed_weight_bytes += G * d->col_gstride[b]; /* border columns' taps */
   p->workspace_bytes = 0;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   return DLCONV_OK;
