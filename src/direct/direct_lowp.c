@@ -651,8 +651,7 @@ static void dwl_task_wide(void *arg, size_t t) {
   }
 }
 
-/* int8 NHWC in registers: tiles of the kernel's mr output pixels (across rows and images). */
-/* Tiles within an output row: one along a row of x inside the image goes to run_s with a pointer
+/* int8 NHWC in registers, tiles within an output row: one along a row of x inside the image goes to run_s with a pointer
    per tap (most of them), the others to run with a pointer per tap and pixel. */
 static void dwl_task_dwn(void *arg, size_t t) {
   const dwl_ctx *c = arg;
