@@ -70,56 +70,60 @@ INLINE void put_first(const dlc_f32_direct_args *a, ptrdiff_t off, ptrdiff_t n, 
     store_lanes(a->y + off, n, v);
 }
 
-/* The clamped tile into y, or (F16, a compile-time choice) into yh: NHWC masked rows, NCHW
-   transposed, other strides one element at a time. */
-INLINE void tile_put(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16) {
+/* The clamped tile, from buf (pixel p, vector v at buf + (p * 2 + v) * VL, 32-byte aligned), into y
+   or (F16, a compile-time choice) into yh: NHWC rows, NCHW transposed 8 pixels at a time, other
+   strides one element at a time. Out of line and with run-time sizes: inlined into each register-
+   tile instance (with the binary16 twin) these stores made this file take 37 s to compile (Zen 5);
+   the detour through L1 costs a tile nw * nv stores and loads against its cin_g * taps * nw * nv
+   FMAs. */
+INLINE void tile_put_body(const float *buf, int nw, int nv, const dlc_f32_direct_args *a, const int F16) {
   if (a->y_c == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
+    for (int v = 0; v < nv; v++) {
       const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
-      UNROLL
-      for (int p = 0; p < NW; p++) put_first(a, p * a->y_pix + v * VL, n, acc[p][v], F16);
+      for (int p = 0; p < nw; p++) put_first(a, p * a->y_pix + v * VL, n, _mm256_load_ps(buf + (p * 2 + v) * VL), F16);
     }
-  } else if (a->y_pix == 1) {
-    UNROLL
-    for (int v = 0; v < NV; v++) {
+    return;
+  }
+  if (a->y_pix == 1) {
+    for (int v = 0; v < nv; v++) {
       const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
-      UNROLL
-      for (int p0 = 0; p0 < NW; p0 += 8) {
+      for (int p0 = 0; p0 < nw; p0 += 8) {
         __m256 r[8];
         UNROLL
-        for (int i = 0; i < 8; i++) r[i] = p0 + i < NW ? acc[p0 + i][v] : _mm256_setzero_ps();
+        for (int i = 0; i < 8; i++) r[i] = p0 + i < nw ? _mm256_load_ps(buf + ((p0 + i) * 2 + v) * VL) : _mm256_setzero_ps();
         dlc_avx2_transpose8(r);
-        for (int c = 0; c < nch; c++) put_first(a, (v * VL + c) * a->y_c + p0, NW - p0, r[c], F16);
+        for (int c = 0; c < nch; c++) put_first(a, (v * VL + c) * a->y_c + p0, nw - p0, r[c], F16);
       }
     }
-  } else {
-    /* Unrolled like every loop touching acc: one run-time index would put all of acc in memory. */
-    UNROLL
-    for (int v = 0; v < NV; v++) {
-      float t[VL];
-      uint16_t h[VL];
-      UNROLL
-      for (int p = 0; p < NW; p++) {
+    return;
+  }
+  for (int v = 0; v < nv; v++) {
+    uint16_t h[VL];
+    for (int p = 0; p < nw; p++) {
+      const float *t = buf + (p * 2 + v) * VL;
+      if (F16) _mm_storeu_si128((__m128i *)h, to_f16(_mm256_load_ps(t)));
+      for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) {
+        const ptrdiff_t at = p * a->y_pix + (v * VL + c) * a->y_c;
         if (F16)
-          _mm_storeu_si128((__m128i *)h, to_f16(acc[p][v]));
+          a->yh[at] = h[c];
         else
-          _mm256_storeu_ps(t, acc[p][v]);
-        for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) {
-          const ptrdiff_t at = p * a->y_pix + (v * VL + c) * a->y_c;
-          if (F16)
-            a->yh[at] = h[c];
-          else
-            a->y[at] = t[c];
-        }
+          a->y[at] = t[c];
       }
     }
   }
 }
 
-/* End of a tile: raw into acc_out, or clamped into y (NHWC: masked rows; NCHW: transposed), or
-   into yh as binary16. F16_OUT: the caller may set yh (conv); dwc never does, and leaving its
-   binary16 store out halves the store code its many tile instances inline. */
+static __attribute__((noinline)) void tile_put_f32(const float *buf, int nw, int nv, const dlc_f32_direct_args *a) {
+  tile_put_body(buf, nw, nv, a, 0);
+}
+
+static __attribute__((noinline)) void tile_put_f16(const float *buf, int nw, int nv, const dlc_f32_direct_args *a) {
+  tile_put_body(buf, nw, nv, a, 1);
+}
+
+/* End of a tile: raw into acc_out, or clamped into y: NHWC rows of fp32 as masked stores here,
+   every other output (NCHW, binary16 into yh, other strides) through tile_put_*. F16_OUT: the
+   caller may set yh (conv); dwc never does. */
 INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16_OUT) {
   if (a->acc_out) {
     UNROLL
@@ -134,10 +138,24 @@ INLINE void tile_store(__m256 acc[][2], const int NW, const int NV, const dlc_f3
   for (int p = 0; p < NW; p++)
     UNROLL
     for (int v = 0; v < NV; v++) acc[p][v] = _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p][v]));
+  if (a->y_c == 1 && !(F16_OUT && a->yh)) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
+      UNROLL
+      for (int p = 0; p < NW; p++) store_lanes(a->y + p * a->y_pix + v * VL, n, acc[p][v]);
+    }
+    return;
+  }
+  __attribute__((aligned(32))) float buf[CONV_TW1 * 2 * VL];
+  UNROLL
+  for (int p = 0; p < NW; p++)
+    UNROLL
+    for (int v = 0; v < NV; v++) _mm256_store_ps(buf + (p * 2 + v) * VL, acc[p][v]);
   if (F16_OUT && a->yh)
-    tile_put(acc, NW, NV, a, 1);
+    tile_put_f16(buf, NW, NV, a);
   else
-    tile_put(acc, NW, NV, a, 0);
+    tile_put_f32(buf, NW, NV, a);
 }
 
 /* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), a compile-time constant so
