@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 #include "quant/quant.h" /* dlc_f32_to_f16, dlc_f16_to_f32 */
 #include "ukernel_guard.h"

@@ -18,7 +18,7 @@
 #include "ukernel_guard.h"
 
 #include "core/fpenv.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "core/util.h"
 #include "dlconv.h"
 

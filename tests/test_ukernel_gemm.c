@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "quant/quant.h"
 #include "dlconv.h"
 

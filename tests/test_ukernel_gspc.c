@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 #define GUARD 37

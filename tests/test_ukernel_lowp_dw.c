@@ -26,7 +26,7 @@
 #endif
 
 #include "core/cpu.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 #define MAXN 70
@@ -834,7 +834,7 @@ static const dlc_q8_dw4_family *dw4_of(dlconv_isa isa) {
 }
 
 /* Where this build has the VBMI kernel and this CPU runs it, the avx512 table must carry it
-   (kernels.c), so losing it from the table fails rather than skips; the avx2 table must not (EVEX). */
+   (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; the avx2 table must not (EVEX). */
 static void check_expected_dw4(void) {
 #if defined(DLC_HAVE_AVX512VBMI)
   if (dlc_cpu()->avx512_vnni && dlc_cpu()->avx512_vbmi && dlc_kernels_for(DLCONV_ISA_AVX512))

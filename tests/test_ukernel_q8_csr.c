@@ -34,7 +34,7 @@
 #endif
 
 #include "core/cpu.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 #define MAX_ROWS 10
@@ -87,7 +87,7 @@ static const dlc_q8_csr_family *family_of(dlconv_isa isa) {
 }
 
 /* A family must exist where this build has written one, so losing it from a table fails; on a
-   CPU with VNNI the x86 tables must carry the VNNI family (kernels.c). */
+   CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
   assert_non_null(family_of(DLCONV_ISA_GENERIC));
 #if defined(__x86_64__) || defined(__i386__)

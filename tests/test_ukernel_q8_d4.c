@@ -18,7 +18,7 @@
 #include "ukernel_guard.h"
 
 #include "core/cpu.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 #define GUARD 37
@@ -53,7 +53,7 @@ static const dlc_q8d4_gemm_family *family_of(dlconv_isa isa) {
 }
 
 /* Where this build has the AVX512-VNNI family and this CPU runs it, the avx512 table must carry it
-   (kernels.c), so losing it from the table fails rather than skips; and the avx2 table must not
+   (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; and the avx2 table must not
    (vpdpbusd on zmm is EVEX: a caller capping at avx2 must not get it). */
 static void check_expected_families(void) {
 #if defined(DLC_HAVE_AVX512VNNI)

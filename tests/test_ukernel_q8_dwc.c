@@ -52,7 +52,7 @@
 #endif
 
 #include "core/cpu.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 #include "quant/quant.h"
 
@@ -92,7 +92,7 @@ static const dlc_q8_dwc_family *dwc_of(dlconv_isa isa) {
 }
 
 /* Where this build has the VBMI kernel and this CPU runs it, the avx512 table must carry it
-   (kernels.c), so losing it from the table fails rather than skips; the avx2 and generic tables
+   (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; the avx2 and generic tables
    must not (EVEX: a caller capping at avx2 must not get it). */
 static void check_expected_dwc(void) {
 #if defined(DLC_HAVE_AVX512VBMI)

@@ -67,7 +67,7 @@
 #include "ukernel_guard.h"
 
 #include "core/cpu.h"
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 #include "quant/quant.h"
 
@@ -82,7 +82,7 @@ static const dlc_q8_igemm_family *igemm_of(dlconv_isa isa) {
 }
 
 /* The family under test (NULL: none on this CPU). Where this build has the VNNI kernel and this CPU
-   runs it, the avx512 table must carry it (kernels.c), so losing it from the table fails rather
+   runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the table fails rather
    than skips; the generic and avx2 tables must not (EVEX). */
 static const dlc_q8_igemm_family *family(void) {
 #if defined(DLC_HAVE_AVX512VNNI)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/kernels.h"
+#include "arch/families.h"
 #include "dlconv.h"
 
 #define GUARD 67

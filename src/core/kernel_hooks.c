@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels.h"
+#include "../ukernel/config.h"
 #include "test_hooks.h"
 
 static atomic_int hook_on;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "dlconv.h"
-#include "kernels.h"
+#include "../ukernel/config.h"
 #include "../quant/quant.h"
 
 typedef struct dlc_conv_shape {

@@ -3,7 +3,7 @@
 #include "select.h"
 
 #include "env.h"
-#include "kernels.h"
+#include "../ukernel/config.h"
 
 const dlc_algo_ops *dlc_algo_ops_for(dlconv_algo a) {
   switch (a) {

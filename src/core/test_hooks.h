@@ -26,7 +26,7 @@ long dlc_test_alloc_live(void);
 /* 1 if the fail_at-th allocation happened (and was made to fail). */
 int dlc_test_alloc_fired(void);
 
-/* ---- corrupt micro-kernels (src/core/kernels.c) ---------------------------------------------
+/* ---- corrupt micro-kernels (src/arch/config.c) ---------------------------------------------
    While on, dlc_kernels_for() hands out a copy of each ISA's table whose micro-kernels are
    wrappers that call the real kernel and then perturb the first element of each tile they
    store in y (direct conv/dwc/dwp, gemm's final K chunk, spatial pack, gspc, csr spmm). Only

@@ -43,12 +43,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
-#include "../quant/lowp_ind.h"
-#include "../quant/lowp_vpos.h"
+#include "../gemm_im2col/lowp_ind.h"
+#include "lowp_vpos.h"
 #include "direct_dwp.h"
 
 typedef struct dwl_data {

@@ -37,11 +37,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
-#include "../quant/lowp_vpos.h"
+#include "lowp_vpos.h"
 
 #include "../core/test_hooks.h"
 

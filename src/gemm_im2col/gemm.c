@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"

@@ -15,11 +15,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
-#include "../quant/lowp_vpos.h"
+#include "../direct/lowp_vpos.h"
 
 #define GEMV_MAX_ROWS 8 /* beyond, the GEMM's register tile pays for reading x as pairs */
 

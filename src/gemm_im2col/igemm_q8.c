@@ -33,12 +33,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
-#include "../quant/lowp_ind.h"
-#include "../quant/lowp_vpos.h"
+#include "lowp_ind.h"
+#include "../direct/lowp_vpos.h"
 
 #define IGEMM_BLOCK_BYTES ((size_t)256 * 1024)
 #define IGEMM_MAX_KINDS 16 /* kinds of output row in line mode */

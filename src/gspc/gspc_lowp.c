@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "gspc_geom.h"
-#include "lowp_gspc_ukernel.h"
+#include "../ukernel/lowp_gspc_ukernel.h"
 
 #define GLP_MAX_NV 4
 #define GLP_MAX_R 4

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/plan.h"
 
 typedef struct csr_data {

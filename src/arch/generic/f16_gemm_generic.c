@@ -4,7 +4,7 @@
  * trip counts (kept in registers), only the m x n corner touches C. */
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "../../core/util.h"
 
 #define MR 4

@@ -1,6 +1,6 @@
 /* f32 csr micro-kernels, generic: the readable specification of dlc_f32_csr_spmm_fn
  * (src/sparse_csr/csr_ukernel.h). A tile is one output row x NR pixels. */
-#include "../../sparse_csr/csr_ukernel.h"
+#include "../../ukernel/csr_ukernel.h"
 
 #define NR 32
 

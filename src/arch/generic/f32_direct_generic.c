@@ -2,7 +2,7 @@
  * (direct_ukernel.h says what each computes). Plain C with fixed-size inner loops over the
  * register tile's lanes, so compilers vectorise them with whatever the baseline offers. */
 #include "../../core/util.h"
-#include "../../direct/direct_ukernel.h"
+#include "../../ukernel/direct_ukernel.h"
 #include "../../quant/quant.h"
 
 #define VL 8

@@ -7,7 +7,7 @@
  * registers of baseline x86-64 (12 accumulators) and of most other targets. */
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "../../core/util.h"
 
 #define MR 6

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../../core/util.h"
-#include "../../gspc/gspc_ukernel.h"
+#include "../../ukernel/gspc_ukernel.h"
 
 #define TO 8
 #define MAX_P 8        /* R*W */

@@ -2,7 +2,7 @@
  * dlc_f32_spack_ukernel_fn (src/spatial_pack/spack_ukernel.h). One body, instantiated for
  * every tile size up to VH x VW so that all loops over the register tile have constant trip
  * counts and the compiler keeps the tile in vector registers. */
-#include "../../spatial_pack/spack_ukernel.h"
+#include "../../ukernel/spack_ukernel.h"
 
 #define VH 2
 #define VW 4

@@ -2,7 +2,7 @@
  * src/direct/lowp_dw_ukernel.h and the fallback on any CPU. */
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 static void f16_row(size_t n, const uint16_t *x, size_t stride, float w, float *acc) {
   for (size_t j = 0; j < n; j++) acc[j] += dlc_f16_to_f32(x[j * stride]) * w;

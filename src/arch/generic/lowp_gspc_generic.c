@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../ukernel/lowp_gspc_ukernel.h"
 #include "../../quant/quant.h"
 
 /* gcc 12's loop vectoriser turned these tiles' strided reads (a pixel's gpv inputs, one channel

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../sparse_csr/csr_ukernel.h"
+#include "../../ukernel/csr_ukernel.h"
 
 #define NR 16
 

@@ -3,7 +3,7 @@
  * accumulators) and the fallback on any CPU. */
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 #define MR 4
 #define NR 8

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "avx2_store.h"
 
 #define MR 6

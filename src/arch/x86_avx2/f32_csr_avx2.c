@@ -8,7 +8,7 @@
  * remainder runs the same tile with fewer vectors, the last one masked (vmaskmov). */
 #include <immintrin.h>
 
-#include "../../sparse_csr/csr_ukernel.h"
+#include "../../ukernel/csr_ukernel.h"
 #include "avx2_store.h"
 #include "avx2_transpose.h"
 

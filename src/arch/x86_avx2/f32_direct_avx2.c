@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../direct/direct_ukernel.h"
+#include "../../ukernel/direct_ukernel.h"
 #include "avx2_store.h"
 #include "avx2_transpose.h"
 #include "f32_direct_avx2.h"

@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "avx2_store.h"
 
 #define MR 6

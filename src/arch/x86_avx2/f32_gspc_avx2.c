@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../gspc/gspc_ukernel.h"
+#include "../../ukernel/gspc_ukernel.h"
 #include "avx2_store.h"
 #include "avx2_transpose.h"
 

@@ -5,7 +5,7 @@
  * fill the 16 ymm registers without spilling. Contract: src/spatial_pack/spack_ukernel.h. */
 #include <immintrin.h>
 
-#include "../../spatial_pack/spack_ukernel.h"
+#include "../../ukernel/spack_ukernel.h"
 #include "avx2_store.h"
 #include "avx2_transpose.h"
 

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 #define VL 8
 #define INLINE static inline __attribute__((always_inline))

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../ukernel/lowp_gspc_ukernel.h"
 #include "avx2_transpose.h"
 #include "lowp_gspc_avx2.h"
 

@@ -3,7 +3,7 @@
 #ifndef DLC_LOWP_GSPC_AVX2_H
 #define DLC_LOWP_GSPC_AVX2_H
 
-#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../ukernel/lowp_gspc_ukernel.h"
 
 dlc_f16_gspc_ukernel_fn dlc_lowp_gspc_get_f16__avx2(size_t gpv, size_t nv, size_t r, size_t w);
 void dlc_lowp_gspc_pack_f16__avx2(const dlc_lowp_gspc_pack_args *a);

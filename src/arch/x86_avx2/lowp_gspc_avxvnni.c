@@ -1,11 +1,11 @@
 /* int8 gspc micro-kernels with AVX-VNNI (VEX vpdpwssd on ymm), and the avx2 family's repack and
- * F16 kernels (lowp_gspc_tiles.h, lowp_gspc_avx2.h). kernels.c offers it where the CPU has it. */
+ * F16 kernels (lowp_gspc_tiles.h, lowp_gspc_avx2.h). src/arch/<isa>/config.c offers it where the CPU has it. */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../ukernel/lowp_gspc_ukernel.h"
 #include "lowp_gspc_avx2.h"
 
 #define LOWP_GSPC_Q8_ONLY

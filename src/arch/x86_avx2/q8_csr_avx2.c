@@ -2,7 +2,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../../sparse_csr/csr_ukernel.h"
+#include "../../ukernel/csr_ukernel.h"
 
 #define Q8_ISA avx2
 #define Q8_DOT2(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "q8_gemm_avx2.h"
 
 #define Q8_ISA avx2

@@ -4,7 +4,7 @@
 #ifndef DLC_Q8_GEMM_AVX2_H
 #define DLC_Q8_GEMM_AVX2_H
 
-#include "../../gemm_im2col/lowp_gemm_ukernel.h"
+#include "../../ukernel/lowp_gemm_ukernel.h"
 
 void dlc_q8_store__avx2(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y);
 void dlc_q8_pack_pairs__avx2(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst);

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 #define MR 14
 #define NR 32

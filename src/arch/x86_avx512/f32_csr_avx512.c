@@ -10,7 +10,7 @@
  * one; the pixel remainder runs the same tile with fewer vectors, the last one masked. */
 #include <immintrin.h>
 
-#include "../../sparse_csr/csr_ukernel.h"
+#include "../../ukernel/csr_ukernel.h"
 
 #define MR 4            /* rows in lockstep */
 #define NV 4            /* vectors of 16 pixels per row */

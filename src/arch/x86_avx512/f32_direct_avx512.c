@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "../../direct/direct_ukernel.h"
+#include "../../ukernel/direct_ukernel.h"
 #include "../x86_avx2/f32_direct_avx2.h"
 
 #define VL 16

@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #include <stddef.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 #define MR 14
 #define NR 32

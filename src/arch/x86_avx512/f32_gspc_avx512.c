@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../gspc/gspc_ukernel.h"
+#include "../../ukernel/gspc_ukernel.h"
 
 #define TO 16
 #define MAX_NVL 64

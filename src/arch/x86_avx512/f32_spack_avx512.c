@@ -6,7 +6,7 @@
  * on both FMA pipes. Contract: src/spatial_pack/spack_ukernel.h. */
 #include <immintrin.h>
 
-#include "../../spatial_pack/spack_ukernel.h"
+#include "../../ukernel/spack_ukernel.h"
 
 #define VH 4
 #define VW 14

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../gspc/lowp_gspc_ukernel.h"
+#include "../../ukernel/lowp_gspc_ukernel.h"
 #include "../x86_avx2/lowp_gspc_avx2.h"
 
 #define LOWP_GSPC_Q8_ONLY

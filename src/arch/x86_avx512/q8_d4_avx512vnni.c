@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "q8_wide_avx512.h"
 #include "q8_store_avx512.h"
 

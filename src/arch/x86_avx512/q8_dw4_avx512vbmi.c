@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 
 #define TILE_ROWS 4
 

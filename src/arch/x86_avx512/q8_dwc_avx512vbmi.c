@@ -13,7 +13,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "q8_lanes_avx512vbmi.h"
 
 #define INLINE static inline __attribute__((always_inline))

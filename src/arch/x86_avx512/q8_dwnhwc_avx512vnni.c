@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "q8_rows_avx512.h"
 
 #define MR 4

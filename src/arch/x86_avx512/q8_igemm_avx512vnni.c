@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../core/kernels.h"
+#include "../../ukernel/config.h"
 #include "q8_rows_avx512.h"
 
 #define MR 6

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../gemm_im2col/lowp_gemm_ukernel.h"
+#include "../../ukernel/lowp_gemm_ukernel.h"
 #include "q8_store_avx512.h"
 #include "q8_wide_avx512.h"
 

@@ -5,7 +5,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "../../gemm_im2col/lowp_gemm_ukernel.h"
+#include "../../ukernel/lowp_gemm_ukernel.h"
 #include "q8_lanes_avx512vbmi.h"
 
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,

@@ -2,7 +2,7 @@
  *
  * One dlc_f32_direct_family per ISA (dlc_f32_direct__generic in src/arch/generic/, __avx2, __avx512,
  * ...): function pointers plus the register-block shapes the driver blocks its loops by.
- * The driver receives it through the kernel table (core/kernels.h) and never includes arch code.
+ * The driver receives it through the kernel table (ukernel/config.h) and never includes arch code.
  *
  * Three kernels, all reading the caller's x in place through strides (no copy of the input):
  *

@@ -2,7 +2,7 @@
  *
  * One dlc_f32_gemm_family per ISA (dlc_f32_gemm__generic in src/arch/generic/, __avx2, __avx512,
  * ...): function pointers plus the register-block shapes the driver blocks its loops by.
- * The driver receives it through the kernel table (core/kernels.h) and never includes arch code.
+ * The driver receives it through the kernel table (ukernel/config.h) and never includes arch code.
  *
  * The micro-kernel computes one register tile C[m x n] (m <= mr, n <= nr) of C = A * B:
  *   A: a packed micro-panel of kc x mr floats, k-major: element (i, k) at a[k * mr + i];

@@ -2,7 +2,7 @@
  *
  * One dlc_f32_csr_family per ISA (dlc_f32_csr__generic in src/arch/generic/, __avx2, __avx512,
  * ...): function pointers plus the register-block shapes the driver blocks its loops by.
- * The driver receives it through the kernel table (core/kernels.h) and never includes arch code.
+ * The driver receives it through the kernel table (ukernel/config.h) and never includes arch code.
  *
  * The kernel is a sparse x dense product vectorised over output pixels (as XNNPACK's SpMM and
  * Elsen et al., "Fast Sparse ConvNets"): one nonzero weight is broadcast and multiplied into a

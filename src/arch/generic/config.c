@@ -1,7 +1,7 @@
 /* The portable C kernel table: every family, on every machine. */
-#include "../../core/kernels.h"
+#include "../families.h"
 
-const dlc_isa_kernels dlc_kernels_generic = {
+static const dlc_isa_kernels table = {
     .isa = DLCONV_ISA_GENERIC,
     .name = "generic",
     .direct = &dlc_f32_direct__generic,
@@ -15,3 +15,5 @@ const dlc_isa_kernels dlc_kernels_generic = {
     .lowp_gspc = &dlc_lowp_gspc__generic,
     .q8_csr = &dlc_q8_csr__generic,
 };
+
+const dlc_isa_kernels *dlc_config_generic(void) { return &table; }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../core/kernels.h"
+#include "../ukernel/config.h"
 #include "../core/util.h"
 
 dlconv_status dlc_q8_d4_params(const dlconv_plan *p, const void *w, dlc_q8_params *q4, int *ok) {

@@ -2,7 +2,7 @@
  *
  * One dlc_f32_spack_family per ISA (dlc_f32_spack__generic in src/arch/generic/, __avx2, __avx512,
  * ...): function pointers plus the register-block shapes the driver blocks its loops by.
- * The driver receives it through the kernel table (core/kernels.h) and never includes arch code.
+ * The driver receives it through the kernel table (ukernel/config.h) and never includes arch code.
  *
  * Spatial pack (TVM, Zheng & Chen): the weights are packed once, at plan time, as
  *   [group][c_out_g / VC][c_in_g][k_h][k_w][VC]        (VC output channels per vector tile)
