@@ -1,0 +1,73 @@
+/* vec.h (avx2) - the vector layer the kernel templates (src/arch/template/) are written over:
+ * one vector of DLC_VL floats, lane masks, loads, stores, FMA, clamp, transpose and binary16
+ * conversion. Every ISA's vec.h defines the same names with the same meaning (see
+ * src/arch/template/README.md); a template includes exactly one of them, through the per-ISA
+ * file that instantiates it (e.g. src/arch/x86_avx2/f32_gemm_avx2.c).
+ *
+ * AVX2 + FMA + F16C: 8 floats in a ymm register; masks are vectors whose lanes' sign bits say
+ * which lanes take part (what vmaskmovps reads). Partial stores are written in 4 + 2 + 1 pieces,
+ * never with vmaskmovps, microcoded on AMD cores up to Zen 3 (avx2_store.h). */
+#ifndef DLC_VEC_AVX2_H
+#define DLC_VEC_AVX2_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "avx2_store.h"
+#include "avx2_transpose.h"
+
+#define DLC_VL 8
+#define DLC_VEC_ISA avx2
+#define DLC_NREGS 16 /* vector registers */
+
+#ifndef INLINE
+#define INLINE static inline __attribute__((always_inline))
+#endif
+/* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
+   accumulator array in memory and store it after every FMA. */
+#ifndef UNROLL
+#define UNROLL _Pragma("GCC unroll 32")
+#endif
+
+typedef __m256 vf;
+typedef __m256i vmask;
+
+/* lanes [0, n), n clamped to [0, VL] */
+INLINE vmask v_first(ptrdiff_t n) {
+  const int k = n <= 0 ? 0 : n >= DLC_VL ? DLC_VL : (int)n;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+/* lanes [lo, hi) */
+INLINE vmask v_range(ptrdiff_t lo, ptrdiff_t hi) { return _mm256_andnot_si256(v_first(lo), v_first(hi)); }
+
+INLINE vf v_zero(void) { return _mm256_setzero_ps(); }
+INLINE vf v_set1(float x) { return _mm256_set1_ps(x); }
+INLINE vf v_bcast(const float *p) { return _mm256_broadcast_ss(p); }
+INLINE vf v_load(const float *p) { return _mm256_loadu_ps(p); }
+INLINE vf v_load_aligned(const float *p) { return _mm256_load_ps(p); }
+/* the lanes of m from p, zero elsewhere; the other lanes' memory is not read */
+INLINE vf v_load_mask(const float *p, vmask m) { return _mm256_maskload_ps(p, m); }
+INLINE vf v_load_first(const float *p, ptrdiff_t n) { return _mm256_maskload_ps(p, v_first(n)); }
+INLINE void v_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+INLINE void v_store_aligned(float *p, vf v) { _mm256_store_ps(p, v); }
+/* p[i] = v[i] for i < min(n, VL); nothing else is written */
+INLINE void v_store_first(float *p, ptrdiff_t n, vf v) { dlc_avx2_store_first(p, n, v); }
+INLINE vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+INLINE vf v_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+INLINE vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+/* min(hi, max(lo, v)) with the bound first: max/min return the second operand when either is
+   NaN, so a NaN result stays NaN (a clamp must never hide one) */
+INLINE vf v_clamp(vf v, vf lo, vf hi) { return _mm256_min_ps(hi, _mm256_max_ps(lo, v)); }
+/* r[i][j] <-> r[j][i] over VL x VL */
+INLINE void v_transpose(vf r[DLC_VL]) { dlc_avx2_transpose8(r); }
+INLINE void v_prefetch(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T0); }
+
+/* binary16: widened exactly; rounded to nearest even whatever MXCSR says (the immediate mode),
+   overflow to inf, NaN stays NaN (dlc_f32_to_f16 apart from NaN payloads) */
+INLINE vf v_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
+  dlc_avx2_store_first_f16(p, n, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+#endif

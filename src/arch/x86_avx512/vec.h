@@ -1,0 +1,103 @@
+/* vec.h (avx512) - the vector layer the kernel templates (src/arch/template/) are written over;
+ * the same names with the same meaning as every ISA's vec.h (see src/arch/template/README.md).
+ *
+ * AVX-512 F/BW/VL/DQ + FMA + F16C: 16 floats in a zmm register, masks in k registers. Masked
+ * stores are slow on some cores (Zen 4): whole vectors are stored plainly. */
+#ifndef DLC_VEC_AVX512_H
+#define DLC_VEC_AVX512_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DLC_VL 16
+#define DLC_VEC_ISA avx512
+#define DLC_NREGS 32 /* vector registers */
+
+#ifndef INLINE
+#define INLINE static inline __attribute__((always_inline))
+#endif
+/* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
+   accumulator array in memory and store it after every FMA. */
+#ifndef UNROLL
+#define UNROLL _Pragma("GCC unroll 32")
+#endif
+
+typedef __m512 vf;
+typedef __mmask16 vmask;
+
+/* lanes [0, n), n clamped to [0, VL] */
+INLINE vmask v_first(ptrdiff_t n) {
+  const unsigned k = n <= 0 ? 0u : n >= DLC_VL ? (unsigned)DLC_VL : (unsigned)n;
+  return (vmask)((1u << k) - 1u);
+}
+/* lanes [lo, hi) */
+INLINE vmask v_range(ptrdiff_t lo, ptrdiff_t hi) { return (vmask)(v_first(hi) & ~v_first(lo)); }
+
+INLINE vf v_zero(void) { return _mm512_setzero_ps(); }
+INLINE vf v_set1(float x) { return _mm512_set1_ps(x); }
+INLINE vf v_bcast(const float *p) { return _mm512_set1_ps(*p); }
+INLINE vf v_load(const float *p) { return _mm512_loadu_ps(p); }
+INLINE vf v_load_aligned(const float *p) { return _mm512_load_ps(p); }
+/* the lanes of m from p, zero elsewhere; the other lanes' memory is not read */
+INLINE vf v_load_mask(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+INLINE vf v_load_first(const float *p, ptrdiff_t n) { return _mm512_maskz_loadu_ps(v_first(n), p); }
+INLINE void v_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+INLINE void v_store_aligned(float *p, vf v) { _mm512_store_ps(p, v); }
+/* p[i] = v[i] for i < min(n, VL); nothing else is written */
+INLINE void v_store_first(float *p, ptrdiff_t n, vf v) {
+  if (n >= DLC_VL)
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, v_first(n), v);
+}
+INLINE vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+INLINE vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+INLINE vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+/* min(hi, max(lo, v)) with the bound first: max/min return the second operand when either is
+   NaN, so a NaN result stays NaN (a clamp must never hide one) */
+INLINE vf v_clamp(vf v, vf lo, vf hi) { return _mm512_min_ps(hi, _mm512_max_ps(lo, v)); }
+INLINE void v_prefetch(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T0); }
+
+/* r[i][j] <-> r[j][i] over 16 x 16: unpack pairs, shuffle quads, then transpose the 128-bit
+   lanes. */
+INLINE void v_transpose(vf r[DLC_VL]) {
+  __m512 t[16], u[16];
+  UNROLL
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  UNROLL
+  for (int q = 0; q < 4; q++) {
+    u[4 * q + 0] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+    u[4 * q + 1] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+    u[4 * q + 2] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+    u[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+  }
+  /* u[4q+j], 128-bit lane k: rows 4q..4q+3 of column 4k+j. */
+  UNROLL
+  for (int j = 0; j < 4; j++) {
+    const __m512 a = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+    const __m512 b = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
+    const __m512 c = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    const __m512 d = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
+    r[j] = _mm512_shuffle_f32x4(a, c, 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(a, c, 0xDD);
+    r[4 + j] = _mm512_shuffle_f32x4(b, d, 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(b, d, 0xDD);
+  }
+}
+
+/* binary16: widened exactly; rounded to nearest even whatever MXCSR says (the immediate mode),
+   overflow to inf, NaN stays NaN (dlc_f32_to_f16 apart from NaN payloads) */
+INLINE vf v_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
+  const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+  if (n >= DLC_VL)
+    _mm256_storeu_si256((__m256i *)p, h);
+  else
+    _mm256_mask_storeu_epi16(p, v_first(n), h);
+}
+
+#endif
