@@ -18,7 +18,13 @@ static const dlc_isa_kernels *table_for(dlconv_isa isa) {
   }
 }
 
+#if defined(DLC_TEST_HOOKS)
+#include "../core/test_hooks.h"
+
 const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) {
   const dlc_isa_kernels *t = table_for(isa);
   return __builtin_expect(t && dlc_kernel_hook_on(), 0) ? dlc_kernel_hook_table(t) : t;
 }
+#else
+const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa) { return table_for(isa); }
+#endif

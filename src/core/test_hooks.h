@@ -1,9 +1,10 @@
 /* test_hooks.h - internal hooks for the reliability tests (fault injection, DLCONV_VERIFY).
  *
- * Not part of the public API: hidden symbols (the library is built with -fvisibility=hidden and
- * none of these carries DLCONV_API), reachable only by tests that link the static library and
- * include this header. Always compiled in, inert until a test turns them on: an allocation then
- * costs one relaxed load and a never-taken branch more, a plan nothing. */
+ * Not part of the public API, and not in the library that is installed: they exist only in the
+ * test build of the library (compiled with DLC_TEST_HOOKS; tests/ link it, see meson.build),
+ * hidden symbols reachable by tests that include this header. There they are inert until a test
+ * turns them on: an allocation costs one relaxed load and a never-taken branch more, a plan
+ * nothing. In the release library their reads are constants. */
 #ifndef DLC_TEST_HOOKS_H
 #define DLC_TEST_HOOKS_H
 
@@ -33,6 +34,11 @@ int dlc_test_alloc_fired(void);
    plans created while it is on are affected. Lets a test show that DLCONV_VERIFY catches a
    wrong kernel. */
 void dlc_test_corrupt_kernels(int on);
+/* Inside the library (src/core/kernel_hooks.c): whether the hook is on, and the perturbing copy
+   of an ISA's real table that dlc_kernels_for() hands out while it is. */
+struct dlc_isa_kernels;
+int dlc_kernel_hook_on(void);
+const struct dlc_isa_kernels *dlc_kernel_hook_table(const struct dlc_isa_kernels *real);
 
 /* ---- direct F16/int8 convolution mode (src/direct/direct_lowp_conv.c) ----------------------
    -1 (the default): the plan picks in-place or packed B panels by the share of junk virtual

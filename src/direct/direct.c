@@ -72,8 +72,13 @@ typedef struct direct_data {
    512x7x7 > 512, 3x3: 0.6 MB of weights per tile, re-read 7 times from L3 with rows outermost). */
 #define BAND_BYTES (1024u * 1024u)
 
+#if defined(DLC_TEST_HOOKS)
 static atomic_int band_hook;
 void dlc_test_direct_band_rows(int rows) { atomic_store_explicit(&band_hook, rows, memory_order_relaxed); }
+#define BAND_HOOK() atomic_load_explicit(&band_hook, memory_order_relaxed)
+#else
+#define BAND_HOOK() 0
+#endif
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
@@ -142,7 +147,7 @@ static dlconv_status pack_conv(dlconv_plan *p, direct_data *d, const void *w) {
   const size_t rows_in = BAND_BYTES / DLC_MAX(row_bytes, (size_t)1);
   const size_t win = (size_t)((s->k_h - 1) * s->dil_h + 1);
   d->band = rows_in > win ? (rows_in - win) / (size_t)s->stride_h + 1 : 1;
-  const int forced = atomic_load_explicit(&band_hook, memory_order_relaxed);
+  const int forced = BAND_HOOK();
   if (forced > 0) d->band = DLC_MIN(d->band, (size_t)forced);
   d->band = DLC_MAX((size_t)1, DLC_MIN(d->band, (size_t)s->h_out));
   return DLCONV_OK;

@@ -45,8 +45,13 @@
 
 #include "../core/test_hooks.h"
 
+#if defined(DLC_TEST_HOOKS)
 static atomic_int packed_hook = -1;
 void dlc_test_direct_lowp_packed(int mode) { atomic_store_explicit(&packed_hook, mode, memory_order_relaxed); }
+#define PACKED_HOOK() atomic_load_explicit(&packed_hook, memory_order_relaxed)
+#else
+#define PACKED_HOOK() (-1)
+#endif
 
 typedef struct dlcv_data {
   dlc_lowp_vpos v;        /* phases, packed weights, tile, K chunk */
@@ -99,7 +104,7 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        WRN-40-2 g8 total 3.51 -> 3.18 ms). F16 stays in place: its packed runs were no faster
        there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
-    const int forced = atomic_load_explicit(&packed_hook, memory_order_relaxed);
+    const int forced = PACKED_HOOK();
     const int pays = q8 && (20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64;
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for

@@ -29,8 +29,13 @@
 
 #include "../core/test_hooks.h"
 
+#if defined(DLC_TEST_HOOKS)
 static atomic_int band_hook = 0;
 void dlc_test_spack_lowp_band_rows(int rows) { atomic_store_explicit(&band_hook, rows, memory_order_relaxed); }
+#define BAND_HOOK() atomic_load_explicit(&band_hook, memory_order_relaxed)
+#else
+#define BAND_HOOK() 0
+#endif
 
 /* Strip budget: half of a 512 KB L2, next to the accumulators and an A panel. */
 #define SPLP_STRIP_BYTES (192u * 1024u)
@@ -81,7 +86,7 @@ static void choose_band(const dlconv_plan *p, splp_data *d) {
   while (bh < ho && strip_rows(s, bh + 1) * unit_row <= SPLP_STRIP_BYTES &&
          bh * v->wq + (size_t)s->w_out <= SPLP_MAX_POSITIONS)
     bh++;
-  const int forced = atomic_load_explicit(&band_hook, memory_order_relaxed);
+  const int forced = BAND_HOOK();
   if (forced > 0) bh = DLC_MIN(bh, (size_t)forced);
   size_t nbands = dlc_div_up(ho, bh);
   const size_t per_band = (size_t)s->n * d->ngb;

@@ -50,10 +50,4 @@ typedef struct dlc_isa_kernels {
 /* The table for isa if this build has it and this CPU can run it, else NULL (src/arch/config.c). */
 const dlc_isa_kernels *dlc_kernels_for(dlconv_isa isa);
 
-/* Test hook (core/kernel_hooks.c, turned on by dlc_test_corrupt_kernels in test_hooks.h): while
-   on, dlc_kernels_for() returns dlc_kernel_hook_table(real), a copy whose micro-kernels perturb
-   their output, so that tests can show DLCONV_VERIFY catching a wrong kernel. */
-int dlc_kernel_hook_on(void);
-const dlc_isa_kernels *dlc_kernel_hook_table(const dlc_isa_kernels *real);
-
 #endif
