@@ -1,31 +1,52 @@
 #!/usr/bin/env bash
 # Builds libdlconv and runs every test (the README's test command; CI runs exactly this):
-#   plain     release build, the whole meson suite
-#   aarch64   cross-built, single-threaded tests under qemu-user (scripts/test_aarch64.sh;
+#   plain     release build, the whole meson suite                   (scripts/test_plain.sh)
+#   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
 #             DLCONV_SKIP_AARCH64=1 skips it)
-#   asan      ASan+UBSan build, the whole suite          (scripts/test_sanitizers.sh asan)
-#   tsan      ThreadSanitizer build, the threading tests (scripts/test_sanitizers.sh tsan)
-#   fuzz      libFuzzer for 60 s, clang                  (scripts/test_fuzz.sh)
-#   valgrind  memcheck on a subset of the suite          (scripts/test_valgrind.sh)
-# Each stage has its own build directory and prints its wall time. DLCONV_TEST_STAGES picks
-# stages (default: all of them, in this order), e.g. DLCONV_TEST_STAGES=plain for a quick run.
+#   asan      ASan+UBSan build, the whole suite                      (scripts/test_sanitizers.sh asan)
+#   tsan      ThreadSanitizer build, the threading tests             (scripts/test_sanitizers.sh tsan)
+#   fuzz      libFuzzer for 60 s, clang                              (scripts/test_fuzz.sh)
+#   valgrind  memcheck on a subset of the suite, on the plain build  (scripts/test_valgrind.sh)
+# Each stage has its own build directory (valgrind reuses plain's) and a time budget: it fails
+# at once, saying so, when it runs past it, so that a slow stage is named long before CI's
+# 90-minute limit. Budgets are for the slowest machine seen (AMD Zen 3, 2 cores); the whole run
+# is meant to stay under 45 minutes there. DLCONV_TEST_STAGES picks stages (default: all, in
+# this order), e.g. DLCONV_TEST_STAGES=plain for the quick check; DLCONV_STAGE_BUDGET_SCALE
+# multiplies every budget (a slower machine, a debug session).
 set -eu
 cd "$(dirname "$0")/.."
 stages=${DLCONV_TEST_STAGES:-plain aarch64 asan tsan fuzz valgrind}
 has() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ "$stages" = plain ]; then bash scripts/deps.sh; else bash scripts/deps.sh test; fi
-t_all=$SECONDS
 build=${BUILD_DIR:-build}
-if has plain; then
-  t0=$SECONDS
-  [ -f "$build/build.ninja" ] || meson setup "$build" -Dbuildtype=release
-  meson compile -C "$build"
-  meson test -C "$build" --print-errorlogs --num-processes "$(nproc)"
-  echo "== stage plain: $((SECONDS - t0)) s"
-fi
-if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then bash scripts/test_aarch64.sh; fi
-if has asan; then bash scripts/test_sanitizers.sh asan; fi
-if has tsan; then bash scripts/test_sanitizers.sh tsan; fi
-if has fuzz; then bash scripts/test_fuzz.sh; fi
-if has valgrind; then BUILD_DIR=$build bash scripts/test_valgrind.sh; fi
-echo "== all stages ($stages): $((SECONDS - t_all)) s"
+export BUILD_DIR=$build
+scale=${DLCONV_STAGE_BUDGET_SCALE:-1}
+t_all=$SECONDS
+summary=""
+
+# stage NAME BUDGET_SECONDS CMD...: runs CMD as one stage, prints its wall time.
+stage() {
+  local name=$1 budget=$(( $2 * scale )) t0=$SECONDS rc=0
+  shift 2
+  echo "== stage $name: started (budget $budget s)"
+  timeout -k 30 "$budget" "$@" || rc=$?
+  local dt=$((SECONDS - t0))
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "== stage $name: FAILED: stopped after $dt s, past its budget of $budget s (scripts/test.sh);" \
+      "find what got slower, or raise the budget knowing the whole run must fit CI's 90 minutes" >&2
+    exit 1
+  elif [ "$rc" != 0 ]; then
+    echo "== stage $name: FAILED (exit $rc) after $dt s" >&2
+    exit "$rc"
+  fi
+  echo "== stage $name: $dt s (budget $budget s)"
+  summary="$summary $name=${dt}s"
+}
+
+if has plain; then stage plain 900 bash scripts/test_plain.sh; fi
+if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 600 bash scripts/test_aarch64.sh; fi
+if has asan; then stage asan 1200 bash scripts/test_sanitizers.sh asan; fi
+if has tsan; then stage tsan 600 bash scripts/test_sanitizers.sh tsan; fi
+if has fuzz; then stage fuzz 900 bash scripts/test_fuzz.sh; fi
+if has valgrind; then stage valgrind 420 bash scripts/test_valgrind.sh; fi
+echo "== all stages:$summary; $((SECONDS - t_all)) s in all"

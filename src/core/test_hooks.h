@@ -34,7 +34,7 @@ int dlc_test_alloc_fired(void);
    plans created while it is on are affected. Lets a test show that DLCONV_VERIFY catches a
    wrong kernel. */
 void dlc_test_corrupt_kernels(int on);
-/* Inside the library (src/core/kernel_hooks.c): whether the hook is on, and the perturbing copy
+/* Inside the library (src/arch/kernel_hooks.c): whether the hook is on, and the perturbing copy
    of an ISA's real table that dlc_kernels_for() hands out while it is. */
 struct dlc_isa_kernels;
 int dlc_kernel_hook_on(void);

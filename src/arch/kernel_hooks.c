@@ -6,7 +6,8 @@
  * of the tile that kernel stored in y. A kernel pointer is bound to a trampoline slot the first
  * time the copy (or, for gspc, the family's get()) hands it out; the slot table of each kernel
  * signature is big enough for every kernel of every ISA. Nothing here runs unless a test turns
- * the hook on; the cost when off is one load and branch per dlc_kernels_for() (plan time only). */
+ * the hook on; the cost when off is one load and branch per dlc_kernels_for() (plan time only).
+ * Built only into the test library (meson.build), like every hook. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,7 +15,7 @@
 #include <string.h>
 
 #include "../ukernel/config.h"
-#include "test_hooks.h"
+#include "../core/test_hooks.h"
 
 static atomic_int hook_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
