@@ -1,6 +1,7 @@
-/* layer.h - one benchmark layer: a row of a suite CSV (format: shared/layers/README.md) or a
- * --shape string. A dense layer is kept as what it computes: a 1x1 convolution on a 1x1 image,
- * so the reference, the data and the report treat both kinds alike. */
+/* layer.h - one benchmark layer: a row of a suite CSV (the files in bench/layers; the header row names
+ * the columns, see bench_read_suite) or a --shape string. A dense layer is kept as what it
+ * computes: a 1x1 convolution on a 1x1 image, so the reference, the data and the report treat
+ * both kinds alike. */
 #ifndef DLCB_LAYER_H
 #define DLCB_LAYER_H
 

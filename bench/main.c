@@ -7,6 +7,7 @@
 
 #include "affinity.h"
 #include "data.h"
+#include "info.h"
 #include "options.h"
 #include "peak.h"
 #include "peer_onednn.h"
@@ -251,6 +252,7 @@ int main(int argc, char **argv) {
   bench_options o;
   int rc = bench_parse_options(argc, argv, &o);
   if (rc) return rc == 1 ? 0 : 2;
+  if (o.info) return bench_info(&o);
   bench_affinity_init();
   progress_on = isatty(STDERR_FILENO);
   bench_run r;

@@ -25,6 +25,7 @@ static int index_of(const char *const *names, int n, const char *s) {
 void bench_print_help(FILE *f) {
   fputs(
     "usage: dlconv-bench [options] suite.csv...\n"
+    "       dlconv-bench --info [options] [suite.csv...]\n"
     "\n"
     "Times libdlconv on every layer of each suite (bench/layers/*.csv) through its public API:\n"
     "plan once (not timed), warm up, time dlconv_execute until --min-time has passed, report the\n"
@@ -53,6 +54,9 @@ void bench_print_help(FILE *f) {
     "  --peak GFLOPS    per-core fp32 peak to use instead of probing it\n"
     "  --quick          CI smoke: at most 4 layers per suite, 0.02 s per measurement\n"
     "  --no-verify      skip the reference check\n"
+    "  --info           plan, do not time: print this machine's ISAs and, per layer (the suites,\n"
+    "                   the --shape layers, or else a built-in set of six representative shapes),\n"
+    "                   one table of what each algorithm x dtype x layout x ISA runs (see below)\n"
     "  -h, --help       this text\n"
     "\n"
     "Threads: each measurement plans with num_threads = N; oneDNN gets omp_set_num_threads(N).\n"
@@ -68,7 +72,21 @@ void bench_print_help(FILE *f) {
     "model totals (sum of ms x repeats), and the CSV rows: the layer's columns then\n"
     "algo,impl,kernel,dtype,layout,threads,ms,gflops,peak_pct,plan_ms,status,err[,ratio_onednn_*]\n"
     "(ratio = our ms / oneDNN ms). Exit status: 0; 1 when a result was wrong or a call failed\n"
-    "(skipped is not a failure); 2 for a bad command line.\n",
+    "(skipped is not a failure); 2 for a bad command line.\n"
+    "\n"
+    "--info: every dtype (f32, f16, u8, s8), layout, algorithm (AUTO and the five) and ISA this\n"
+    "machine runs, unless --dtype, --layout, --algo or --isa narrow it. Each cell is what\n"
+    "dlconv_plan_query reports for a plan with that algorithm and ISA forced: the micro-kernel,\n"
+    "after the algorithm (AUTO rows) and the ISA (isa auto) that ran it, or '-' and a note: the\n"
+    "DLCONV_ERR_UNSUPPORTED message (dlconv_last_error) listed under the table. '*' marks what a\n"
+    "call with algo AUTO and isa AUTO runs. Dense layers have no layout ('-'). The built-in set:\n"
+    "3x3 (64 > 64 channels, 56 x 56), 1x1 (256 > 64, 56 x 56), 7x7s2_rgb_stem (3 > 64, 224 x 224),\n"
+    "grouped3x3_g4 (128 > 128, 28 x 28), depthwise3x3 (144 channels, 56 x 56) and dense\n"
+    "(batch 1, 2048 > 1000), each with a bias. Plans use num_threads = the first --threads\n"
+    "value and never MEASURE; nothing is executed. With --csv FILE the cells also go to FILE,\n"
+    "one row each:\n"
+    "layer,dtype,layout,algo,isa,status,impl_algo,impl_isa,kernel,message\n"
+    "Exit status: 0; 1 when a plan failed other than with DLCONV_ERR_UNSUPPORTED.\n",
     f);
 }
 
@@ -123,21 +141,24 @@ static void set_defaults(bench_options *o) {
 /* Options that take a value. Returns 0, or -1 when the value is bad or the option unknown. */
 static int value_option(bench_options *o, const char *opt, const char *v) {
   int i;
-  if (!strcmp(opt, "--algo")) { o->n_algos = 0; return each_item(o, v, add_algo); }
+  if (!strcmp(opt, "--algo")) { o->n_algos = 0; o->algo_given = 1; return each_item(o, v, add_algo); }
   if (!strcmp(opt, "--threads")) { o->n_threads = 0; return each_item(o, v, add_threads); }
   if (!strcmp(opt, "--isa")) {
     i = index_of(ISA_NAMES, COUNT(ISA_NAMES), v);
     o->isa = (dlconv_isa)i;
+    o->isa_given = 1;
     return i < 0 || i == DLCONV_ISA_CUDA ? -1 : 0;   /* CUDA wants device buffers: not this bench */
   }
   if (!strcmp(opt, "--layout")) {
     if (strcmp(v, "nchw") && strcmp(v, "nhwc")) return -1;
     o->layout = strcmp(v, "nhwc") ? DLCONV_NCHW : DLCONV_NHWC;
+    o->layout_given = 1;
     return 0;
   }
   if (!strcmp(opt, "--dtype")) {
     i = index_of(DTYPE_NAMES, COUNT(DTYPE_NAMES), v);
     o->dtype = (dlconv_dtype)i;
+    o->dtype_given = 1;
     return i < 0 || i == DLCONV_S32 ? -1 : 0;
   }
   if (!strcmp(opt, "--peers")) {
@@ -162,6 +183,7 @@ static int flag_option(bench_options *o, const char *opt) {
   if (!strcmp(opt, "--quick")) o->quick = 1;
   else if (!strcmp(opt, "--measure")) o->measure = 1;
   else if (!strcmp(opt, "--no-verify")) o->verify = 0;
+  else if (!strcmp(opt, "--info")) o->info = 1;
   else return -1;
   return 0;
 }
@@ -198,7 +220,7 @@ int bench_parse_options(int argc, char **argv, bench_options *o) {
     }
     i++;
   }
-  if (!o->n_suites && !o->n_shapes) {
+  if (!o->n_suites && !o->n_shapes && !o->info) {
     fprintf(stderr, "dlconv-bench: give a suite (bench/layers/*.csv) or --shape (see --help)\n");
     return 2;
   }

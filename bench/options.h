@@ -31,6 +31,8 @@ typedef struct bench_options {
   int n_suites;
   const char *shapes[BENCH_MAX_INPUTS];
   int n_shapes;
+  int info;                             /* --info: what each call would run, planned, not timed */
+  int algo_given, isa_given, dtype_given, layout_given;   /* --info shows only these when given */
 } bench_options;
 
 /* 0: run; 1: help was printed, exit 0; 2: error (message printed), exit 2. */

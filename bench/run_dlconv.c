@@ -34,7 +34,7 @@ static void describe_desc(const bench_layer *l, const bench_data *d, dlconv_conv
   desc->layout = d->layout;
 }
 
-static dlconv_status make_plan(dlconv_plan **p, const bench_layer *l, const bench_data *d, const dlconv_options *opt) {
+dlconv_status bench_make_plan(dlconv_plan **p, const bench_layer *l, const bench_data *d, const dlconv_options *opt) {
   const dlconv_quant *q = d->dtype == DLCONV_U8 || d->dtype == DLCONV_S8 ? &d->quant : NULL;
   if (l->is_dense)
     return dlconv_plan_dense(p, l->n, l->c_in, l->c_out, d->dtype, d->w, d->b, -INFINITY, INFINITY, q, opt);
@@ -88,7 +88,7 @@ void bench_run_dlconv(const bench_layer *l, const bench_data *d, dlconv_algo alg
 
   dlconv_plan *plan = NULL;
   double t0 = bench_now();
-  dlconv_status st = make_plan(&plan, l, d, &opt);
+  dlconv_status st = bench_make_plan(&plan, l, d, &opt);
   m->plan_ms = 1e3 * (bench_now() - t0);
   if (st != DLCONV_OK) {
     fail(m, st == DLCONV_ERR_UNSUPPORTED ? BENCH_SKIPPED : BENCH_ERROR, "plan", st);

@@ -9,6 +9,9 @@
 #include "options.h"
 #include "timer.h"
 
+/* Plans layer l on data d (conv2d, or dense when l is dense) with opt; dlconv's status. */
+dlconv_status bench_make_plan(dlconv_plan **p, const bench_layer *l, const bench_data *d, const dlconv_options *opt);
+
 void bench_run_dlconv(const bench_layer *l, const bench_data *d, dlconv_algo algo, int threads,
                       const bench_options *o, const bench_timing *t, bench_measure *m);
 
