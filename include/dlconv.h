@@ -1,7 +1,7 @@
 /* dlconv.h - libdlconv: convolution and dense kernels behind one BLAS-like C API.
  *
- * The only public header. Contract: shared/design/API.md (names and signatures here never
- * change; new things are added). Plan once (validate, choose algorithm and ISA, pack weights),
+ * The only public header. Contract: docs/api.md (installed to share/doc/libdlconv; names and
+ * signatures here never change, new things are added). Plan once (validate, choose algorithm and ISA, pack weights),
  * execute many times from any number of threads, destroy. */
 #ifndef DLCONV_H
 #define DLCONV_H

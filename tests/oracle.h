@@ -1,6 +1,6 @@
 /* Naive double-precision reference for conv2d and dense layers.
  *
- * Written from the contract (shared/design/API.md) only and shares no code with src/: the test
+ * Written from the contract (docs/api.md) only and shares no code with src/: the test
  * suite's ground truth. Loops are the textbook definition; speed only matters enough to keep
  * the sweep fast. */
 #ifndef DLCONV_TEST_ORACLE_H
