@@ -16,38 +16,14 @@
 #include "arch/families.h"
 #include "quant/quant.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
-
-/* Deterministic values in [-1, 1). */
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms add up to mag. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
 
 /* ================================================================ micro-kernel level */
 
@@ -177,9 +153,9 @@ static void test_ukernel_edges(void **state) {
   (void)state;
   static const size_t kcs[] = {1, 2, 3, 5, 17, 300};
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_true(f->mr >= 1 && f->mr <= DLC_GEMM_MR_MAX);
     assert_true(f->nr >= 1 && f->nr <= DLC_GEMM_NR_MAX);
@@ -212,9 +188,9 @@ static void test_ukernel_edges(void **state) {
 /* A row stride much larger than the tile (NCHW output rows are a whole image apart). */
 static void test_ukernel_wide_ldc(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     for (int ct = 0; ct <= 1; ct++) {
       uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct};
@@ -232,9 +208,9 @@ static void test_ukernel_wide_ldc(void **state) {
    one float written past len * mr. */
 static void test_pack_rows(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->pack_rows);
     const size_t mr = f->mr, maxlen = 70;
@@ -274,9 +250,9 @@ static void test_pack_rows(void **state) {
    leak into the panel) and nothing past kc * nr is written. */
 static void test_pack_cols(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->pack_cols);
     static const size_t kcs[] = {1, 2, 3, 5, 9, 64};
@@ -312,9 +288,9 @@ static void test_pack_cols(void **state) {
 /* copy: every length up to a few vectors, at unaligned offsets; nothing outside [0, len) written. */
 static void test_copy(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->copy);
     const size_t maxlen = 100;
@@ -469,15 +445,14 @@ static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa,
 static void test_driver_conv(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     tested++;
     for (size_t i = 0; i < N_CONV_CASES; i++) {
       for (int layout = 0; layout <= 1; layout++) {
-        check_conv(&conv_cases[i], (dlconv_layout)layout, all_isas[s], 1);
-        check_conv(&conv_cases[i], (dlconv_layout)layout, all_isas[s], 3);
+        check_conv(&conv_cases[i], (dlconv_layout)layout, kt->isa, 1);
+        check_conv(&conv_cases[i], (dlconv_layout)layout, kt->isa, 3);
       }
     }
   }
@@ -489,10 +464,9 @@ static void test_driver_conv(void **state) {
 static void test_driver_dense(void **state) {
   (void)state;
   static const int32_t shapes[][3] = {{1, 1000, 37}, {5, 700, 65}, {17, 33, 1}, {3, 1, 40}, {2, 5000, 20}};
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
       int32_t bt = shapes[t][0], in = shapes[t][1], out = shapes[t][2];
       float *x = xalloc((size_t)bt * in * sizeof(float)), *w = xalloc((size_t)out * in * sizeof(float));
@@ -506,7 +480,7 @@ static void test_driver_dense(void **state) {
         dlconv_options opt;
         dlconv_options_init(&opt);
         opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-        opt.isa = all_isas[s];
+        opt.isa = kt->isa;
         opt.num_threads = threads;
         dlconv_plan *p = NULL;
         if (dlconv_plan_dense(&p, bt, in, out, DLCONV_F32, w, bias, -2.0f, INFINITY, NULL, &opt) != DLCONV_OK)
@@ -522,7 +496,7 @@ static void test_driver_dense(void **state) {
             }
             r = clampd(r, -2.0, INFINITY);
             if (!close_enough(y[(size_t)b * out + o], r, m, (size_t)in))
-              fail_msg("dense %d x %d -> %d isa=%d: y[%d][%d] = %.9g, want %.9g", bt, in, out, all_isas[s], b, o,
+              fail_msg("dense %d x %d -> %d isa=%d: y[%d][%d] = %.9g, want %.9g", bt, in, out, kt->isa, b, o,
                        (double)y[(size_t)b * out + o], r);
           }
         }
@@ -537,10 +511,9 @@ static void test_driver_dense(void **state) {
 /* A NaN in x reaches exactly the outputs whose window covers it, through the clamp. */
 static void test_driver_nan(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     for (int layout = 0; layout <= 1; layout++) {
       dlconv_conv2d_desc d;
       dlconv_conv2d_desc_init(&d, 1, 3, 6, 7, 4, 3, 3);
@@ -555,7 +528,7 @@ static void test_driver_nan(void **state) {
       dlconv_options opt;
       dlconv_options_init(&opt);
       opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-      opt.isa = all_isas[s];
+      opt.isa = kt->isa;
       opt.num_threads = 1;
       assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
       for (int oc = 0; oc < 4; oc++) {
@@ -563,7 +536,7 @@ static void test_driver_nan(void **state) {
           for (int ox = 0; ox < 7; ox++) {
             float v = y[layout ? (oy * 7 + ox) * 4 + oc : (oc * 6 + oy) * 7 + ox];
             int hit = abs(oy - 2) <= 1 && abs(ox - 3) <= 1;
-            if (hit != !!isnan(v)) fail_msg("isa=%d layout=%d: y(%d,%d,%d) = %g", all_isas[s], layout, oc, oy, ox, (double)v);
+            if (hit != !!isnan(v)) fail_msg("isa=%d layout=%d: y(%d,%d,%d) = %g", kt->isa, layout, oc, oy, ox, (double)v);
             if (!hit) assert_true(v >= 0.0f && v <= 6.0f);
           }
         }
@@ -583,5 +556,6 @@ int main(void) {
       cmocka_unit_test(test_driver_dense),
       cmocka_unit_test(test_driver_nan),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x2545F4914F6CDD1Dull;
+  return RUN_TESTS(tests);
 }

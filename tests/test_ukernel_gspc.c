@@ -17,49 +17,14 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Deterministic values in [-1, 1). */
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms sum to mag in
-   absolute value. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const char *isa_str(dlconv_isa i) {
-  switch (i) {
-    case DLCONV_ISA_GENERIC: return "generic";
-    case DLCONV_ISA_AVX2: return "avx2";
-    case DLCONV_ISA_AVX512: return "avx512";
-    case DLCONV_ISA_NEON: return "neon";
-    default: return "?";
-  }
-}
 
 static const dlc_f32_gspc_family *family_of(dlconv_isa isa) {
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
@@ -108,16 +73,16 @@ static void ktest_setup(ktest *t, const dlc_f32_gspc_family *f, size_t gpv, size
   t->tap_off[2] = (ptrdiff_t)(2 * row + gpv);
   p->tap_off = t->tap_off;
   t->nin = K_NCT * (size_t)p->in_ct_stride + 4 * row;
-  t->in = xalloc(t->nin * sizeof(float));
+  t->in = xalloc_slack(t->nin * sizeof(float));
   for (size_t i = 0; i < t->nin; i++) t->in[i] = frand();
   const size_t nw = K_NCT * K_TAPS * t_i * t->nvl;
-  t->w = xalloc(nw * sizeof(float));
+  t->w = xalloc_slack(nw * sizeof(float));
   for (size_t i = 0; i < nw; i++) t->w[i] = frand();
-  t->bias = xalloc(t->nvl * sizeof(float));
+  t->bias = xalloc_slack(t->nvl * sizeof(float));
   for (size_t i = 0; i < t->nvl; i++) t->bias[i] = frand();
   /* Room for both layouts with gaps between rows, pixels and channels. */
   t->nout = rn * (wn + 3) * (t->nvl + 5) + 2 * GUARD;
-  t->out = xalloc(t->nout * sizeof(float));
+  t->out = xalloc_slack(t->nout * sizeof(float));
   p->out_min = -INFINITY;
   p->out_max = INFINITY;
 }
@@ -252,10 +217,9 @@ static void ukernels_of(const dlc_f32_gspc_family *f) {
 
 static void test_ukernels(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_gspc_family *f = family_of(all_isas[i]);
-    if (f) ukernels_of(f);
-  }
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++)
+    if (kt->gspc) ukernels_of(kt->gspc);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -320,9 +284,9 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
   const size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
   const size_t ny = (size_t)c->n * c->c_out * ho * wo;
-  float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
-  float *b = xalloc((size_t)c->c_out * sizeof(float)), *y = xalloc((ny + 2 * GUARD) * sizeof(float));
-  double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
+  float *x = xalloc_slack(nx * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
+  float *b = xalloc_slack((size_t)c->c_out * sizeof(float)), *y = xalloc_slack((ny + 2 * GUARD) * sizeof(float));
+  double *ref = xalloc_slack(ny * sizeof(double)), *mag = xalloc_slack(ny * sizeof(double));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
   for (int32_t i = 0; i < c->c_out; i++) b[i] = frand();
@@ -349,7 +313,7 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   assert_non_null(strstr(info.kernel, "gspc"));
   /* caller-provided workspace, and NULL (the library allocates) */
   const size_t wsb = dlconv_plan_workspace_size(plan);
-  void *ws = wsb ? xalloc(wsb) : NULL;
+  void *ws = wsb ? xalloc_slack(wsb) : NULL;
   assert_int_equal(dlconv_execute(plan, x, y + GUARD, ws), DLCONV_OK);
   ref_conv(&d, x, w, c->bias ? b : NULL, ref, mag);
   const size_t k = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
@@ -357,17 +321,17 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   for (size_t i = 0; i < ny; i++)
     if (!close_enough(y[GUARD + i], ref[i], mag[i], k) && bad++ < 3)
       print_error("%s %s g=%d n=%d cin=%d %dx%d cout=%d k=%dx%d s=%d,%d d=%d,%d p=%d,%d,%d,%d t=%d: y[%zu]=%.7g want %.7g (%s)\n",
-                  isa_str(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", c->groups, c->n, c->c_in, c->h,
+                  isa_label(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", c->groups, c->n, c->c_in, c->h,
                   c->w, c->c_out, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pt, c->pb, c->pl, c->pr,
                   threads, i, (double)y[GUARD + i], ref[i], info.kernel);
   for (size_t i = 0; i < GUARD; i++)
     if ((y[i] != SENTINEL || y[GUARD + ny + i] != SENTINEL) && bad++ < 6)
-      print_error("%s: guard value %zu overwritten (%s)\n", isa_str(isa), i, info.kernel);
+      print_error("%s: guard value %zu overwritten (%s)\n", isa_label(isa), i, info.kernel);
   /* a second run, library-allocated workspace, must give the same bits */
-  float *y2 = xalloc(ny * sizeof(float));
+  float *y2 = xalloc_slack(ny * sizeof(float));
   assert_int_equal(dlconv_execute(plan, x, y2, NULL), DLCONV_OK);
   if (memcmp(y2, y + GUARD, ny * sizeof(float)) != 0 && bad++ < 7)
-    print_error("%s: second execute differs (%s)\n", isa_str(isa), info.kernel);
+    print_error("%s: second execute differs (%s)\n", isa_label(isa), info.kernel);
   free(y2);
   free(ws);
   assert_int_equal(bad, 0);
@@ -413,22 +377,22 @@ static const conv_case cases[] = {
 
 static void test_driver(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    if (!dlconv_isa_available(all_isas[i])) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
     for (size_t c = 0; c < N_CASES; c++)
       for (int layout = 0; layout < 2; layout++)
-        run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1);
+        run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, 1);
   }
 }
 
 /* Several tasks: the split of (group block, image, row tile, oc block) over threads. */
 static void test_driver_threads(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    if (!dlconv_isa_available(all_isas[i])) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
     for (size_t c = 0; c < N_CASES; c += 3)
       for (int layout = 0; layout < 2; layout++)
-        for (int t = 2; t <= 5; t += 3) run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], t);
+        for (int t = 2; t <= 5; t += 3) run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, t);
   }
 }
 
@@ -463,17 +427,18 @@ static void test_driver_random(void **state) {
     c.lo = next_u32() % 2 ? 0.0f : -INFINITY;
     c.hi = next_u32() % 3 ? INFINITY : 0.5f;
     c.bias = (int)(next_u32() % 2);
-    for (size_t i = 0; i < N_ISAS; i++)
-      if (dlconv_isa_available(all_isas[i]))
-        run_case(&c, next_u32() % 2 ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1 + (int)(next_u32() % 3));
+    const dlc_isa_kernels *kt;
+    for (size_t i = 0; (kt = kernel_table(i)); i++)
+      run_case(&c, next_u32() % 2 ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, 1 + (int)(next_u32() % 3));
   }
 }
 
 /* A NaN input reaches exactly the outputs whose window covers it, through a ReLU clamp. */
 static void test_driver_nan(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
     if (!family_of(isa)) continue;
     for (int layout = 0; layout < 2; layout++)
       for (int32_t g = 1; g <= 16; g *= 4) {
@@ -501,7 +466,7 @@ static void test_driver_nan(void **state) {
             for (int32_t ow = 0; ow < 6; ow++) {
               const float v = layout ? y[(oh * 6 + ow) * 16 + oc] : y[(oc * 6 + oh) * 6 + ow];
               const int hit = oc / coutg == 0 && abs(oh - 2) <= 1 && abs(ow - 3) <= 1;
-              if (hit != (isnan(v) != 0)) print_error("%s g=%d oc=%d (%d,%d): %g\n", isa_str(isa), g, oc, oh, ow, (double)v);
+              if (hit != (isnan(v) != 0)) print_error("%s g=%d oc=%d (%d,%d): %g\n", isa_label(isa), g, oc, oh, ow, (double)v);
               assert_int_equal(hit, isnan(v) != 0);
             }
       }
@@ -516,5 +481,6 @@ int main(void) {
       cmocka_unit_test(test_driver_random),
       cmocka_unit_test(test_driver_nan),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x2545F4914F6CDD1Dull;
+  return RUN_TESTS(tests);
 }

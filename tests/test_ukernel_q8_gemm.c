@@ -15,37 +15,18 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 #define GUARD_BYTE 0xA5
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi] (hi - lo < 2^32). */
-static int64_t irand(int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
-  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
 
 static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
   const dlc_isa_kernels *kt = dlc_kernels_for(isa);
@@ -70,25 +51,19 @@ static void check_expected_families(void) {
 
 /* The families under test, each once: the one each table gives this CPU, plus the avx2 family and
    the VNNI families wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). */
-#define MAX_FAMILIES 8
 static size_t families(const dlc_q8_gemm_family *out[MAX_FAMILIES]) {
-  const dlc_q8_gemm_family *cand[MAX_FAMILIES];
-  size_t nc = 0, n = 0;
-  for (size_t s = 0; s < N_ISAS; s++) cand[nc++] = family_of(all_isas[s]);
+  size_t n = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, n, kt->q8_gemm);
 #if defined(DLC_HAVE_X86)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) cand[nc++] = &dlc_q8_gemm__avx2;
+  if (kernel_table_of(DLCONV_ISA_AVX2)) ADD_FAMILY(out, n, &dlc_q8_gemm__avx2);
 #if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni) cand[nc++] = &dlc_q8_gemm__avxvnni;
+  if (kernel_table_of(DLCONV_ISA_AVX2) && dlc_cpu()->avx_vnni) ADD_FAMILY(out, n, &dlc_q8_gemm__avxvnni);
 #endif
 #if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni) cand[nc++] = &dlc_q8_gemm__avx512vnni;
+  if (kernel_table_of(DLCONV_ISA_AVX512) && dlc_cpu()->avx512_vnni) ADD_FAMILY(out, n, &dlc_q8_gemm__avx512vnni);
 #endif
 #endif
-  for (size_t i = 0; i < nc; i++) {
-    int seen = !cand[i];
-    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == cand[i];
-    if (!seen) out[n++] = cand[i];
-  }
   static int said;
   if (!said) {
     said = 1;
@@ -673,5 +648,6 @@ int main(void) {
       cmocka_unit_test(test_pack_pairs),
       cmocka_unit_test(test_widen_run),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x9E3779B97F4A7C15ull;
+  return RUN_TESTS(tests);
 }

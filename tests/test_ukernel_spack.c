@@ -14,49 +14,14 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 67
 static const float SENTINEL = -7777.0f;
-
-/* Deterministic values in [-1, 1). */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-static int irand(int lo, int hi) { return lo + (int)(next_u32() % (uint32_t)(hi - lo + 1)); }
-
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got must agree with ref within the float rounding of a k-term sum of magnitude mag. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const char *isa_str(dlconv_isa i) {
-  switch (i) {
-    case DLCONV_ISA_GENERIC: return "generic";
-    case DLCONV_ISA_AVX2: return "avx2";
-    case DLCONV_ISA_AVX512: return "avx512";
-    case DLCONV_ISA_NEON: return "neon";
-    default: return "?";
-  }
-}
 
 /* ---------------------------------------------------------------------------------------------
  * Micro-kernel level: every (vh, vw) tile of every family, every channel count nc, both
@@ -185,9 +150,9 @@ static void test_family_tiles(const dlc_f32_spack_family *f) {
 static void test_ukernels_every_isa(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_isa_kernels *k = dlc_kernels_for(all_isas[i]);
-    if (!k || !k->spack) continue;
+  const dlc_isa_kernels *k;
+  for (size_t i = 0; (k = kernel_table(i)); i++) {
+    if (!k->spack) continue;
     test_family_tiles(k->spack);
     tested++;
   }
@@ -290,7 +255,7 @@ static int run_case(dlconv_isa isa, const shape *s, dlconv_layout layout, int cl
   char what[256];
   snprintf(what, sizeof what,
            "%s %s n=%d c=%d->%d %dx%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d,%d,%d g=%d clamp=%d thr=%d",
-           isa_str(isa), layout == DLCONV_NHWC ? "nhwc" : "nchw", s->n, s->cin, s->cout, s->h,
+           isa_label(isa), layout == DLCONV_NHWC ? "nhwc" : "nchw", s->n, s->cin, s->cout, s->h,
            s->w, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pb, s->pl, s->pr, s->g, clamp,
            threads);
   if (!k || !k->spack) {
@@ -303,7 +268,7 @@ static int run_case(dlconv_isa isa, const shape *s, dlconv_layout layout, int cl
     assert_int_equal(info.algo, DLCONV_ALGO_SPATIAL_PACK);
     assert_int_equal(info.isa, isa);
     assert_true(strncmp(info.kernel, "f32_spack_", 10) == 0);
-    assert_true(strstr(info.kernel, isa_str(isa)) != NULL);
+    assert_true(strstr(info.kernel, isa_label(isa)) != NULL);
     /* Library-allocated workspace, then the caller's. */
     assert_int_equal(dlconv_execute(plan, x, y, NULL), DLCONV_OK);
     if (check_conv(&d, x, w, with_bias ? bias : NULL, y, what)) fail_msg("%s: wrong result", what);
@@ -352,7 +317,6 @@ static const shape shapes[] = {
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
 static void test_driver_isa(dlconv_isa isa) {
-  if (!dlconv_isa_available(isa)) return;
   for (size_t i = 0; i < N_SHAPES; i++)
     for (int layout = 0; layout < 2; layout++)
       run_case(isa, &shapes[i], layout ? DLCONV_NHWC : DLCONV_NCHW, (int)((i + layout) % 2),
@@ -361,46 +325,50 @@ static void test_driver_isa(dlconv_isa isa) {
 
 /* Random small shapes: every parameter varied together. */
 static void test_driver_random_isa(dlconv_isa isa) {
-  if (!dlconv_isa_available(isa)) return;
   for (int it = 0; it < 60; it++) {
     shape s;
-    s.g = irand(0, 3) == 0 ? irand(2, 4) : 1;
-    s.cin = s.g * irand(1, 9);
-    s.cout = s.g * irand(1, 21);
-    s.n = irand(1, 2);
-    s.kh = irand(1, 4);
-    s.kw = irand(1, 4);
-    s.sh = irand(1, 3);
-    s.sw = irand(1, 3);
-    s.dh = irand(1, 3);
-    s.dw = irand(1, 3);
-    s.pt = irand(0, 3);
-    s.pb = irand(0, 3);
-    s.pl = irand(0, 3);
-    s.pr = irand(0, 3);
-    s.h = irand(1, 20);
-    s.w = irand(1, 33);
+    s.g = irand32(0, 3) == 0 ? irand32(2, 4) : 1;
+    s.cin = s.g * irand32(1, 9);
+    s.cout = s.g * irand32(1, 21);
+    s.n = irand32(1, 2);
+    s.kh = irand32(1, 4);
+    s.kw = irand32(1, 4);
+    s.sh = irand32(1, 3);
+    s.sw = irand32(1, 3);
+    s.dh = irand32(1, 3);
+    s.dw = irand32(1, 3);
+    s.pt = irand32(0, 3);
+    s.pb = irand32(0, 3);
+    s.pl = irand32(0, 3);
+    s.pr = irand32(0, 3);
+    s.h = irand32(1, 20);
+    s.w = irand32(1, 33);
     /* Grow the image until the output is at least one pixel. */
     while (s.h + s.pt + s.pb < s.dh * (s.kh - 1) + 1) s.h++;
     while (s.w + s.pl + s.pr < s.dw * (s.kw - 1) + 1) s.w++;
-    run_case(isa, &s, irand(0, 1) ? DLCONV_NHWC : DLCONV_NCHW, irand(0, 1), irand(1, 4), irand(0, 3) != 0);
+    run_case(isa, &s, irand32(0, 1) ? DLCONV_NHWC : DLCONV_NCHW, irand32(0, 1), irand32(1, 4), irand32(0, 3) != 0);
   }
 }
 
-#define ISA_TESTS(name, isa)                                                        \
-  static void test_driver_##name(void **state) { (void)state; test_driver_isa(isa); } \
-  static void test_random_##name(void **state) { (void)state; test_driver_random_isa(isa); }
-ISA_TESTS(generic, DLCONV_ISA_GENERIC)
-ISA_TESTS(avx2, DLCONV_ISA_AVX2)
-ISA_TESTS(avx512, DLCONV_ISA_AVX512)
-ISA_TESTS(neon, DLCONV_ISA_NEON)
+/* Every table's ISA forced, those without a spack family too (they must answer UNSUPPORTED). */
+static void test_driver_every_isa(void **state) {
+  (void)state;
+  const dlc_isa_kernels *k;
+  for (size_t i = 0; (k = kernel_table(i)); i++) test_driver_isa(k->isa);
+}
+
+static void test_random_every_isa(void **state) {
+  (void)state;
+  const dlc_isa_kernels *k;
+  for (size_t i = 0; (k = kernel_table(i)); i++) test_driver_random_isa(k->isa);
+}
 
 /* A NaN in x survives the clamp through the whole driver. */
 static void test_driver_nan(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_isa_kernels *k = dlc_kernels_for(all_isas[i]);
-    if (!k || !k->spack) continue;
+  const dlc_isa_kernels *k;
+  for (size_t i = 0; (k = kernel_table(i)); i++) {
+    if (!k->spack) continue;
     for (int layout = 0; layout < 2; layout++) {
       dlconv_conv2d_desc d;
       dlconv_conv2d_desc_init(&d, 1, 2, 3, 3, 3, 1, 1);
@@ -413,7 +381,7 @@ static void test_driver_nan(void **state) {
       dlconv_options opt;
       dlconv_options_init(&opt);
       opt.algo = DLCONV_ALGO_SPATIAL_PACK;
-      opt.isa = all_isas[i];
+      opt.isa = k->isa;
       assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
       for (int c = 0; c < 3; c++) {
         assert_true(isnan(y[layout ? c : c * 9]));
@@ -426,15 +394,10 @@ static void test_driver_nan(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ukernels_every_isa),
-      cmocka_unit_test(test_driver_generic),
-      cmocka_unit_test(test_driver_avx2),
-      cmocka_unit_test(test_driver_avx512),
-      cmocka_unit_test(test_driver_neon),
-      cmocka_unit_test(test_random_generic),
-      cmocka_unit_test(test_random_avx2),
-      cmocka_unit_test(test_random_avx512),
-      cmocka_unit_test(test_random_neon),
+      cmocka_unit_test(test_driver_every_isa),
+      cmocka_unit_test(test_random_every_isa),
       cmocka_unit_test(test_driver_nan),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x9E3779B97F4A7C15ull;
+  return RUN_TESTS(tests);
 }

@@ -1,0 +1,65 @@
+/* kernel_tables.h - the ISA kernel tables a micro-kernel test runs, from the config tables alone:
+ * every dlconv_isa value whose table this build has and this CPU runs (dlc_kernels_for non-NULL),
+ * in dlconv_isa order, generic first. A new ISA's config (src/arch/<isa>/config.c) is so tested by
+ * every kernel test without editing one.
+ *
+ * DLCONV_ISA caps the list as it caps AUTO (src/core/select.c): with DLCONV_ISA=avx2 only the
+ * tables AUTO may then pick are listed, so one machine shows what a lesser one tests (and a test
+ * left without a family skips, skip.h). The checks that a table carries the family this CPU
+ * should get read the tables themselves (dlc_kernels_for), whatever the cap. */
+#ifndef DLC_TESTS_SUPPORT_KERNEL_TABLES_H
+#define DLC_TESTS_SUPPORT_KERNEL_TABLES_H
+
+#include <stddef.h>
+
+#include "ukernel/config.h"
+
+/* At most this many tables are under test. */
+#define MAX_KERNEL_TABLES 16
+
+/* The i-th table under test, NULL past the last:
+     const dlc_isa_kernels *kt;
+     for (size_t s = 0; (kt = kernel_table(s)); s++) ... */
+const dlc_isa_kernels *kernel_table(size_t i);
+size_t kernel_table_count(void);
+/* A test's families: one per table and a few it names itself. */
+#define MAX_FAMILIES (MAX_KERNEL_TABLES + 4)
+
+/* Appends family f (an expression without side effects) to out[0..n), n a size_t lvalue, unless
+   it is NULL or there already: tables of several ISAs may share a family, tested once.
+     const dlc_f16_gemm_family *fams[MAX_FAMILIES];
+     size_t n = 0;
+     for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(fams, n, kt->f16_gemm); */
+#define ADD_FAMILY(out, n, f)                                                  \
+  do {                                                                         \
+    const void *const add_f_ = (f);                                            \
+    size_t add_at_ = 0;                                                        \
+    while (add_at_ < (n) && (const void *)(out)[add_at_] != add_f_) add_at_++; \
+    if (add_f_ && add_at_ == (n)) (out)[(n)++] = (f);                          \
+  } while (0)
+
+/* A family under test and where it comes from: its table's name, or "(by name)" for one a test
+   names itself. family is NULL where a table has none. */
+typedef struct family_ref {
+  const char *label;
+  const void *family;
+} family_ref;
+
+/* Appends each table's `field` family to out[0..n), labelled with the table's name. */
+#define TABLE_FAMILY_REFS(out, n, field)                                    \
+  do {                                                                      \
+    const dlc_isa_kernels *refs_kt_;                                        \
+    for (size_t refs_s_ = 0; (refs_kt_ = kernel_table(refs_s_)); refs_s_++) \
+      (out)[(n)++] = (family_ref){refs_kt_->name, refs_kt_->field};         \
+  } while (0)
+
+/* Whether refs[i]'s family stands at an earlier ref too (tested there already). */
+int family_seen_before(const family_ref *refs, size_t i);
+
+/* isa's table where it is under test, else NULL: for the families a test names itself (a VNNI
+   family on the CPU that runs it), so that they obey the cap too. */
+const dlc_isa_kernels *kernel_table_of(dlconv_isa isa);
+/* "generic", "avx2", ...: the table's name, "?" for an ISA without one. */
+const char *isa_label(dlconv_isa isa);
+
+#endif
