@@ -1,5 +1,6 @@
-/* skip.h - a test that can run no case on this machine (no family on this CPU) says why and ends as
- * cmocka's SKIPPED, rather than passing on nothing.
+/* skip.h - honest SKIP. A test program whose every test skipped (no family on this CPU, nothing to
+ * run) exits with 77, meson's SKIP, and says why, rather than passing on no case at all; one that
+ * ran some case passes or fails on them as before.
  *
  * Include after <cmocka.h>. */
 #ifndef DLC_TESTS_SUPPORT_SKIP_H
@@ -11,7 +12,7 @@
 void skip_test(const char *test, const char *why);
 
 /* Runs tests[n] as cmocka_run_group_tests does, under the group name group; returns the count of
-   tests that failed. */
+   tests that failed, or 77 where none failed and every one of them skipped (skip_test). */
 int run_group(const char *group, const struct CMUnitTest *tests, size_t n);
 #define RUN_TESTS(tests) run_group(#tests, (tests), sizeof(tests) / sizeof((tests)[0]))
 
