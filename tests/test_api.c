@@ -12,18 +12,6 @@
 
 #include "test_common.h"
 
-/* every (algorithm, ISA) pair: ISA AUTO plus each CPU ISA the machine has */
-typedef struct pair { dlconv_algo algo; dlconv_isa isa; } pair;
-
-static int all_pairs(pair *out) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (int a = 0; a < N_ALGOS; a++)
-    for (int i = 0; i < ni; i++) out[n++] = (pair){(dlconv_algo)a, isas[i]};
-  return n;
-}
-
 static void layer_3x3(dlconv_conv2d_desc *d) {
   dlconv_conv2d_desc_init(d, 2, 13, 11, 9, 17, 3, 3);
   d->pad_top = 1; d->pad_bottom = 2; d->pad_left = 0; d->pad_right = 1;
@@ -183,12 +171,12 @@ static void test_default_options(void **state) {
   run_cfg c = {.algo = DLCONV_ALGO_AUTO, .isa = DLCONV_ISA_AUTO};
   if (execute_checked(&cd, plan, &c, NULL, msg, sizeof msg)) fail_msg("%s", msg);
   dlconv_plan_destroy(plan);
-  gbuf yb;
-  gbuf_alloc(&yb, cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, cd.y_len * 4, 0);
   assert_int_equal(dlconv_conv2d(&d, cd.x, cd.w, NULL, yb.p, NULL, NULL), DLCONV_OK);
-  assert_true(gbuf_guards_ok(&yb));
+  assert_true(canary_guards_ok(&yb));
   if (check_y(&cd, yb.p, msg, sizeof msg)) fail_msg("one-shot, default options: %s", msg);
-  gbuf_free(&yb);
+  canary_free(&yb);
   cd_free(&cd);
 }
 
@@ -214,9 +202,9 @@ static void test_one_shot_equals_plan(void **state) {
       dlconv_status st = cd_plan(&cd, &plan, &opt);
       if (st == DLCONV_ERR_UNSUPPORTED && !pair_required(c.algo, c.isa)) continue;
       if (st != DLCONV_OK) { tally_fail(&t, "%s/%s: plan -> %s", algo_name(c.algo), isa_name(c.isa), dlconv_status_string(st)); continue; }
-      gbuf y1, y2;
-      gbuf_alloc(&y1, cd.y_len * 4, 0);
-      gbuf_alloc(&y2, cd.y_len * 4, 8);
+      canary_buf y1, y2;
+      canary_alloc(&y1, cd.y_len * 4, 0);
+      canary_alloc(&y2, cd.y_len * 4, 8);
       fill_nan(y1.p, y1.bytes);
       fill_nan(y2.p, y2.bytes);
       st = dlconv_execute(plan, cd.x, y1.p, NULL);
@@ -226,9 +214,9 @@ static void test_one_shot_equals_plan(void **state) {
       if (st != DLCONV_OK || st2 != DLCONV_OK) tally_fail(&t, "%s %s/%s: execute %d, one-shot %d", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa), st, st2);
       else if (memcmp(y1.p, y2.p, cd.y_len * 4)) tally_fail(&t, "%s %s/%s: one-shot differs from plan+execute", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa));
       else if (check_y(&cd, y1.p, msg, sizeof msg)) tally_fail(&t, "%s %s/%s: %s", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa), msg);
-      if (!gbuf_guards_ok(&y1) || !gbuf_guards_ok(&y2)) tally_fail(&t, "%s/%s: guard overwritten", algo_name(c.algo), isa_name(c.isa));
-      gbuf_free(&y1);
-      gbuf_free(&y2);
+      if (!canary_guards_ok(&y1) || !canary_guards_ok(&y2)) tally_fail(&t, "%s/%s: guard overwritten", algo_name(c.algo), isa_name(c.isa));
+      canary_free(&y1);
+      canary_free(&y2);
       dlconv_plan_destroy(plan);
     }
     cd_free(&cd);
@@ -365,8 +353,8 @@ static void test_quiet(void **state) {
   data_opts o = {.bias = 1};
   conv_data cd;
   cd_init(&cd, KIND_CONV, &d, &r, &o);
-  gbuf yb;
-  gbuf_alloc(&yb, cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, cd.y_len * 4, 0);
   capture cap;
   capture_begin(&cap);
   for (int a = 0; a < N_ALGOS; a++) {
@@ -389,7 +377,7 @@ static void test_quiet(void **state) {
   char *out = capture_end(&cap);
   if (out[0]) fail_msg("library printed without DLCONV_VERBOSE: \"%.200s\"", out);
   free(out);
-  gbuf_free(&yb);
+  canary_free(&yb);
   cd_free(&cd);
 }
 

@@ -2,17 +2,6 @@
  * layers, against the oracle; plus a self-check of the oracle on hand-computed values. */
 #include "test_common.h"
 
-typedef struct pair { dlconv_algo algo; dlconv_isa isa; } pair;
-
-static int all_pairs(pair *out) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (int a = 0; a < N_ALGOS; a++)
-    for (int i = 0; i < ni; i++) out[n++] = (pair){(dlconv_algo)a, isas[i]};
-  return n;
-}
-
 static tpool *g_pool;
 
 /* ------------------------------------------------------------------------------------------ */

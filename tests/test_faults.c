@@ -17,6 +17,8 @@
  *
  * Run a second time with DLCONV_VERIFY=1 (meson: faults_verify) to cover the allocations the
  * self-check makes at plan time. */
+#include <unistd.h>
+
 #include "test_common.h"
 
 #include "core/test_hooks.h"

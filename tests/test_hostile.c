@@ -13,21 +13,6 @@
 static const dlconv_algo ALGOS[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_DIRECT, DLCONV_ALGO_IM2COL_GEMM,
                                     DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC, DLCONV_ALGO_SPARSE_CSR};
 
-/* every (algorithm, ISA) pair the machine has, ISA AUTO included */
-typedef struct pair {
-  dlconv_algo algo;
-  dlconv_isa isa;
-} pair;
-
-static int all_pairs(pair *ps) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (size_t a = 0; a < ARRAY_LEN(ALGOS); a++)
-    for (int i = 0; i < ni; i++) ps[n++] = (pair){ALGOS[a], isas[i]};
-  return n;
-}
-
 static dlconv_options opts(dlconv_algo a, dlconv_isa i) {
   dlconv_options o;
   dlconv_options_init(&o);
@@ -224,13 +209,13 @@ static void test_huge_windows(void **state) {
                    isa_name(ps[k].isa), info.kernel, ws);
       } else if (ws > ((size_t)1 << 40)) {
         /* beyond any machine: execute must say OUT_OF_MEMORY and leave y alone */
-        gbuf yb;
-        gbuf_alloc(&yb, cd.y_len * 4, 0);
+        canary_buf yb;
+        canary_alloc(&yb, cd.y_len * 4, 0);
         dlconv_status es = dlconv_execute(p, cd.x, yb.p, NULL);
-        if (es != DLCONV_ERR_OUT_OF_MEMORY || !dlconv_last_error()[0] || !gbuf_untouched(&yb))
+        if (es != DLCONV_ERR_OUT_OF_MEMORY || !dlconv_last_error()[0] || !canary_untouched(&yb))
           tally_fail(&t, "%s %s/%s: workspace %zu bytes, execute -> %s, y %s", c[i].name, algo_name(ps[k].algo),
-                     isa_name(ps[k].isa), ws, dlconv_status_string(es), gbuf_untouched(&yb) ? "untouched" : "written");
-        gbuf_free(&yb);
+                     isa_name(ps[k].isa), ws, dlconv_status_string(es), canary_untouched(&yb) ? "untouched" : "written");
+        canary_free(&yb);
       }
       printf("    %-7s %-8s %-28s workspace %zu%s\n", algo_name(ps[k].algo), isa_name(ps[k].isa), info.kernel, ws,
              ws <= WS_EXECUTE_MAX ? "" : ws > ((size_t)1 << 40) ? " (execute: OUT_OF_MEMORY)" : " (not executed)");

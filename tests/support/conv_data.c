@@ -1,0 +1,189 @@
+/* One layer's test data (conv_data.h). */
+#include "conv_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "oracle.h"
+
+void build_csr(conv_data *cd, rng_t *r) {
+  const int32_t rows = cd->d.c_out;
+  const int32_t cols = (int32_t)(cd->w_len / (size_t)rows);
+  cd->csr_rowptr = xmalloc(sizeof(int32_t) * (size_t)(rows + 1));
+  cd->csr_cols = xmalloc(sizeof(int32_t) * (cd->nnz + 1));
+  cd->csr_vals = xmalloc(sizeof(float) * (cd->nnz + 1));
+  int32_t k = 0;
+  cd->csr_rowptr[0] = 0;
+  for (int32_t o = 0; o < rows; o++) {
+    const int32_t start = k;
+    for (int32_t c = 0; c < cols; c++) {
+      float v = cd->w[(size_t)o * cols + c];
+      if (v != 0.0f) {
+        cd->csr_cols[k] = c;
+        cd->csr_vals[k] = v;
+        k++;
+      }
+    }
+    /* shuffle the row: the plan must accept columns in any order */
+    for (int32_t i = k - 1; i > start; i--) {
+      int32_t j = start + rng_int(r, 0, i - start);
+      int32_t tc = cd->csr_cols[i];
+      cd->csr_cols[i] = cd->csr_cols[j];
+      cd->csr_cols[j] = tc;
+      float tv = cd->csr_vals[i];
+      cd->csr_vals[i] = cd->csr_vals[j];
+      cd->csr_vals[j] = tv;
+    }
+    cd->csr_rowptr[o + 1] = k;
+  }
+  cd->csr.rows = rows;
+  cd->csr.cols = cols;
+  cd->csr.nnz = k;
+  cd->csr.values = cd->csr_vals;
+  cd->csr.col_indices = cd->csr_cols;
+  cd->csr.row_ptr = cd->csr_rowptr;
+  cd->csr_vals0 = dup_floats(cd->csr_vals, (size_t)k);
+  cd->csr_cols0 = xmalloc(sizeof(int32_t) * (size_t)(k + 1));
+  memcpy(cd->csr_cols0, cd->csr_cols, sizeof(int32_t) * (size_t)k);
+  cd->csr_rowptr0 = xmalloc(sizeof(int32_t) * (size_t)(rows + 1));
+  memcpy(cd->csr_rowptr0, cd->csr_rowptr, sizeof(int32_t) * (size_t)(rows + 1));
+}
+
+void cd_init(conv_data *cd, case_kind kind, const dlconv_conv2d_desc *d, rng_t *r, const data_opts *o) {
+  memset(cd, 0, sizeof *cd);
+  cd->kind = kind;
+  cd->d = *d;
+  cd->h_out = oracle_out_dim(d->h_in, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
+  cd->w_out = oracle_out_dim(d->w_in, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
+  const size_t cin_g = (size_t)(d->c_in / d->groups);
+  cd->K = cin_g * (size_t)d->k_h * (size_t)d->k_w;
+  cd->x_len = (size_t)d->n * d->c_in * d->h_in * d->w_in;
+  cd->w_len = (size_t)d->c_out * cd->K;
+  cd->y_len = (size_t)d->n * d->c_out * (size_t)cd->h_out * (size_t)cd->w_out;
+  if (o->fence) {
+    canary_alloc_fenced(&cd->xb, cd->x_len * 4, o->fence);
+    canary_alloc_fenced(&cd->wb, cd->w_len * 4, o->fence);
+  } else {
+    canary_alloc(&cd->xb, cd->x_len * 4, o->shift);
+    canary_alloc(&cd->wb, cd->w_len * 4, o->shift);
+  }
+  cd->x = cd->xb.p;
+  cd->w = cd->wb.p;
+  for (size_t i = 0; i < cd->x_len; i++) cd->x[i] = rng_float(r, -1.0f, 1.0f);
+  for (int32_t oc = 0; oc < d->c_out; oc++) {
+    const int empty = o->empty_row_frac > 0 && rng_chance(r, o->empty_row_frac);
+    for (size_t i = 0; i < cd->K; i++) {
+      float v = rng_float(r, -1.0f, 1.0f);
+      if (empty || (o->zero_frac > 0 && rng_chance(r, o->zero_frac)) || v == 0.0f)
+        v = 0.0f;
+      else
+        cd->nnz++;
+      cd->w[(size_t)oc * cd->K + i] = v;
+    }
+  }
+  if (o->bias) {
+    canary_alloc(&cd->bb, (size_t)d->c_out * 4, o->shift);
+    cd->bias = cd->bb.p;
+    for (int32_t i = 0; i < d->c_out; i++) cd->bias[i] = rng_float(r, -1.0f, 1.0f);
+    cd->b0 = dup_floats(cd->bias, (size_t)d->c_out);
+  }
+  cd->x0 = dup_floats(cd->x, cd->x_len);
+  cd->w0 = dup_floats(cd->w, cd->w_len);
+  cd->ref = xmalloc(sizeof(double) * (cd->y_len + 1));
+  cd->mag = xmalloc(sizeof(double) * (cd->y_len + 1));
+  oracle_conv2d(&cd->d, cd->x, cd->w, cd->bias, cd->ref, cd->mag);
+  if (kind == KIND_CSR) build_csr(cd, r);
+}
+
+void cd_refresh(conv_data *cd) {
+  memcpy(cd->x0, cd->x, cd->x_len * 4);
+  memcpy(cd->w0, cd->w, cd->w_len * 4);
+  if (cd->bias) memcpy(cd->b0, cd->bias, (size_t)cd->d.c_out * 4);
+  oracle_conv2d(&cd->d, cd->x, cd->w, cd->bias, cd->ref, cd->mag);
+}
+
+void cd_free(conv_data *cd) {
+  canary_free(&cd->xb);
+  canary_free(&cd->wb);
+  if (cd->bias) canary_free(&cd->bb);
+  free(cd->x0);
+  free(cd->w0);
+  free(cd->b0);
+  free(cd->ref);
+  free(cd->mag);
+  free(cd->csr_vals);
+  free(cd->csr_cols);
+  free(cd->csr_rowptr);
+  free(cd->csr_vals0);
+  free(cd->csr_cols0);
+  free(cd->csr_rowptr0);
+  memset(cd, 0, sizeof *cd);
+}
+
+void dense_desc(dlconv_conv2d_desc *d, int32_t batch, int32_t in_f, int32_t out_f, float out_min, float out_max) {
+  dlconv_conv2d_desc_init(d, batch, in_f, 1, 1, out_f, 1, 1);
+  d->out_min = out_min;
+  d->out_max = out_max;
+}
+
+static void fmt_bound(char *b, size_t n, float v) {
+  if (isinf(v))
+    snprintf(b, n, "%sinf", v < 0 ? "-" : "");
+  else
+    snprintf(b, n, "%.9g", v);
+}
+
+const char *desc_str(const dlconv_conv2d_desc *d, char *buf, size_t n) {
+  char lo[32], hi[32];
+  fmt_bound(lo, sizeof lo, d->out_min);
+  fmt_bound(hi, sizeof hi, d->out_max);
+  snprintf(buf, n,
+           "{n=%d c_in=%d h_in=%d w_in=%d c_out=%d k=%dx%d stride=%d,%d dil=%d,%d pad(t,b,l,r)=%d,%d,%d,%d "
+           "groups=%d %s clamp=[%s,%s]}",
+           d->n, d->c_in, d->h_in, d->w_in, d->c_out, d->k_h, d->k_w, d->stride_h, d->stride_w, d->dilation_h,
+           d->dilation_w, d->pad_top, d->pad_bottom, d->pad_left, d->pad_right, d->groups,
+           d->layout == DLCONV_NHWC ? "NHWC" : "NCHW", lo, hi);
+  return buf;
+}
+
+size_t check_y(const conv_data *cd, const float *y, char *msg, size_t len) {
+  const double scale = 2e-6 * sqrt((double)(cd->K ? cd->K : 1));
+  size_t bad = 0, first = 0;
+  double worst = 0;
+  for (size_t i = 0; i < cd->y_len; i++) {
+    const double r = cd->ref[i], v = (double)y[i], tol = scale * cd->mag[i] + 1e-30;
+    int ok = isnan(r) ? isnan(v) : isinf(r) ? v == r : (!isnan(v) && fabs(v - r) <= tol);
+    if (!ok) {
+      if (!bad) first = i;
+      bad++;
+      double e = isnan(v) || isnan(r) ? INFINITY : fabs(v - r) / tol;
+      if (e > worst) worst = e;
+    }
+  }
+  if (bad && msg) {
+    const dlconv_conv2d_desc *d = &cd->d;
+    size_t i = first, b, c, h, w;
+    const size_t ho = (size_t)cd->h_out, wo = (size_t)cd->w_out, co = (size_t)d->c_out;
+    if (d->layout == DLCONV_NHWC) {
+      c = i % co;
+      i /= co;
+      w = i % wo;
+      i /= wo;
+      h = i % ho;
+      b = i / ho;
+    } else {
+      w = i % wo;
+      i /= wo;
+      h = i % ho;
+      i /= ho;
+      c = i % co;
+      b = i / co;
+    }
+    snprintf(msg, len, "%zu of %zu outputs wrong (worst %.3g x tol); first y[n=%zu,c=%zu,h=%zu,w=%zu] = %.9g, ref %.9g",
+             bad, cd->y_len, worst, b, c, h, w, (double)y[first], cd->ref[first]);
+  }
+  return bad;
+}
