@@ -1205,15 +1205,8 @@ static void test_to_channel_last_f16(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
-      cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_dwp_layer_shapes),
-      cmocka_unit_test(test_dwp_f16_kernels),
-      cmocka_unit_test(test_api_shapes),
-      cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
-      cmocka_unit_test(test_api_unsupported),  cmocka_unit_test(test_to_channel_last),
-      cmocka_unit_test(test_to_channel_last_f16),
-  };
   rng_state = 0x243F6A8885A308D3ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
+                   test_api_shapes, test_api_random, test_api_nan, test_api_unsupported, test_to_channel_last,
+                   test_to_channel_last_f16);
 }

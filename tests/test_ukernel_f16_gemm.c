@@ -803,18 +803,7 @@ static void test_gemv(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reference_codec),
-      cmocka_unit_test(test_ukernel_a32),
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_ukernel_special_halves),
-      cmocka_unit_test(test_store),
-      cmocka_unit_test(test_store_nan),
-      cmocka_unit_test(test_pack_cols_f32),
-      cmocka_unit_test(test_gemv),
-  };
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_reference_codec, test_ukernel_a32, test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib,
+                   test_ukernel_special_halves, test_store, test_store_nan, test_pack_cols_f32, test_gemv);
 }

@@ -546,16 +546,7 @@ static void test_driver_nan(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_pack_rows),
-      cmocka_unit_test(test_pack_cols),
-      cmocka_unit_test(test_copy),
-      cmocka_unit_test(test_driver_conv),
-      cmocka_unit_test(test_driver_dense),
-      cmocka_unit_test(test_driver_nan),
-  };
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy,
+                   test_driver_conv, test_driver_dense, test_driver_nan);
 }

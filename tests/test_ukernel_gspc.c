@@ -474,13 +474,6 @@ static void test_driver_nan(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernels),
-      cmocka_unit_test(test_driver),
-      cmocka_unit_test(test_driver_threads),
-      cmocka_unit_test(test_driver_random),
-      cmocka_unit_test(test_driver_nan),
-  };
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernels, test_driver, test_driver_threads, test_driver_random, test_driver_nan);
 }

@@ -995,18 +995,7 @@ static void test_q8_dw4(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_half_reference),
-      cmocka_unit_test(test_q8_rows),
-      cmocka_unit_test(test_q8_extremes),
-      cmocka_unit_test(test_f16_rows),
-      cmocka_unit_test(test_q8_ch),
-      cmocka_unit_test(test_f16_ch),
-      cmocka_unit_test(test_half_bits_reference),
-      cmocka_unit_test(test_f16_widen),
-      cmocka_unit_test(test_q8_widen),
-      cmocka_unit_test(test_q8_dw4),
-  };
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_half_reference, test_q8_rows, test_q8_extremes, test_f16_rows, test_q8_ch, test_f16_ch,
+                   test_half_bits_reference, test_f16_widen, test_q8_widen, test_q8_dw4);
 }

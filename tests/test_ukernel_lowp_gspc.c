@@ -722,10 +722,6 @@ static void test_packs(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernels),
-      cmocka_unit_test(test_packs),
-  };
   rng_state = 0x243F6A8885A308D3ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernels, test_packs);
 }

@@ -553,9 +553,6 @@ static void test_q8_csr(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_q8_csr),
-  };
   rng_state = 0x9E3779B97F4A7C15ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_q8_csr);
 }

@@ -1709,18 +1709,8 @@ static void test_ukernel_q(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_pack_quads),
-      cmocka_unit_test(test_pack_then_ukernel),
-      cmocka_unit_test(test_gemv),
-      cmocka_unit_test(test_ukernel_t),
-      cmocka_unit_test(test_s32_transpose),
-      cmocka_unit_test(test_q8_store_t),
-      cmocka_unit_test(test_ukernel_q),
-  };
   rng_state = 0x9E3779B97F4A7C15ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_pack_quads,
+                   test_pack_then_ukernel, test_gemv, test_ukernel_t, test_s32_transpose, test_q8_store_t,
+                   test_ukernel_q);
 }

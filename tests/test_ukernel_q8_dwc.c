@@ -780,14 +780,8 @@ static void test_pack_then_run(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pack),
-      cmocka_unit_test(test_run),
-      cmocka_unit_test(test_run_exact_arrays),
-      cmocka_unit_test(test_pack_then_run),
-  };
   rng_state = 0xD1B54A32D192ED03ull;
-  const int rc = RUN_TESTS(tests);
+  const int rc = RUN_TESTS(test_pack, test_run, test_run_exact_arrays, test_pack_then_run);
   printf("q8_dwc summary: %zu pack cases, %zu run cases, %zu exact-array run cases, %zu pack-then-run tensors%s\n",
          pack_cases, run_totals.cases, exact_totals.cases, e2e_cases, rc == 77 ? " (skipped)" : rc ? " (FAILED)" : "");
   return rc;

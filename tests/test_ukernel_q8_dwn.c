@@ -961,12 +961,8 @@ static void test_vector_ties(void **state) { (void)state, for_each_family(vector
 static void test_summary(void **state) { (void)state, for_each_family(summary_of, "summary"); }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tiles),    cmocka_unit_test(test_ties),    cmocka_unit_test(test_fallback),
-      cmocka_unit_test(test_extremes), cmocka_unit_test(test_strided),
-      cmocka_unit_test(test_vector_ties), cmocka_unit_test(test_summary),
-  };
-  const int rc = RUN_TESTS(tests);
+  const int rc = RUN_TESTS(test_tiles, test_ties, test_fallback, test_extremes, test_strided, test_vector_ties,
+                           test_summary);
   /* the counts of the last family under test */
   printf("q8_dwn summary: %zu cases, %zu outputs checked; run_s: %zu strided cases, %zu outputs checked%s\n",
          totals.o.cases, totals.o.outputs, stotals.o.cases, stotals.o.outputs,

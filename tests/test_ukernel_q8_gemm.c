@@ -638,16 +638,7 @@ static void test_widen_run(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_reference_ties),
-      cmocka_unit_test(test_store),
-      cmocka_unit_test(test_store_ties_exact),
-      cmocka_unit_test(test_pack_pairs),
-      cmocka_unit_test(test_widen_run),
-  };
   rng_state = 0x9E3779B97F4A7C15ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_reference_ties, test_store,
+                   test_store_ties_exact, test_pack_pairs, test_widen_run);
 }

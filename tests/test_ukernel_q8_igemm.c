@@ -978,17 +978,8 @@ static void test_tall_vector_ties(void **state) { (void)state, for_each_family(t
 static void test_summary(void **state) { (void)state, for_each_family(summary_of, "summary"); }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tiles),
-      cmocka_unit_test(test_ties),
-      cmocka_unit_test(test_exact_arrays),
-      cmocka_unit_test(test_long),
-      cmocka_unit_test(test_vector_ties),
-      cmocka_unit_test(test_tall),
-      cmocka_unit_test(test_tall_vector_ties),
-      cmocka_unit_test(test_summary),
-  };
-  const int rc = RUN_TESTS(tests);
+  const int rc = RUN_TESTS(test_tiles, test_ties, test_exact_arrays, test_long, test_vector_ties, test_tall,
+                           test_tall_vector_ties, test_summary);
   /* the counts of the last family under test */
   printf("q8_igemm summary: %zu cases, %zu outputs checked; ukernel_s: %zu cases, %zu outputs checked, and %zu "
          "cases, %zu outputs of its taller tiles%s\n",

@@ -392,12 +392,6 @@ static void test_driver_nan(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernels_every_isa),
-      cmocka_unit_test(test_driver_every_isa),
-      cmocka_unit_test(test_random_every_isa),
-      cmocka_unit_test(test_driver_nan),
-  };
   rng_state = 0x9E3779B97F4A7C15ull;
-  return RUN_TESTS(tests);
+  return RUN_TESTS(test_ukernels_every_isa, test_driver_every_isa, test_random_every_isa, test_driver_nan);
 }
