@@ -17,6 +17,7 @@
 #include "support/compare.h"
 #include "support/guard_pages.h"
 #include "support/kernel_tables.h"
+#include "support/layer.h"
 #include "support/rng.h"
 #include "support/skip.h"
 
@@ -148,42 +149,32 @@ static void test_transpose_edges(void **state) {
 /* ---- driver through the API ----------------------------------------------------------------- */
 
 typedef struct shape {
-  int32_t n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
 } shape;
 
 static const shape shapes[] = {
     /* n c_in  h  w c_out kh kw sh sw dh dw pt pb pl pr groups lo hi */
-    {2, 19, 7, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},   /* 1x1: operand is x */
-    {1, 5, 40, 37, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, INFINITY},        /* many pixel blocks */
-    {2, 6, 9, 11, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},    /* strided 1x1 */
-    {1, 8, 9, 11, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},   /* 3x3 same */
-    {2, 5, 13, 12, 6, 3, 3, 2, 1, 2, 1, 0, 2, 1, 0, 1, -0.5f, 0.5f},          /* asym pad, dil */
-    {1, 12, 10, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0.0f, 6.0f},          /* groups */
-    {2, 16, 11, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16, -INFINITY, INFINITY}, /* depthwise */
-    {1, 6, 12, 13, 12, 5, 5, 1, 2, 2, 2, 4, 3, 4, 5, 6, -INFINITY, INFINITY}, /* dw multiplier 2 */
-    {3, 7, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},    /* 1x1 image */
-    {1, 4, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},    /* 3x3 on 1x1 */
-    {1, 3, 20, 19, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, -INFINITY, INFINITY},  /* 7x7 stem */
-    {1, 3, 33, 35, 5, 3, 2, 1, 3, 1, 2, 2, 0, 0, 3, 1, -1.0f, 1.0f},          /* odd everything */
-    {1, 4, 6, 7, 6, 2, 3, 3, 1, 3, 1, 2, 2, 0, 1, 2, -INFINITY, INFINITY},    /* tall stride */
-    {2, 5, 13, 12, 6, 3, 3, 1, 1, 2, 3, 0, 2, 1, 3, 1, -0.5f, 0.5f},          /* stride 1: slabs */
-    {1, 8, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, -INFINITY, INFINITY},   /* dw stride 1 */
-    {1, 4, 7, 9, 8, 5, 3, 1, 1, 1, 2, 2, 1, 0, 3, 4, 0.0f, 6.0f},             /* g4 x2, stride 1 */
-    {1, 3, 5, 6, 4, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1, -INFINITY, INFINITY},    /* padded 1x1 */
-    {1, 6, 40, 33, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},  /* many slab jobs */
-    {2, 24, 6, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, -INFINITY, INFINITY},  /* 1x1, groups */
+    {{2, 19, 7, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},   /* 1x1: operand is x */
+    {{1, 5, 40, 37, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, INFINITY},        /* many pixel blocks */
+    {{2, 6, 9, 11, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},    /* strided 1x1 */
+    {{1, 8, 9, 11, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},   /* 3x3 same */
+    {{2, 5, 13, 12, 6, 3, 3, 2, 1, 2, 1, 0, 2, 1, 0, 1}, -0.5f, 0.5f},          /* asym pad, dil */
+    {{1, 12, 10, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, 0.0f, 6.0f},          /* groups */
+    {{2, 16, 11, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16}, -INFINITY, INFINITY}, /* depthwise */
+    {{1, 6, 12, 13, 12, 5, 5, 1, 2, 2, 2, 4, 3, 4, 5, 6}, -INFINITY, INFINITY}, /* dw multiplier 2 */
+    {{3, 7, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},    /* 1x1 image */
+    {{1, 4, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},    /* 3x3 on 1x1 */
+    {{1, 3, 20, 19, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1}, -INFINITY, INFINITY},  /* 7x7 stem */
+    {{1, 3, 33, 35, 5, 3, 2, 1, 3, 1, 2, 2, 0, 0, 3, 1}, -1.0f, 1.0f},          /* odd everything */
+    {{1, 4, 6, 7, 6, 2, 3, 3, 1, 3, 1, 2, 2, 0, 1, 2}, -INFINITY, INFINITY},    /* tall stride */
+    {{2, 5, 13, 12, 6, 3, 3, 1, 1, 2, 3, 0, 2, 1, 3, 1}, -0.5f, 0.5f},          /* stride 1: slabs */
+    {{1, 8, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}, -INFINITY, INFINITY},   /* dw stride 1 */
+    {{1, 4, 7, 9, 8, 5, 3, 1, 1, 1, 2, 2, 1, 0, 3, 4}, 0.0f, 6.0f},             /* g4 x2, stride 1 */
+    {{1, 3, 5, 6, 4, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1}, -INFINITY, INFINITY},    /* padded 1x1 */
+    {{1, 6, 40, 33, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},  /* many slab jobs */
+    {{2, 24, 6, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2}, -INFINITY, INFINITY},  /* 1x1, groups */
 };
-
-static void desc_of(const shape *sh, dlconv_layout layout, dlconv_conv2d_desc *d) {
-  dlconv_conv2d_desc_init(d, sh->n, sh->c_in, sh->h, sh->w, sh->c_out, sh->kh, sh->kw);
-  d->stride_h = sh->sh, d->stride_w = sh->sw;
-  d->dilation_h = sh->dh, d->dilation_w = sh->dw;
-  d->pad_top = sh->pt, d->pad_bottom = sh->pb, d->pad_left = sh->pl, d->pad_right = sh->pr;
-  d->groups = sh->groups;
-  d->layout = layout;
-  d->out_min = sh->lo, d->out_max = sh->hi;
-}
 
 static size_t at(const dlconv_conv2d_desc *d, int64_t n, int64_t c, int64_t y, int64_t x, int64_t C,
                  int64_t H, int64_t W) {
@@ -242,11 +233,7 @@ static void run_case(const dlconv_conv2d_desc *d, dlconv_isa isa, int threads, i
   const size_t cols = cig * (size_t)d->k_h * (size_t)d->k_w, wn = (size_t)d->c_out * cols;
   const size_t yn = (size_t)d->n * (size_t)d->c_out * (size_t)ho * (size_t)wo;
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_SPARSE_CSR;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, threads);
   if (pool) opt.parallel_for = reverse_pool;
 
   size_t nnz = 0;
@@ -344,7 +331,7 @@ static void make_weights(float *w, size_t n, double density, size_t taps_per_cha
 static void sweep(dlconv_isa isa, wmode mode) {
   static const double densities[] = {0.0, 0.1, 0.5, 1.0, -1.0};
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-    const shape *sh = &shapes[si];
+    const layer_shape *sh = &shapes[si].s;
     const size_t xn = (size_t)sh->n * (size_t)sh->c_in * (size_t)sh->h * (size_t)sh->w;
     const size_t wn = (size_t)sh->c_out * (size_t)(sh->c_in / sh->groups) * (size_t)sh->kh * (size_t)sh->kw;
     float *x = malloc(xn * sizeof(float)), *w = malloc(wn * sizeof(float)), *bias = malloc((size_t)sh->c_out * sizeof(float));
@@ -352,7 +339,7 @@ static void sweep(dlconv_isa isa, wmode mode) {
     for (int32_t i = 0; i < sh->c_out; i++) bias[i] = xorshift_float();
     for (int layout = 0; layout < 2; layout++) {
       dlconv_conv2d_desc d;
-      desc_of(sh, (dlconv_layout)layout, &d);
+      layer_desc(&d, sh, (dlconv_layout)layout, shapes[si].lo, shapes[si].hi);
       for (size_t di = 0; di < sizeof densities / sizeof densities[0]; di++) {
         make_weights(w, wn, densities[di], (size_t)sh->kh * (size_t)sh->kw, (size_t)(sh->c_in / sh->groups));
         run_case(&d, isa, 1, 0, mode, x, w, di == 1 ? NULL : bias);
@@ -382,10 +369,7 @@ static void test_api_csr_empty(void **state) {
     const int32_t row_ptr[5] = {0, 0, 0, 0, 0};
     const float bias[4] = {-1.0f, 0.1f, 2.0f, NAN};
     dlconv_csr c = {4, 6 * 9, 0, NULL, NULL, row_ptr};
-    dlconv_options opt;
-    dlconv_options_init(&opt);
-    opt.algo = DLCONV_ALGO_SPARSE_CSR;
-    opt.isa = isa;
+    const dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, 0);
     dlconv_plan *plan = NULL;
     if (dlconv_plan_conv2d_csr(&plan, &d, &c, bias, NULL, &opt) != DLCONV_OK)
       fail_msg("plan: %s", dlconv_last_error());
@@ -421,10 +405,7 @@ static void test_api_nan(void **state) {
   for (int i = 0; i < 60; i++) x[i] = 1.0f;
   x[0] = NAN;        /* channel 0, pixel 0: row 0 uses it */
   x[2 * 20 + 7] = NAN; /* channel 2, pixel 7: row 1 uses it */
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_SPARSE_CSR;
-  opt.isa = isa;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, 0);
   assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
   for (int p = 0; p < 20; p++) {
     assert_true(p == 0 ? isnan(y[p]) : y[p] == 1.0f);

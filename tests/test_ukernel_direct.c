@@ -1,7 +1,7 @@
 /* test_ukernel_direct.c - the direct micro-kernels (conv, dwc, dwp) of every ISA this machine runs,
  * at every tile edge (pixel count, channel count, tap rectangle, accumulate/store modes, layouts),
- * and the direct driver through the public API with every ISA forced, both against naive
- * double-precision references written here. */
+ * and the direct driver through the public API with every ISA forced, against naive
+ * double-precision references written here and the oracle (tests/oracle.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "oracle.h"
 #include "quant/quant.h" /* dlc_f32_to_f16, dlc_f16_to_f32 */
 #include "support/alloc.h"
 #include "support/compare.h"
@@ -22,6 +23,7 @@
 #include "support/guard_pages.h"
 #include "support/half.h"
 #include "support/kernel_tables.h"
+#include "support/layer.h"
 #include "support/rng.h"
 #include "support/skip.h"
 
@@ -908,9 +910,7 @@ static void test_dwp_f16_kernels(void **state) {
 /* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API. */
 
-typedef struct api_case {
-  int n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
-} api_case;
+typedef layer_shape api_case;
 
 static const api_case API_CASES[] = {
     /* n  cin h   w  cout kh kw sh sw dh dw pt pb pl pr g */
@@ -939,66 +939,19 @@ static const api_case API_CASES[] = {
 };
 #define N_API (sizeof API_CASES / sizeof API_CASES[0])
 
-static void reference(const api_case *c, dlconv_layout lay, int ho, int wo, const float *x, const float *w,
-                      const float *b, float lo, float hi, double *ref, double *mag) {
-  const int cin_g = c->c_in / c->groups, cout_g = c->c_out / c->groups;
-  for (int n = 0; n < c->n; n++)
-    for (int oc = 0; oc < c->c_out; oc++)
-      for (int oy = 0; oy < ho; oy++)
-        for (int ox = 0; ox < wo; ox++) {
-          const int g = oc / cout_g;
-          double acc = b ? b[oc] : 0.0, m = fabs(acc);
-          for (int icg = 0; icg < cin_g; icg++)
-            for (int ky = 0; ky < c->kh; ky++)
-              for (int kx = 0; kx < c->kw; kx++) {
-                const int iy = oy * c->sh - c->pt + ky * c->dh, ix = ox * c->sw - c->pl + kx * c->dw;
-                if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w) continue;
-                const int ic = g * cin_g + icg;
-                const size_t xi = lay == DLCONV_NCHW ? (((size_t)n * c->c_in + ic) * c->h + iy) * c->w + ix
-                                                     : (((size_t)n * c->h + iy) * c->w + ix) * c->c_in + ic;
-                const double t = (double)w[(((size_t)oc * cin_g + icg) * c->kh + ky) * c->kw + kx] * x[xi];
-                acc += t;
-                m += fabs(t);
-              }
-          const size_t yi = lay == DLCONV_NCHW ? (((size_t)n * c->c_out + oc) * ho + oy) * wo + ox
-                                               : (((size_t)n * ho + oy) * wo + ox) * c->c_out + oc;
-          ref[yi] = clampd(acc, lo, hi);
-          mag[yi] = m;
-        }
-}
-
 static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, int threads, int clamp, int bias) {
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh;
-  d.stride_w = c->sw;
-  d.dilation_h = c->dh;
-  d.dilation_w = c->dw;
-  d.pad_top = c->pt;
-  d.pad_bottom = c->pb;
-  d.pad_left = c->pl;
-  d.pad_right = c->pr;
-  d.groups = c->groups;
-  d.layout = lay;
-  d.out_min = clamp ? -0.3f : -INFINITY;
-  d.out_max = clamp ? 0.5f : INFINITY;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
-  const size_t nwt = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-  const size_t ny = (size_t)c->n * c->c_out * ho * wo;
+  layer_desc(&d, c, lay, clamp ? -0.3f : -INFINITY, clamp ? 0.5f : INFINITY);
+  const layer_sizes z = layer_sizes_of(&d);
+  const size_t nx = z.x, nwt = z.w, ny = z.y;
   float *x = frand_buf(nx), *w = frand_buf(nwt), *b = frand_buf((size_t)c->c_out);
   float *y = sentinel_buf(ny + GUARD);
   double *ref = malloc(ny * sizeof(double)), *mag = malloc(ny * sizeof(double));
   assert_non_null(ref);
   assert_non_null(mag);
-  reference(c, lay, ho, wo, x, w, bias ? b : NULL, d.out_min, d.out_max, ref, mag);
+  oracle_conv2d(&d, x, w, bias ? b : NULL, ref, mag);
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_DIRECT;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, threads);
   dlconv_plan *plan = NULL;
   dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, bias ? b : NULL, NULL, &opt);
   if (st != DLCONV_OK) fail_msg("plan failed on isa %d: %s (%s)", (int)isa, dlconv_status_string(st), dlconv_last_error());
@@ -1022,13 +975,7 @@ static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, i
   for (size_t i = ny; i < ny + GUARD; i++)
     if (y[i] != SENTINEL) fail_msg("%s: guard y[%zu] overwritten", info.kernel, i);
   dlconv_plan_destroy(plan);
-  free(ws);
-  free(x);
-  free(w);
-  free(b);
-  free(y);
-  free(ref);
-  free(mag);
+  free(ws), free(x), free(w), free(b), free(y), free(ref), free(mag);
 }
 
 static void test_api_shapes(void **state) {
@@ -1104,11 +1051,7 @@ static void test_api_nan(void **state) {
         const size_t ny = (size_t)c->c_out * c->h * c->w;
         float *x = frand_buf(nx), *w = frand_buf(nwt), *y = sentinel_buf(ny);
         for (size_t j = 0; j < nx; j++) x[j] = NAN; /* every output sees a NaN */
-        dlconv_options opt;
-        dlconv_options_init(&opt);
-        opt.algo = DLCONV_ALGO_DIRECT;
-        opt.isa = isa;
-        opt.num_threads = 1;
+        const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, 1);
         dlconv_plan *plan = NULL;
         assert_int_equal(dlconv_plan_conv2d(&plan, &d, w, NULL, NULL, &opt), DLCONV_OK);
         assert_int_equal(dlconv_execute(plan, x, y, NULL), DLCONV_OK);
@@ -1132,10 +1075,7 @@ static void test_api_unsupported(void **state) {
   for (size_t i = 0; (kt = kernel_table(i)); i++) {
     const dlconv_isa isa = kt->isa;
     if (kt->direct) continue;
-    dlconv_options opt;
-    dlconv_options_init(&opt);
-    opt.algo = DLCONV_ALGO_DIRECT;
-    opt.isa = isa;
+    const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, 0);
     dlconv_plan *plan = (dlconv_plan *)&d;
     assert_int_equal(dlconv_plan_conv2d(&plan, &d, w, NULL, NULL, &opt), DLCONV_ERR_UNSUPPORTED);
     assert_null(plan);

@@ -1,7 +1,7 @@
 /* test_ukernel_gemm.c - the im2col_gemm micro-kernels of every ISA this machine runs, at every
  * tile edge, and the im2col_gemm driver through the public API with every ISA forced (blocking
- * edges, both layouts, groups, stride/dilation/padding, batch, threads), both against naive
- * double-precision references written here. */
+ * edges, both layouts, groups, stride/dilation/padding, batch, threads): the kernels against a
+ * naive double-precision reference written here, the driver against the oracle (tests/oracle.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +16,11 @@
 #include "arch/families.h"
 #include "quant/quant.h"
 #include "dlconv.h"
+#include "oracle.h"
 #include "support/alloc.h"
 #include "support/compare.h"
 #include "support/kernel_tables.h"
+#include "support/layer.h"
 #include "support/rng.h"
 #include "support/skip.h"
 
@@ -240,8 +242,7 @@ static void test_pack_rows(void **state) {
         }
       }
     }
-    free(src);
-    free(buf);
+    free(src), free(buf);
   }
 }
 
@@ -279,8 +280,7 @@ static void test_pack_cols(void **state) {
           }
         }
       }
-      free(src);
-      free(buf);
+      free(src), free(buf);
     }
   }
 }
@@ -309,76 +309,36 @@ static void test_copy(void **state) {
         }
       }
     }
-    free(src);
-    free(buf);
+    free(src), free(buf);
   }
 }
 
 /* ================================================================ driver level, public API */
 
-/* Naive double convolution in the descriptor's layout, with OIHW weights; mag = sum |x*w| + |b|. */
-static void naive_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *bias,
-                       double *y, double *mag) {
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(d, &ho, &wo), DLCONV_OK);
-  int cig = d->c_in / d->groups, cog = d->c_out / d->groups;
-  int nhwc = d->layout == DLCONV_NHWC;
-  for (int n = 0; n < d->n; n++) {
-    for (int oc = 0; oc < d->c_out; oc++) {
-      int g = oc / cog;
-      for (int oy = 0; oy < ho; oy++) {
-        for (int ox = 0; ox < wo; ox++) {
-          double acc = bias ? bias[oc] : 0, am = bias ? fabs(bias[oc]) : 0;
-          for (int ic = 0; ic < cig; ic++) {
-            int c = g * cig + ic;
-            for (int ky = 0; ky < d->k_h; ky++) {
-              int iy = oy * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (iy < 0 || iy >= d->h_in) continue;
-              for (int kx = 0; kx < d->k_w; kx++) {
-                int ix = ox * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (ix < 0 || ix >= d->w_in) continue;
-                size_t xi = nhwc ? (((size_t)n * d->h_in + iy) * d->w_in + ix) * d->c_in + c
-                                 : (((size_t)n * d->c_in + c) * d->h_in + iy) * d->w_in + ix;
-                double p = (double)x[xi] * w[(((size_t)oc * cig + ic) * d->k_h + ky) * d->k_w + kx];
-                acc += p;
-                am += fabs(p);
-              }
-            }
-          }
-          size_t yi = nhwc ? (((size_t)n * ho + oy) * wo + ox) * d->c_out + oc
-                           : (((size_t)n * d->c_out + oc) * ho + oy) * wo + ox;
-          y[yi] = clampd(acc, d->out_min, d->out_max);
-          mag[yi] = am;
-        }
-      }
-    }
-  }
-}
-
 typedef struct conv_case {
   const char *what;
-  int n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
 } conv_case;
 
 static const conv_case conv_cases[] = {
     /* K = 693 and N = 420 exceed one K chunk and one N block of every family */
-    {"big K and N, pad 1", 2, 77, 20, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},
-    {"groups 2, stride 2, dilation 2, asym pad, 5x3", 2, 6, 13, 11, 10, 5, 3, 2, 2, 2, 2, 1, 0, 2, 1, 2,
+    {"big K and N, pad 1", {2, 77, 20, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},
+    {"groups 2, stride 2, dilation 2, asym pad, 5x3", {2, 6, 13, 11, 10, 5, 3, 2, 2, 2, 2, 1, 0, 2, 1, 2},
      -INFINITY, INFINITY},
-    {"stride (1,3), dilation (3,1), relu6", 1, 5, 17, 19, 29, 3, 2, 1, 3, 3, 1, 2, 3, 0, 1, 1, 0.0f, 6.0f},
-    {"depthwise, multiplier 2", 2, 8, 9, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, -INFINITY, INFINITY},
-    {"pointwise, K > kc", 3, 700, 9, 11, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},
-    {"pointwise, groups 4, relu", 2, 12, 7, 5, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4, 0.0f, INFINITY},
-    {"1x1 strided (not pointwise)", 1, 9, 8, 9, 7, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},
-    {"1x1 image, 3x3 pad 1", 4, 3, 1, 1, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},
-    {"one channel in and out", 1, 1, 6, 40, 1, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1, -INFINITY, INFINITY},
-    {"wide row, many panels", 1, 3, 3, 131, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -0.3f, 0.3f},
+    {"stride (1,3), dilation (3,1), relu6", {1, 5, 17, 19, 29, 3, 2, 1, 3, 3, 1, 2, 3, 0, 1, 1}, 0.0f, 6.0f},
+    {"depthwise, multiplier 2", {2, 8, 9, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}, -INFINITY, INFINITY},
+    {"pointwise, K > kc", {3, 700, 9, 11, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
+    {"pointwise, groups 4, relu", {2, 12, 7, 5, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4}, 0.0f, INFINITY},
+    {"1x1 strided (not pointwise)", {1, 9, 8, 9, 7, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
+    {"1x1 image, 3x3 pad 1", {4, 3, 1, 1, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},
+    {"one channel in and out", {1, 1, 6, 40, 1, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1}, -INFINITY, INFINITY},
+    {"wide row, many panels", {1, 3, 3, 131, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -0.3f, 0.3f},
     /* 7 x 7 outputs: NCHW computes these transposed (pixels as rows, C-transposed micro-kernel) */
-    {"7x7 output, groups 2, 3x3 pad 1", 2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -INFINITY, INFINITY},
-    {"7x7 pointwise, K > kc, relu6", 1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f},
-    {"7x7 output, stride 2, 5x5 pad 2", 3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, -INFINITY, INFINITY},
-    {"kernel larger than image with padding", 1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1, -INFINITY,
+    {"7x7 output, groups 2, 3x3 pad 1", {2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, -INFINITY, INFINITY},
+    {"7x7 pointwise, K > kc, relu6", {1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f},
+    {"7x7 output, stride 2, 5x5 pad 2", {3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}, -INFINITY, INFINITY},
+    {"kernel larger than image with padding", {1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1}, -INFINITY,
      INFINITY},
 };
 #define N_CONV_CASES (sizeof conv_cases / sizeof conv_cases[0])
@@ -386,29 +346,21 @@ static const conv_case conv_cases[] = {
 /* Plans c with algo IM2COL_GEMM and isa forced, runs it into a y full of NaN with guard floats
    on both sides, and checks every output and every guard. */
 static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
+  const layer_shape *sh = &c->s;
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh, d.stride_w = c->sw, d.dilation_h = c->dh, d.dilation_w = c->dw;
-  d.pad_top = c->pt, d.pad_bottom = c->pb, d.pad_left = c->pl, d.pad_right = c->pr;
-  d.groups = c->groups, d.layout = layout, d.out_min = c->lo, d.out_max = c->hi;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  size_t nx = (size_t)c->n * c->c_in * c->h * c->w, ny = (size_t)c->n * c->c_out * ho * wo;
-  size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  layer_desc(&d, sh, layout, c->lo, c->hi);
+  const layer_sizes z = layer_sizes_of(&d);
+  const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
-  float *bias = xalloc((size_t)c->c_out * sizeof(float));
+  float *bias = xalloc((size_t)sh->c_out * sizeof(float));
   float *ybuf = xalloc((ny + 2 * GUARD) * sizeof(float)), *y = ybuf + GUARD;
   double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
-  for (int i = 0; i < c->c_out; i++) bias[i] = frand();
+  for (int i = 0; i < sh->c_out; i++) bias[i] = frand();
   for (size_t i = 0; i < ny + 2 * GUARD; i++) ybuf[i] = i < GUARD || i >= GUARD + ny ? SENTINEL : NAN;
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, isa, threads);
   dlconv_plan *p = NULL;
   dlconv_status st = dlconv_plan_conv2d(&p, &d, w, bias, NULL, &opt);
   if (st != DLCONV_OK) fail_msg("%s: plan failed: %s", c->what, dlconv_last_error());
@@ -426,8 +378,8 @@ static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa,
   assert_int_equal(dlconv_execute(p, x, y2, wsb ? ws : NULL), DLCONV_OK);
   dlconv_plan_destroy(p);
 
-  naive_conv(&d, x, w, bias, ref, mag);
-  size_t K = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+  oracle_conv2d(&d, x, w, bias, ref, mag);
+  size_t K = (size_t)(sh->c_in / sh->groups) * sh->kh * sh->kw;
   for (size_t i = 0; i < GUARD; i++) {
     if (!(ybuf[i] == SENTINEL) || !(ybuf[GUARD + ny + i] == SENTINEL))
       fail_msg("%s layout=%d isa=%d: guard float %zu overwritten", c->what, layout, isa, i);
@@ -477,11 +429,7 @@ static void test_driver_dense(void **state) {
       for (int32_t i = 0; i < out; i++) bias[i] = frand();
       for (size_t i = 0; i < (size_t)bt * out + 2 * GUARD; i++) ybuf[i] = SENTINEL;
       for (int threads = 1; threads <= 2; threads++) {
-        dlconv_options opt;
-        dlconv_options_init(&opt);
-        opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-        opt.isa = kt->isa;
-        opt.num_threads = threads;
+        const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, kt->isa, threads);
         dlconv_plan *p = NULL;
         if (dlconv_plan_dense(&p, bt, in, out, DLCONV_F32, w, bias, -2.0f, INFINITY, NULL, &opt) != DLCONV_OK)
           fail_msg("dense %d x %d -> %d: %s", bt, in, out, dlconv_last_error());
@@ -525,11 +473,7 @@ static void test_driver_nan(void **state) {
       for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) w[i] = frand();
       /* channel 1, pixel (2, 3) */
       x[layout ? (2 * 7 + 3) * 3 + 1 : (1 * 6 + 2) * 7 + 3] = NAN;
-      dlconv_options opt;
-      dlconv_options_init(&opt);
-      opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-      opt.isa = kt->isa;
-      opt.num_threads = 1;
+      const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, kt->isa, 1);
       assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
       for (int oc = 0; oc < 4; oc++) {
         for (int oy = 0; oy < 6; oy++) {

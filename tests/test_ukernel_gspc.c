@@ -1,6 +1,6 @@
 /* test_ukernel_gspc.c - the grouped spatial pack (GSPC) micro-kernels of every ISA this machine
- * runs, at every tile edge, and the GSPC driver through the public API with every ISA forced,
- * both against naive double-precision references written here (not the library's code).
+ * runs, at every tile edge, against a naive double-precision reference written here, and the GSPC
+ * driver through the public API with every ISA forced, against the oracle (tests/oracle.c).
  *
  *   meson test -C <build> ukernel_gspc        (or run <build>/tests/test_ukernel_gspc)
  */
@@ -17,9 +17,11 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "oracle.h"
 #include "support/alloc.h"
 #include "support/compare.h"
 #include "support/kernel_tables.h"
+#include "support/layer.h"
 #include "support/rng.h"
 #include "support/skip.h"
 
@@ -87,12 +89,7 @@ static void ktest_setup(ktest *t, const dlc_f32_gspc_family *f, size_t gpv, size
   p->out_max = INFINITY;
 }
 
-static void ktest_free(ktest *t) {
-  free(t->in);
-  free(t->w);
-  free(t->bias);
-  free(t->out);
-}
+static void ktest_free(ktest *t) { free(t->in), free(t->w), free(t->bias), free(t->out); }
 
 static void set_layout(ktest *t, int nchw) {
   dlc_f32_gspc_params *p = &t->prm;
@@ -225,39 +222,8 @@ static void test_ukernels(void **state) {
 /* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API with opt.algo = GSPC and every ISA forced. */
 
-static void ref_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *b,
-                     double *y, double *mag) {
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(d, &ho, &wo), DLCONV_OK);
-  const int64_t cing = d->c_in / d->groups, coutg = d->c_out / d->groups;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < ho; oh++)
-        for (int64_t ow = 0; ow < wo; ow++) {
-          const int64_t g = oc / coutg;
-          double acc = b ? b[oc] : 0.0, m = fabs(acc);
-          for (int64_t ic = 0; ic < cing; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++)
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (ih < 0 || ih >= d->h_in || iw < 0 || iw >= d->w_in) continue;
-                const int64_t c = g * cing + ic;
-                const float xv = d->layout == DLCONV_NCHW ? x[((n * d->c_in + c) * d->h_in + ih) * d->w_in + iw]
-                                                          : x[((n * d->h_in + ih) * d->w_in + iw) * d->c_in + c];
-                const float wv = w[((oc * cing + ic) * d->k_h + ky) * d->k_w + kx];
-                acc += (double)xv * wv;
-                m += fabs((double)xv * wv);
-              }
-          const size_t o = d->layout == DLCONV_NCHW ? (size_t)(((n * d->c_out + oc) * ho + oh) * wo + ow)
-                                                    : (size_t)(((n * ho + oh) * wo + ow) * d->c_out + oc);
-          y[o] = clampd(acc, d->out_min, d->out_max);
-          mag[o] = m;
-        }
-}
-
 typedef struct conv_case {
-  int32_t n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
   int bias;
 } conv_case;
@@ -265,38 +231,20 @@ typedef struct conv_case {
 /* Plans case c with GSPC on isa (layout, threads), runs it and compares with the reference.
    Returns 0 when the ISA has no GSPC family (the plan must then say UNSUPPORTED). */
 static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
+  const layer_shape *sh = &c->s;
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh;
-  d.stride_w = c->sw;
-  d.dilation_h = c->dh;
-  d.dilation_w = c->dw;
-  d.pad_top = c->pt;
-  d.pad_bottom = c->pb;
-  d.pad_left = c->pl;
-  d.pad_right = c->pr;
-  d.groups = c->groups;
-  d.layout = layout;
-  d.out_min = c->lo;
-  d.out_max = c->hi;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
-  const size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-  const size_t ny = (size_t)c->n * c->c_out * ho * wo;
+  layer_desc(&d, sh, layout, c->lo, c->hi);
+  const layer_sizes z = layer_sizes_of(&d);
+  const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc_slack(nx * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
-  float *b = xalloc_slack((size_t)c->c_out * sizeof(float)), *y = xalloc_slack((ny + 2 * GUARD) * sizeof(float));
+  float *b = xalloc_slack((size_t)sh->c_out * sizeof(float)), *y = xalloc_slack((ny + 2 * GUARD) * sizeof(float));
   double *ref = xalloc_slack(ny * sizeof(double)), *mag = xalloc_slack(ny * sizeof(double));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
-  for (int32_t i = 0; i < c->c_out; i++) b[i] = frand();
+  for (int32_t i = 0; i < sh->c_out; i++) b[i] = frand();
   for (size_t i = 0; i < ny + 2 * GUARD; i++) y[i] = SENTINEL;
 
-  dlconv_options o;
-  dlconv_options_init(&o);
-  o.algo = DLCONV_ALGO_GSPC;
-  o.isa = isa;
-  o.num_threads = threads;
+  const dlconv_options o = forced_options(DLCONV_ALGO_GSPC, isa, threads);
   dlconv_plan *plan = NULL;
   dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, c->bias ? b : NULL, NULL, &o);
   if (!family_of(isa)) {
@@ -315,14 +263,14 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   const size_t wsb = dlconv_plan_workspace_size(plan);
   void *ws = wsb ? xalloc_slack(wsb) : NULL;
   assert_int_equal(dlconv_execute(plan, x, y + GUARD, ws), DLCONV_OK);
-  ref_conv(&d, x, w, c->bias ? b : NULL, ref, mag);
-  const size_t k = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+  oracle_conv2d(&d, x, w, c->bias ? b : NULL, ref, mag);
+  const size_t k = (size_t)(sh->c_in / sh->groups) * sh->kh * sh->kw;
   int bad = 0;
   for (size_t i = 0; i < ny; i++)
     if (!close_enough(y[GUARD + i], ref[i], mag[i], k) && bad++ < 3)
       print_error("%s %s g=%d n=%d cin=%d %dx%d cout=%d k=%dx%d s=%d,%d d=%d,%d p=%d,%d,%d,%d t=%d: y[%zu]=%.7g want %.7g (%s)\n",
-                  isa_label(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", c->groups, c->n, c->c_in, c->h,
-                  c->w, c->c_out, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pt, c->pb, c->pl, c->pr,
+                  isa_label(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", sh->groups, sh->n, sh->c_in, sh->h,
+                  sh->w, sh->c_out, sh->kh, sh->kw, sh->sh, sh->sw, sh->dh, sh->dw, sh->pt, sh->pb, sh->pl, sh->pr,
                   threads, i, (double)y[GUARD + i], ref[i], info.kernel);
   for (size_t i = 0; i < GUARD; i++)
     if ((y[i] != SENTINEL || y[GUARD + ny + i] != SENTINEL) && bad++ < 6)
@@ -337,41 +285,36 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   assert_int_equal(bad, 0);
 done:
   dlconv_plan_destroy(plan);
-  free(x);
-  free(w);
-  free(b);
-  free(y);
-  free(ref);
-  free(mag);
+  free(x), free(w), free(b), free(y), free(ref), free(mag);
 }
 
 #define NOCLAMP -INFINITY, INFINITY
 static const conv_case cases[] = {
-    /* n  cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g   clamp        bias */
-    {1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},            /* first layer */
-    {2, 16, 7, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.0f, INFINITY, 1},   /* g2, K_PG 8 */
-    {1, 9, 6, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NOCLAMP, 1},           /* g3: 3 in, 4 out */
-    {1, 32, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 0},           /* g4: 8 in, 10 out */
-    {1, 16, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 0.0f, 6.0f, 1},        /* g8: 2 in, 3 out */
-    {1, 64, 5, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, NOCLAMP, 1},          /* g32: 2 in, 2 out */
-    {2, 37, 7, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37, NOCLAMP, 1},          /* depthwise, odd */
-    {1, 19, 8, 6, 38, 3, 3, 2, 1, 1, 1, 0, 2, 1, 0, 19, -0.5f, 0.5f, 1},      /* depthwise x2, asym pad */
-    {1, 24, 12, 12, 48, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 24, NOCLAMP, 1},        /* depthwise x2 5x5 s3 */
-    {1, 38, 10, 13, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},         /* channel tile + lane remainders */
-    {3, 20, 9, 21, 70, 3, 3, 1, 2, 2, 1, 2, 1, 0, 3, 2, 0.0f, INFINITY, 1},   /* g2, 10 in, 35 out */
-    {1, 12, 14, 15, 18, 3, 2, 2, 3, 3, 2, 3, 0, 2, 1, 3, NOCLAMP, 1},         /* stride 2,3 dilation 3,2 */
-    {1, 8, 11, 17, 8, 3, 3, 3, 1, 1, 3, 1, 2, 3, 3, 8, NOCLAMP, 0},           /* depthwise, dilated w */
-    {2, 6, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, NOCLAMP, 1},             /* 1x1 image */
-    {1, 4, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 1},             /* 1x1 image, padded 3x3 */
-    {1, 33, 1, 40, 17, 1, 5, 1, 1, 1, 1, 0, 0, 2, 2, 1, NOCLAMP, 1},          /* one row, wide */
-    {1, 128, 4, 4, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 1},          /* dense-like */
-    {2, 32, 16, 16, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 0},         /* 1x1 stride 2 */
-    {1, 96, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, NOCLAMP, 1},           /* 48 in, 48 out */
-    {1, 12, 33, 35, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, NOCLAMP, 1},         /* g4: 3 in, 3 out */
-    {1, 64, 6, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, NOCLAMP, 1},         /* g16: 4 in, 8 out */
-    {1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5, NOCLAMP, 1},            /* 2 in, 1 out */
-    {2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2, NOCLAMP, 1},          /* unpadded: NCHW read in place */
-    {1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
+    /*  n  cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g    clamp        bias */
+    {{1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, NOCLAMP, 1},            /* first layer */
+    {{2, 16, 7, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0.0f, INFINITY, 1},   /* g2, K_PG 8 */
+    {{1, 9, 6, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, NOCLAMP, 1},           /* g3: 3 in, 4 out */
+    {{1, 32, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 0},           /* g4: 8 in, 10 out */
+    {{1, 16, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8}, 0.0f, 6.0f, 1},        /* g8: 2 in, 3 out */
+    {{1, 64, 5, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32}, NOCLAMP, 1},          /* g32: 2 in, 2 out */
+    {{2, 37, 7, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37}, NOCLAMP, 1},          /* depthwise, odd */
+    {{1, 19, 8, 6, 38, 3, 3, 2, 1, 1, 1, 0, 2, 1, 0, 19}, -0.5f, 0.5f, 1},      /* depthwise x2, asym pad */
+    {{1, 24, 12, 12, 48, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 24}, NOCLAMP, 1},        /* depthwise x2 5x5 s3 */
+    {{1, 38, 10, 13, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, NOCLAMP, 1},         /* channel tile + lane remainders */
+    {{3, 20, 9, 21, 70, 3, 3, 1, 2, 2, 1, 2, 1, 0, 3, 2}, 0.0f, INFINITY, 1},   /* g2, 10 in, 35 out */
+    {{1, 12, 14, 15, 18, 3, 2, 2, 3, 3, 2, 3, 0, 2, 1, 3}, NOCLAMP, 1},         /* stride 2,3 dilation 3,2 */
+    {{1, 8, 11, 17, 8, 3, 3, 3, 1, 1, 3, 1, 2, 3, 3, 8}, NOCLAMP, 0},           /* depthwise, dilated w */
+    {{2, 6, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3}, NOCLAMP, 1},             /* 1x1 image */
+    {{1, 4, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 1},             /* 1x1 image, padded 3x3 */
+    {{1, 33, 1, 40, 17, 1, 5, 1, 1, 1, 1, 0, 0, 2, 2, 1}, NOCLAMP, 1},          /* one row, wide */
+    {{1, 128, 4, 4, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, NOCLAMP, 1},          /* dense-like */
+    {{2, 32, 16, 16, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, NOCLAMP, 0},         /* 1x1 stride 2 */
+    {{1, 96, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, NOCLAMP, 1},           /* 48 in, 48 out */
+    {{1, 12, 33, 35, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4}, NOCLAMP, 1},         /* g4: 3 in, 3 out */
+    {{1, 64, 6, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16}, NOCLAMP, 1},         /* g16: 4 in, 8 out */
+    {{1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5}, NOCLAMP, 1},            /* 2 in, 1 out */
+    {{2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2}, NOCLAMP, 1},          /* unpadded: NCHW read in place */
+    {{1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -405,25 +348,25 @@ static void test_driver_random(void **state) {
     memset(&c, 0, sizeof c);
     const int32_t g = gs[next_u32() % 6];
     const int dw = next_u32() % 3 == 0;
-    c.groups = g;
-    c.c_in = g * (dw ? 1 : 1 + (int32_t)(next_u32() % 5));
-    c.c_out = g * (dw ? 1 + (int32_t)(next_u32() % 2) : 1 + (int32_t)(next_u32() % 20));
-    c.n = 1 + (int32_t)(next_u32() % 2);
-    c.kh = 1 + (int32_t)(next_u32() % 3);
-    c.kw = 1 + (int32_t)(next_u32() % 3);
-    c.sh = 1 + (int32_t)(next_u32() % 3);
-    c.sw = 1 + (int32_t)(next_u32() % 3);
-    c.dh = 1 + (int32_t)(next_u32() % 3);
-    c.dw = 1 + (int32_t)(next_u32() % 3);
-    c.pt = (int32_t)(next_u32() % 3);
-    c.pb = (int32_t)(next_u32() % 3);
-    c.pl = (int32_t)(next_u32() % 3);
-    c.pr = (int32_t)(next_u32() % 3);
-    c.h = 1 + (int32_t)(next_u32() % 12);
-    c.w = 1 + (int32_t)(next_u32() % 24);
+    c.s.groups = g;
+    c.s.c_in = g * (dw ? 1 : 1 + (int32_t)(next_u32() % 5));
+    c.s.c_out = g * (dw ? 1 + (int32_t)(next_u32() % 2) : 1 + (int32_t)(next_u32() % 20));
+    c.s.n = 1 + (int32_t)(next_u32() % 2);
+    c.s.kh = 1 + (int32_t)(next_u32() % 3);
+    c.s.kw = 1 + (int32_t)(next_u32() % 3);
+    c.s.sh = 1 + (int32_t)(next_u32() % 3);
+    c.s.sw = 1 + (int32_t)(next_u32() % 3);
+    c.s.dh = 1 + (int32_t)(next_u32() % 3);
+    c.s.dw = 1 + (int32_t)(next_u32() % 3);
+    c.s.pt = (int32_t)(next_u32() % 3);
+    c.s.pb = (int32_t)(next_u32() % 3);
+    c.s.pl = (int32_t)(next_u32() % 3);
+    c.s.pr = (int32_t)(next_u32() % 3);
+    c.s.h = 1 + (int32_t)(next_u32() % 12);
+    c.s.w = 1 + (int32_t)(next_u32() % 24);
     /* the window must fit the padded input */
-    while (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1) c.h++;
-    while (c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1) c.w++;
+    while (c.s.h + c.s.pt + c.s.pb < c.s.dh * (c.s.kh - 1) + 1) c.s.h++;
+    while (c.s.w + c.s.pl + c.s.pr < c.s.dw * (c.s.kw - 1) + 1) c.s.w++;
     c.lo = next_u32() % 2 ? 0.0f : -INFINITY;
     c.hi = next_u32() % 3 ? INFINITY : 0.5f;
     c.bias = (int)(next_u32() % 2);
@@ -454,11 +397,7 @@ static void test_driver_nan(void **state) {
         for (size_t k = 0; k < 16 * 16 * 9; k++) w[k] = 1.0f;
         /* channel 0 at (2, 3) */
         x[layout ? (2 * 6 + 3) * 16 : 2 * 6 + 3] = NAN;
-        dlconv_options o;
-        dlconv_options_init(&o);
-        o.algo = DLCONV_ALGO_GSPC;
-        o.isa = isa;
-        o.num_threads = 1;
+        const dlconv_options o = forced_options(DLCONV_ALGO_GSPC, isa, 1);
         assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &o), DLCONV_OK);
         const int32_t coutg = 16 / g;
         for (int32_t oc = 0; oc < 16; oc++)

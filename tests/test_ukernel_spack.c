@@ -1,6 +1,6 @@
 /* test_ukernel_spack.c - the spatial_pack micro-kernels of every ISA this machine runs, at every
- * tile edge, and the spatial_pack driver through the public API with every ISA forced, both
- * against naive double-precision references written here. */
+ * tile edge, against a naive double-precision reference written here, and the spatial_pack driver
+ * through the public API with every ISA forced, against the oracle (tests/oracle.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +14,11 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "oracle.h"
 #include "support/alloc.h"
 #include "support/compare.h"
 #include "support/kernel_tables.h"
+#include "support/layer.h"
 #include "support/rng.h"
 #include "support/skip.h"
 
@@ -60,12 +62,7 @@ static void ktest_init(ktest *t, const dlc_f32_spack_family *f) {
   t->y = xalloc(t->ny * sizeof(float));
 }
 
-static void ktest_free(ktest *t) {
-  free(t->in);
-  free(t->w);
-  free(t->bias);
-  free(t->y);
-}
+static void ktest_free(ktest *t) { free(t->in), free(t->w), free(t->bias), free(t->y); }
 
 static void set_layout(ktest *t, int nhwc) {
   const dlc_f32_spack_family *f = t->f;
@@ -162,92 +159,38 @@ static void test_ukernels_every_isa(void **state) {
 /* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API. */
 
-typedef struct shape {
-  int n, cin, h, w, cout, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, g;
-} shape;
+typedef layer_shape shape;
 
-static size_t x_index(const dlconv_conv2d_desc *d, int n, int c, int h, int w) {
-  if (d->layout == DLCONV_NCHW) return (((size_t)n * d->c_in + c) * d->h_in + h) * d->w_in + w;
-  return (((size_t)n * d->h_in + h) * d->w_in + w) * d->c_in + c;
-}
-static size_t y_index(const dlconv_conv2d_desc *d, int ho, int wo, int n, int c, int h, int w) {
-  if (d->layout == DLCONV_NCHW) return (((size_t)n * d->c_out + c) * ho + h) * wo + w;
-  return (((size_t)n * ho + h) * wo + w) * d->c_out + c;
-}
-
-/* Checks y against a naive double-precision convolution; returns the number of mismatches. */
-static int check_conv(const dlconv_conv2d_desc *d, const float *x, const float *w,
-                      const float *bias, const float *y, const char *what) {
-  int ho = (d->h_in + d->pad_top + d->pad_bottom - d->dilation_h * (d->k_h - 1) - 1) / d->stride_h + 1;
-  int wo = (d->w_in + d->pad_left + d->pad_right - d->dilation_w * (d->k_w - 1) - 1) / d->stride_w + 1;
-  int cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups, bad = 0;
-  size_t k = (size_t)cin_g * d->k_h * d->k_w;
-  for (int n = 0; n < d->n; n++)
-    for (int oc = 0; oc < d->c_out; oc++)
-      for (int oh = 0; oh < ho; oh++)
-        for (int ow = 0; ow < wo; ow++) {
-          int g = oc / cout_g;
-          double acc = bias ? bias[oc] : 0.0, mag = fabs(acc);
-          for (int ic = 0; ic < cin_g; ic++)
-            for (int ky = 0; ky < d->k_h; ky++)
-              for (int kx = 0; kx < d->k_w; kx++) {
-                int ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-                int iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (ih < 0 || ih >= d->h_in || iw < 0 || iw >= d->w_in) continue;
-                double v = (double)x[x_index(d, n, g * cin_g + ic, ih, iw)] *
-                           w[(((size_t)oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
-                acc += v;
-                mag += fabs(v);
-              }
-          acc = clampd(acc, d->out_min, d->out_max);
-          float got = y[y_index(d, ho, wo, n, oc, oh, ow)];
-          if (!close_enough(got, acc, mag, k) && bad++ < 3)
-            print_error("%s: y[n=%d][c=%d][h=%d][w=%d] = %.9g, want %.9g\n", what, n, oc, oh, ow,
-                        (double)got, acc);
-        }
+/* Checks y against the oracle (tests/oracle.c); returns the number of mismatches. */
+static int check_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *bias, const float *y,
+                      const char *what) {
+  const layer_sizes z = layer_sizes_of(d);
+  const size_t ny = z.y, k = z.k;
+  double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
+  oracle_conv2d(d, x, w, bias, ref, mag);
+  int bad = 0;
+  for (size_t i = 0; i < ny; i++)
+    if (!close_enough(y[i], ref[i], mag[i], k) && bad++ < 3)
+      print_error("%s: y[%zu] = %.9g, want %.9g\n", what, i, (double)y[i], ref[i]);
+  free(ref), free(mag);
   return bad;
-}
-
-static void desc_of(dlconv_conv2d_desc *d, const shape *s, dlconv_layout layout, int clamp) {
-  dlconv_conv2d_desc_init(d, s->n, s->cin, s->h, s->w, s->cout, s->kh, s->kw);
-  d->stride_h = s->sh;
-  d->stride_w = s->sw;
-  d->dilation_h = s->dh;
-  d->dilation_w = s->dw;
-  d->pad_top = s->pt;
-  d->pad_bottom = s->pb;
-  d->pad_left = s->pl;
-  d->pad_right = s->pr;
-  d->groups = s->g;
-  d->layout = layout;
-  if (clamp) {
-    d->out_min = -0.5f;
-    d->out_max = 0.75f;
-  }
 }
 
 /* Plans and runs s with spatial_pack forced on isa; returns 0 when the ISA has no spack family. */
 static int run_case(dlconv_isa isa, const shape *s, dlconv_layout layout, int clamp, int threads,
                     int with_bias) {
   dlconv_conv2d_desc d;
-  desc_of(&d, s, layout, clamp);
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  size_t nx = (size_t)s->n * s->cin * s->h * s->w;
-  size_t nw = (size_t)s->cout * (s->cin / s->g) * s->kh * s->kw;
-  size_t ny = (size_t)s->n * s->cout * ho * wo;
+  layer_desc(&d, s, layout, clamp ? -0.5f : -INFINITY, clamp ? 0.75f : INFINITY);
+  const layer_sizes z = layer_sizes_of(&d);
+  const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
-  float *bias = xalloc((size_t)s->cout * sizeof(float)), *y = xalloc((ny + GUARD) * sizeof(float));
+  float *bias = xalloc((size_t)s->c_out * sizeof(float)), *y = xalloc((ny + GUARD) * sizeof(float));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
-  for (int i = 0; i < s->cout; i++) bias[i] = frand();
+  for (int i = 0; i < s->c_out; i++) bias[i] = frand();
   for (size_t i = 0; i < ny + GUARD; i++) y[i] = SENTINEL;
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_SPATIAL_PACK;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_SPATIAL_PACK, isa, threads);
   dlconv_plan *plan = NULL;
   dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, with_bias ? bias : NULL, NULL, &opt);
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
@@ -255,8 +198,8 @@ static int run_case(dlconv_isa isa, const shape *s, dlconv_layout layout, int cl
   char what[256];
   snprintf(what, sizeof what,
            "%s %s n=%d c=%d->%d %dx%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d,%d,%d g=%d clamp=%d thr=%d",
-           isa_label(isa), layout == DLCONV_NHWC ? "nhwc" : "nchw", s->n, s->cin, s->cout, s->h,
-           s->w, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pb, s->pl, s->pr, s->g, clamp,
+           isa_label(isa), layout == DLCONV_NHWC ? "nhwc" : "nchw", s->n, s->c_in, s->c_out, s->h,
+           s->w, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->pt, s->pb, s->pl, s->pr, s->groups, clamp,
            threads);
   if (!k || !k->spack) {
     if (st != DLCONV_ERR_UNSUPPORTED) fail_msg("%s: status %d, want UNSUPPORTED", what, (int)st);
@@ -327,9 +270,9 @@ static void test_driver_isa(dlconv_isa isa) {
 static void test_driver_random_isa(dlconv_isa isa) {
   for (int it = 0; it < 60; it++) {
     shape s;
-    s.g = irand32(0, 3) == 0 ? irand32(2, 4) : 1;
-    s.cin = s.g * irand32(1, 9);
-    s.cout = s.g * irand32(1, 21);
+    s.groups = irand32(0, 3) == 0 ? irand32(2, 4) : 1;
+    s.c_in = s.groups * irand32(1, 9);
+    s.c_out = s.groups * irand32(1, 21);
     s.n = irand32(1, 2);
     s.kh = irand32(1, 4);
     s.kw = irand32(1, 4);
@@ -378,10 +321,7 @@ static void test_driver_nan(void **state) {
       float x[18], w[6] = {1, 1, 1, 1, 1, 1}, y[27];
       for (int j = 0; j < 18; j++) x[j] = 1.0f;
       x[0] = NAN;   /* channel 0 of pixel (0,0) in both layouts */
-      dlconv_options opt;
-      dlconv_options_init(&opt);
-      opt.algo = DLCONV_ALGO_SPATIAL_PACK;
-      opt.isa = k->isa;
+      const dlconv_options opt = forced_options(DLCONV_ALGO_SPATIAL_PACK, k->isa, 0);
       assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
       for (int c = 0; c < 3; c++) {
         assert_true(isnan(y[layout ? c : c * 9]));
