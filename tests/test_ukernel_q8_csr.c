@@ -57,17 +57,8 @@ static const dlc_q8_csr_family *family_of(dlconv_isa isa) {
 /* A family must exist where this build has written one, so losing it from a table fails; on a
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
-  assert_non_null(family_of(DLCONV_ISA_GENERIC));
-#if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
-#endif
-#if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2)) assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8_csr__avxvnni);
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8_csr__avx512vnni);
-#endif
+  check_table_families(family_of(DLCONV_ISA_GENERIC), family_of(DLCONV_ISA_AVX2), family_of(DLCONV_ISA_AVX512),
+                       IF_AVXVNNI(dlc_q8_csr__avxvnni), IF_AVX512VNNI(dlc_q8_csr__avx512vnni));
 }
 
 /* The families under test: each table's, then the avx2 family and the VNNI ones wherever this CPU
@@ -75,18 +66,8 @@ static void check_expected_families(void) {
 static size_t candidates(family_ref out[MAX_FAMILIES]) {
   size_t n = 0;
   TABLE_FAMILY_REFS(out, n, q8_csr);
-#if defined(DLC_HAVE_X86)
-  if (kernel_table_of(DLCONV_ISA_AVX2)) out[n++] = (family_ref){"(by name)", &dlc_q8_csr__avx2};
-#if defined(DLC_HAVE_AVXVNNI)
-  if (kernel_table_of(DLCONV_ISA_AVX2) && dlc_cpu()->avx_vnni) out[n++] = (family_ref){"(by name)", &dlc_q8_csr__avxvnni};
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (kernel_table_of(DLCONV_ISA_AVX512) && dlc_cpu()->avx512_vnni)
-    out[n++] = (family_ref){"(by name)", &dlc_q8_csr__avx512vnni};
-#endif
-#endif
-  if (!dlc_cpu()->avx_vnni && !dlc_cpu()->avx512_vnni)
-    print_message("[ q8_csr ] no VNNI on this CPU: its families untested here\n");
+  add_x86_families(out, &n, IF_X86(dlc_q8_csr__avx2), IF_AVXVNNI(dlc_q8_csr__avxvnni),
+                   IF_AVX512VNNI(dlc_q8_csr__avx512vnni), "q8_csr");
   return n;
 }
 

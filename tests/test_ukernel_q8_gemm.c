@@ -36,34 +36,19 @@ static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
 /* A family must exist where this build has written one, so losing it from a table fails; on a
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
-  assert_non_null(family_of(DLCONV_ISA_GENERIC));
-#if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
-#endif
-#if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2)) assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8_gemm__avxvnni);
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8_gemm__avx512vnni);
-#endif
+  check_table_families(family_of(DLCONV_ISA_GENERIC), family_of(DLCONV_ISA_AVX2), family_of(DLCONV_ISA_AVX512),
+                       IF_AVXVNNI(dlc_q8_gemm__avxvnni), IF_AVX512VNNI(dlc_q8_gemm__avx512vnni));
 }
 
 /* The families under test, each once: the one each table gives this CPU, plus the avx2 family and
    the VNNI families wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). */
 static size_t families(const dlc_q8_gemm_family *out[MAX_FAMILIES]) {
-  size_t n = 0;
-  const dlc_isa_kernels *kt;
-  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, n, kt->q8_gemm);
-#if defined(DLC_HAVE_X86)
-  if (kernel_table_of(DLCONV_ISA_AVX2)) ADD_FAMILY(out, n, &dlc_q8_gemm__avx2);
-#if defined(DLC_HAVE_AVXVNNI)
-  if (kernel_table_of(DLCONV_ISA_AVX2) && dlc_cpu()->avx_vnni) ADD_FAMILY(out, n, &dlc_q8_gemm__avxvnni);
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (kernel_table_of(DLCONV_ISA_AVX512) && dlc_cpu()->avx512_vnni) ADD_FAMILY(out, n, &dlc_q8_gemm__avx512vnni);
-#endif
-#endif
+  family_ref refs[MAX_FAMILIES];
+  size_t nrefs = 0, n = 0;
+  TABLE_FAMILY_REFS(refs, nrefs, q8_gemm);
+  add_x86_families(refs, &nrefs, IF_X86(dlc_q8_gemm__avx2), IF_AVXVNNI(dlc_q8_gemm__avxvnni),
+                   IF_AVX512VNNI(dlc_q8_gemm__avx512vnni), NULL);
+  for (size_t i = 0; i < nrefs; i++) ADD_FAMILY(out, n, (const dlc_q8_gemm_family *)refs[i].family);
   static int said;
   if (!said) {
     said = 1;

@@ -2,7 +2,13 @@
 #include "kernel_tables.h"
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
 
+#include <cmocka.h>
+
+#include "core/cpu.h"
 #include "core/env.h"
 #include "core/select.h"
 
@@ -57,4 +63,22 @@ int family_seen_before(const family_ref *refs, size_t i) {
   for (size_t k = 0; k < i; k++)
     if (refs[k].family == refs[i].family) return 1;
   return 0;
+}
+
+void check_table_families(const void *generic, const void *avx2, const void *avx512, const void *avxvnni,
+                          const void *avx512vnni) {
+  assert_non_null(generic);
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(avx2);
+  if (avxvnni && dlc_cpu()->avx_vnni && avx2) assert_ptr_equal(avx2, avxvnni);
+  if (avx512vnni && dlc_cpu()->avx512_vnni && avx512) assert_ptr_equal(avx512, avx512vnni);
+}
+
+void add_x86_families(family_ref *refs, size_t *n, const void *avx2, const void *avxvnni, const void *avx512vnni,
+                      const char *name) {
+  const int vex = kernel_table_of(DLCONV_ISA_AVX2) != NULL, evex = kernel_table_of(DLCONV_ISA_AVX512) != NULL;
+  if (avx2 && vex) refs[(*n)++] = (family_ref){"(by name)", avx2};
+  if (avxvnni && vex && dlc_cpu()->avx_vnni) refs[(*n)++] = (family_ref){"(by name)", avxvnni};
+  if (avx512vnni && evex && dlc_cpu()->avx512_vnni) refs[(*n)++] = (family_ref){"(by name)", avx512vnni};
+  if (name && !dlc_cpu()->avx_vnni && !dlc_cpu()->avx512_vnni)
+    print_message("[ %s ] no VNNI on this CPU: its families untested here\n", name);
 }

@@ -56,6 +56,39 @@ typedef struct family_ref {
 /* Whether refs[i]'s family stands at an earlier ref too (tested there already). */
 int family_seen_before(const family_ref *refs, size_t i);
 
+/* A family symbol where this build has the instructions for it, else NULL (so that naming it
+   links everywhere). */
+#if defined(DLC_HAVE_X86)
+#define IF_X86(family) (&(family))
+#else
+#define IF_X86(family) NULL
+#endif
+#if defined(DLC_HAVE_AVXVNNI)
+#define IF_AVXVNNI(family) (&(family))
+#else
+#define IF_AVXVNNI(family) NULL
+#endif
+#if defined(DLC_HAVE_AVX512VNNI)
+#define IF_AVX512VNNI(family) (&(family))
+#else
+#define IF_AVX512VNNI(family) NULL
+#endif
+
+/* The tables carry the family this build has written for this CPU, so that losing one from a
+   table (src/arch/<isa>/config.c) fails rather than skips: generic's always, avx2's where AVX2
+   runs, and where the CPU has the instructions the VNNI family (avxvnni, avx512vnni; NULL: the
+   build has none) in the avx2 / avx512 table. generic, avx2, avx512: those tables' family, read
+   from the tables themselves (dlc_kernels_for), whatever DLCONV_ISA caps. */
+void check_table_families(const void *generic, const void *avx2, const void *avx512, const void *avxvnni,
+                          const void *avx512vnni);
+
+/* Appends to refs[0..*n) the families a test names itself, labelled "(by name)": the avx2 one
+   where the avx2 table is under test, and the VNNI ones (NULL: none in this build) where the CPU
+   has the instructions and their table is under test; says so where the CPU has no VNNI (name:
+   the family kind, for that message; NULL: quiet). */
+void add_x86_families(family_ref *refs, size_t *n, const void *avx2, const void *avxvnni, const void *avx512vnni,
+                      const char *name);
+
 /* isa's table where it is under test, else NULL: for the families a test names itself (a VNNI
    family on the CPU that runs it), so that they obey the cap too. */
 const dlc_isa_kernels *kernel_table_of(dlconv_isa isa);
