@@ -391,13 +391,9 @@ static void test_wisdom(void **state) {
   close(fd);
   assert_int_equal(dlconv_wisdom_import("/nonexistent/dir/wisdom.txt"), DLCONV_ERR_IO);
 
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 32, 14, 14, 32, 3, 3);
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(9);
-  data_opts o = {.bias = 1};
+  const data_opts o = {.bias = 1};
   conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
+  const dlconv_conv2d_desc d = *cd_init_same3x3(&cd, KIND_CONV, 32, 14, 14, 32, 9, &o);
   run_cfg c = {.algo = DLCONV_ALGO_AUTO, .isa = DLCONV_ISA_AUTO, .num_threads = 1};
   dlconv_options opt;
   cfg_options(&c, &opt);
@@ -567,34 +563,11 @@ static void test_env_verbose(void **state) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
-  if (!strcmp(mode, "env-isa")) {
-    return RUN_GROUP("api_env_isa", test_env_isa_cap); /* SKIP (77) where it cannot run */
-  }
-  if (!strcmp(mode, "env-threads")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_num_threads)};
-    return cmocka_run_group_tests_name("api_env_threads", t, NULL, NULL);
-  }
-  if (!strcmp(mode, "verify")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_verify)};
-    return cmocka_run_group_tests_name("api_env_verify", t, NULL, NULL);
-  }
-  if (!strcmp(mode, "verbose")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_verbose)};
-    return cmocka_run_group_tests_name("api_env_verbose", t, NULL, NULL);
-  }
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_version),
-      cmocka_unit_test(test_options_init),
-      cmocka_unit_test(test_desc_init),
-      cmocka_unit_test(test_plan_destroy_null),
-      cmocka_unit_test(test_plan_query),
-      cmocka_unit_test(test_default_options),
-      cmocka_unit_test(test_one_shot_equals_plan),
-      cmocka_unit_test(test_weights_copied),
-      cmocka_unit_test(test_nan_propagation),
-      cmocka_unit_test(test_fp_environment_preserved),
-      cmocka_unit_test(test_quiet),
-      cmocka_unit_test(test_wisdom),
-  };
-  return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+  if (!strcmp(mode, "env-isa")) return RUN_GROUP("api_env_isa", test_env_isa_cap);
+  if (!strcmp(mode, "env-threads")) return RUN_GROUP("api_env_threads", test_env_num_threads);
+  if (!strcmp(mode, "verify")) return RUN_GROUP("api_env_verify", test_env_verify);
+  if (!strcmp(mode, "verbose")) return RUN_GROUP("api_env_verbose", test_env_verbose);
+  return RUN_GROUP("api", test_version, test_options_init, test_desc_init, test_plan_destroy_null, test_plan_query,
+                   test_default_options, test_one_shot_equals_plan, test_weights_copied, test_nan_propagation,
+                   test_fp_environment_preserved, test_quiet, test_wisdom);
 }

@@ -23,6 +23,7 @@
 #include "support/alloc.h"
 #include "support/canary.h"
 #include "support/conv_data.h"
+#include "support/layer.h"
 #include "support/names.h"
 #include "support/rng.h"
 #include "support/run_case.h"

@@ -314,9 +314,5 @@ static void test_wisdom_paths(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_allocation_fails),
-      cmocka_unit_test(test_wisdom_paths),
-  };
-  return cmocka_run_group_tests_name("faults", tests, NULL, NULL);
+  return RUN_GROUP("faults", test_every_allocation_fails, test_wisdom_paths);
 }

@@ -298,11 +298,7 @@ static void test_bad_pointers(void **state) {
   canary_free(&ov);
 
   /* misaligned caller workspace (needs 64 bytes) */
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-  opt.isa = DLCONV_ISA_GENERIC;
-  opt.num_threads = 1;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, DLCONV_ISA_GENERIC, 1);
   dlconv_plan *wp = NULL;
   if (dlconv_plan_conv2d(&wp, &g_base, g_cd.w, g_cd.bias, NULL, &opt) == DLCONV_OK) {
     size_t ws = dlconv_plan_workspace_size(wp);

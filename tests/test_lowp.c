@@ -99,10 +99,6 @@ static size_t x_index(const dlconv_conv2d_desc *d, int64_t n, int64_t c, int64_t
   if (d->layout == DLCONV_NHWC) return (size_t)(((n * d->h_in + h) * d->w_in + w) * d->c_in + c);
   return (size_t)(((n * d->c_in + c) * d->h_in + h) * d->w_in + w);
 }
-static size_t y_index(const layer *L, int64_t n, int64_t c, int64_t h, int64_t w) {
-  if (L->d.layout == DLCONV_NHWC) return (size_t)(((n * L->ho + h) * L->wo + w) * L->d.c_out + c);
-  return (size_t)(((n * L->d.c_out + c) * L->ho + h) * L->wo + w);
-}
 static void y_coords(const layer *L, size_t i, int64_t *n, int64_t *c, int64_t *h, int64_t *w) {
   const int64_t co = L->d.c_out;
   if (L->d.layout == DLCONV_NHWC) {
@@ -198,80 +194,58 @@ static void layer_free(layer *L) {
   memset(L, 0, sizeof *L);
 }
 
-/* --- reference: the direct definition of the convolution ------------------------------------ */
+/* --- reference: the direct definition of the convolution (tests/oracle.c) --------------------- */
 
-static void ref_conv_f16(layer *L) {
-  const dlconv_conv2d_desc *d = &L->d;
-  const uint16_t *x = L->xb.p, *w = L->wb.p, *b = L->has_bias ? L->bb.p : NULL;
-  double *xd = malloc(sizeof(double) * (L->xn + 1)), *wd = malloc(sizeof(double) * (L->wn + 1));
-  for (size_t i = 0; i < L->xn; i++) xd[i] = half_value(x[i]);
-  for (size_t i = 0; i < L->wn; i++) wd[i] = half_value(w[i]);
-  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
-  L->clamped = 0;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < L->ho; oh++)
-        for (int64_t ow = 0; ow < L->wo; ow++) {
-          const int64_t g = oc / cout_g;
-          double s = 0, m = 0;
-          for (int64_t ic = 0; ic < cin_g; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++) {
-              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (ih < 0 || ih >= d->h_in) continue;
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (iw < 0 || iw >= d->w_in) continue;
-                const double p = xd[x_index(d, n, g * cin_g + ic, ih, iw)] * wd[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
-                s += p;
-                m += fabs(p);
-              }
-            }
-          if (b) {
-            const double bv = half_value(b[oc]);
-            s += bv;
-            m += fabs(bv);
-          }
-          if (!isnan(s)) {
-            if (s < (double)d->out_min) { s = (double)d->out_min; L->clamped++; }
-            if (s > (double)d->out_max) { s = (double)d->out_max; L->clamped++; }
-          }
-          const size_t yi = y_index(L, n, oc, oh, ow);
-          L->ref[yi] = s;
-          L->mag[yi] = m;
-        }
-  free(xd);
-  free(wd);
+/* d without its clamp: the references clamp (and count) themselves. */
+static dlconv_conv2d_desc unclamped(const dlconv_conv2d_desc *d) {
+  dlconv_conv2d_desc u = *d;
+  u.out_min = -INFINITY, u.out_max = INFINITY;
+  return u;
 }
 
-/* int8 step 1: acc = sum (x - x_zero_point) * w in int64 (padding taps add nothing). */
+/* F16: the oracle's double sums of the exact products of the halves (each half is a float). */
+static void ref_conv_f16(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d, u = unclamped(d);
+  const uint16_t *x = L->xb.p, *w = L->wb.p, *b = L->has_bias ? L->bb.p : NULL;
+  float *xf = malloc(sizeof(float) * (L->xn + 1)), *wf = malloc(sizeof(float) * (L->wn + 1));
+  float *bf = malloc(sizeof(float) * (size_t)(d->c_out + 1));
+  for (size_t i = 0; i < L->xn; i++) xf[i] = (float)half_value(x[i]);
+  for (size_t i = 0; i < L->wn; i++) wf[i] = (float)half_value(w[i]);
+  for (int32_t i = 0; b && i < d->c_out; i++) bf[i] = (float)half_value(b[i]);
+  oracle_conv2d(&u, xf, wf, b ? bf : NULL, L->ref, L->mag);
+  L->clamped = 0;
+  for (size_t i = 0; i < L->yn; i++) {
+    double *s = &L->ref[i];
+    if (isnan(*s)) continue;
+    if (*s < (double)d->out_min) { *s = (double)d->out_min; L->clamped++; }
+    if (*s > (double)d->out_max) { *s = (double)d->out_max; L->clamped++; }
+  }
+  free(xf);
+  free(wf);
+  free(bf);
+}
+
+/* int8 step 1: acc = sum (x - x_zero_point) * w (padding taps add nothing): the oracle's double
+   sums of integer products, exact while every partial sum stays below 2^53 in magnitude (their
+   magnitudes' sum, checked). */
 static void ref_acc_q8(layer *L) {
-  const dlconv_conv2d_desc *d = &L->d;
+  const dlconv_conv2d_desc *d = &L->d, u = unclamped(d);
   const int32_t xzp = L->q.x_zero_point;
-  int32_t *xi = malloc(sizeof(int32_t) * (L->xn + 1));
+  float *xf = malloc(sizeof(float) * (L->xn + 1)), *wf = malloc(sizeof(float) * (L->wn + 1));
+  double *sum = malloc(sizeof(double) * (L->yn + 1)), *mag = malloc(sizeof(double) * (L->yn + 1));
   const int8_t *w = L->wb.p;
   for (size_t i = 0; i < L->xn; i++)
-    xi[i] = (d->dtype == DLCONV_U8 ? (int32_t)((const uint8_t *)L->xb.p)[i] : (int32_t)((const int8_t *)L->xb.p)[i]) - xzp;
-  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < L->ho; oh++)
-        for (int64_t ow = 0; ow < L->wo; ow++) {
-          const int64_t g = oc / cout_g;
-          int64_t acc = 0;
-          for (int64_t ic = 0; ic < cin_g; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++) {
-              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (ih < 0 || ih >= d->h_in) continue;
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (iw < 0 || iw >= d->w_in) continue;
-                acc += (int64_t)xi[x_index(d, n, g * cin_g + ic, ih, iw)] *
-                       (int64_t)w[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
-              }
-            }
-          L->acc[y_index(L, n, oc, oh, ow)] = acc;
-        }
-  free(xi);
+    xf[i] = (float)((d->dtype == DLCONV_U8 ? (int32_t)((const uint8_t *)L->xb.p)[i] : (int32_t)((const int8_t *)L->xb.p)[i]) - xzp);
+  for (size_t i = 0; i < L->wn; i++) wf[i] = (float)w[i];
+  oracle_conv2d(&u, xf, wf, NULL, sum, mag);
+  for (size_t i = 0; i < L->yn; i++) {
+    if (!(mag[i] < 0x1p53)) fail_msg("%s: int8 sums past 2^53, not exact in double", L->name);
+    L->acc[i] = (int64_t)sum[i];
+  }
+  free(xf);
+  free(wf);
+  free(sum);
+  free(mag);
 }
 
 /* int8 step 2: the contract's requantisation, exactly. */
@@ -994,11 +968,7 @@ typedef struct dwp_stats {
 
 /* The kernel (info.kernel) a plan of L with (algo, isa) would run; "" where it does not plan. */
 static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char kernel[64]) {
-  dlconv_options o;
-  dlconv_options_init(&o);
-  o.algo = algo;
-  o.isa = isa;
-  o.num_threads = 1;
+  const dlconv_options o = forced_options(algo, isa, 1);
   dlconv_plan *plan = NULL;
   dlconv_plan_info info;
   kernel[0] = 0;

@@ -33,6 +33,7 @@
 #include "dlconv.h"
 #include "oracle.h"
 #include "support/canary.h"
+#include "support/csr_build.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Byte reader                                                                                */
@@ -252,6 +253,8 @@ static uint32_t mix(uint64_t *s) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return (uint32_t)((z ^ (z >> 31)) >> 16);
 }
+/* mix(seed) % m: the draw the CSR row shuffle always made */
+static uint32_t mix_below(void *seed, uint32_t m) { return mix(seed) % m; }
 
 static const float SPECIALS[] = {NAN, INFINITY, -INFINITY, 1e-40f, -1e-42f, -0.0f, 1e15f, -1e15f, FLT_MIN, 3e-39f};
 #define N_SPECIALS (sizeof SPECIALS / sizeof SPECIALS[0])
@@ -358,33 +361,9 @@ static void build_csr(rd *r, fcase *c, data *t) {
   t->rowptr = malloc(4 * (size_t)(rows + 1));
   t->cols = malloc(4 * (c->w_len + 1));
   t->vals = malloc(4 * (c->w_len + 1));
-  int32_t k = 0;
-  t->rowptr[0] = 0;
   uint64_t seed = b;
-  for (int32_t o = 0; o < rows; o++) {
-    int32_t start = k;
-    for (int32_t j = 0; j < cols; j++) {
-      float v;
-      memcpy(&v, &t->w[(size_t)o * cols + j], 4);
-      if (v != 0.0f || (c->csr_zeros && (j % 3) == 0)) {
-        t->cols[k] = j;
-        t->vals[k] = v;
-        k++;
-      }
-    }
-    for (int32_t i = k - 1; i > start; i--) {   /* shuffle the row */
-      int32_t s = start + (int32_t)(mix(&seed) % (uint32_t)(i - start + 1));
-      int32_t tc = t->cols[i]; t->cols[i] = t->cols[s]; t->cols[s] = tc;
-      float tv = t->vals[i]; t->vals[i] = t->vals[s]; t->vals[s] = tv;
-    }
-    t->rowptr[o + 1] = k;
-  }
-  t->csr.rows = rows;
-  t->csr.cols = cols;
-  t->csr.nnz = k;
-  t->csr.values = t->vals;
-  t->csr.col_indices = t->cols;
-  t->csr.row_ptr = t->rowptr;
+  const int32_t k =
+      csr_from_dense(t->w, rows, cols, c->csr_zeros, t->rowptr, t->cols, t->vals, &t->csr, mix_below, &seed);
   switch (c->csr_bad) {
     case 1: if (k > 0) t->cols[k - 1] = cols; else c->csr_bad = 0; break;              /* out of range */
     case 2: if (k > 0) t->cols[0] = -1; else c->csr_bad = 0; break;                    /* negative */

@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "csr_build.h"
 #include "oracle.h"
+
+/* rng_int(r, 0, m - 1): the draw build_csr always made */
+static uint32_t rng_below(void *r, uint32_t m) { return (uint32_t)rng_int(r, 0, (int)m - 1); }
 
 void build_csr(conv_data *cd, rng_t *r) {
   const int32_t rows = cd->d.c_out;
@@ -15,36 +19,8 @@ void build_csr(conv_data *cd, rng_t *r) {
   cd->csr_rowptr = xmalloc(sizeof(int32_t) * (size_t)(rows + 1));
   cd->csr_cols = xmalloc(sizeof(int32_t) * (cd->nnz + 1));
   cd->csr_vals = xmalloc(sizeof(float) * (cd->nnz + 1));
-  int32_t k = 0;
-  cd->csr_rowptr[0] = 0;
-  for (int32_t o = 0; o < rows; o++) {
-    const int32_t start = k;
-    for (int32_t c = 0; c < cols; c++) {
-      float v = cd->w[(size_t)o * cols + c];
-      if (v != 0.0f) {
-        cd->csr_cols[k] = c;
-        cd->csr_vals[k] = v;
-        k++;
-      }
-    }
-    /* shuffle the row: the plan must accept columns in any order */
-    for (int32_t i = k - 1; i > start; i--) {
-      int32_t j = start + rng_int(r, 0, i - start);
-      int32_t tc = cd->csr_cols[i];
-      cd->csr_cols[i] = cd->csr_cols[j];
-      cd->csr_cols[j] = tc;
-      float tv = cd->csr_vals[i];
-      cd->csr_vals[i] = cd->csr_vals[j];
-      cd->csr_vals[j] = tv;
-    }
-    cd->csr_rowptr[o + 1] = k;
-  }
-  cd->csr.rows = rows;
-  cd->csr.cols = cols;
-  cd->csr.nnz = k;
-  cd->csr.values = cd->csr_vals;
-  cd->csr.col_indices = cd->csr_cols;
-  cd->csr.row_ptr = cd->csr_rowptr;
+  const int32_t k =
+      csr_from_dense(cd->w, rows, cols, 0, cd->csr_rowptr, cd->csr_cols, cd->csr_vals, &cd->csr, rng_below, r);
   cd->csr_vals0 = dup_floats(cd->csr_vals, (size_t)k);
   cd->csr_cols0 = xmalloc(sizeof(int32_t) * (size_t)(k + 1));
   memcpy(cd->csr_cols0, cd->csr_cols, sizeof(int32_t) * (size_t)k);
@@ -96,6 +72,16 @@ void cd_init(conv_data *cd, case_kind kind, const dlconv_conv2d_desc *d, rng_t *
   cd->mag = xmalloc(sizeof(double) * (cd->y_len + 1));
   oracle_conv2d(&cd->d, cd->x, cd->w, cd->bias, cd->ref, cd->mag);
   if (kind == KIND_CSR) build_csr(cd, r);
+}
+
+const dlconv_conv2d_desc *cd_init_same3x3(conv_data *cd, case_kind kind, int32_t c_in, int32_t h, int32_t w,
+                                          int32_t c_out, uint64_t seed, const data_opts *o) {
+  dlconv_conv2d_desc d;
+  dlconv_conv2d_desc_init(&d, 1, c_in, h, w, c_out, 3, 3);
+  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+  rng_t r = rng_seed(seed);
+  cd_init(cd, kind, &d, &r, o);
+  return &cd->d;
 }
 
 void cd_refresh(conv_data *cd) {
@@ -165,23 +151,13 @@ size_t check_y(const conv_data *cd, const float *y, char *msg, size_t len) {
   }
   if (bad && msg) {
     const dlconv_conv2d_desc *d = &cd->d;
-    size_t i = first, b, c, h, w;
     const size_t ho = (size_t)cd->h_out, wo = (size_t)cd->w_out, co = (size_t)d->c_out;
-    if (d->layout == DLCONV_NHWC) {
-      c = i % co;
-      i /= co;
-      w = i % wo;
-      i /= wo;
-      h = i % ho;
-      b = i / ho;
-    } else {
-      w = i % wo;
-      i /= wo;
-      h = i % ho;
-      i /= ho;
-      c = i % co;
-      b = i / co;
-    }
+    const int nhwc = d->layout == DLCONV_NHWC;
+    /* y's extents, fastest first: (c, w, h) in NHWC, (w, h, c) in NCHW; the batch last */
+    const size_t ext[3] = {nhwc ? co : wo, nhwc ? wo : ho, nhwc ? ho : co};
+    size_t at[3], i = first;
+    for (int k = 0; k < 3; k++) at[k] = i % ext[k], i /= ext[k];
+    const size_t b = i, c = nhwc ? at[0] : at[2], w = nhwc ? at[1] : at[0], h = nhwc ? at[2] : at[1];
     snprintf(msg, len, "%zu of %zu outputs wrong (worst %.3g x tol); first y[n=%zu,c=%zu,h=%zu,w=%zu] = %.9g, ref %.9g",
              bad, cd->y_len, worst, b, c, h, w, (double)y[first], cd->ref[first]);
   }

@@ -46,6 +46,12 @@ void build_csr(conv_data *cd, rng_t *r);
 /* Random data for the layer d (already valid), oracle output included. */
 void cd_init(conv_data *cd, case_kind kind, const dlconv_conv2d_desc *d, rng_t *r, const data_opts *o);
 
+/* cd_init for a layer of one c_in x h x w image to c_out channels through a 3x3 kernel padded by
+   1 on every side (the output as large as the input), from the stream of seed; returns its
+   descriptor (cd->d). */
+const dlconv_conv2d_desc *cd_init_same3x3(conv_data *cd, case_kind kind, int32_t c_in, int32_t h, int32_t w,
+                                          int32_t c_out, uint64_t seed, const data_opts *o);
+
 /* Recompute the oracle after a test edited x, w or bias in place (and refresh the copies). */
 void cd_refresh(conv_data *cd);
 

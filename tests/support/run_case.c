@@ -2,6 +2,7 @@
 #include "run_case.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,19 @@
 #include "alloc.h"
 #include "names.h"
 #include "sentinel.h"
+
+/* Appends a problem to msg (len bytes in all) and marks the run bad. */
+static void problem(char *msg, size_t len, int *bad, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void problem(char *msg, size_t len, int *bad, const char *fmt, ...) {
+  *bad = 1;
+  const size_t used = strlen(msg);
+  if (used >= len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg + used, len - used, fmt, ap);
+  va_end(ap);
+}
+#define PROBLEM(...) problem(msg, len, &bad, __VA_ARGS__)
 
 const char *cfg_str(const run_cfg *c, char *buf, size_t n) {
   snprintf(buf, n, "algo=%s isa=%s threads=%d%s ws=%s y_shift=%zu%s", algo_name(c->algo), isa_name(c->isa),
@@ -45,45 +59,38 @@ int check_info(const conv_data *cd, const run_cfg *c, const dlconv_plan *plan, d
                size_t len) {
   const dlconv_conv2d_desc *d = &cd->d;
   int bad = 0;
-  size_t used = strlen(msg);
-#define INFO_BAD(...)                                                              \
-  do {                                                                             \
-    bad = 1;                                                                       \
-    if (used < len) used += (size_t)snprintf(msg + used, len - used, __VA_ARGS__); \
-  } while (0)
   memset(info, 0x5A, sizeof *info);
   dlconv_status st = dlconv_plan_query(plan, info);
   if (st != DLCONV_OK) {
-    INFO_BAD("plan_query -> %d; ", (int)st);
+    PROBLEM("plan_query -> %d; ", (int)st);
     return bad;
   }
   if (info->algo < DLCONV_ALGO_DIRECT || info->algo > DLCONV_ALGO_SPARSE_CSR)
-    INFO_BAD("info.algo=%d not concrete; ", (int)info->algo);
+    PROBLEM("info.algo=%d not concrete; ", (int)info->algo);
   if (c->algo != DLCONV_ALGO_AUTO && info->algo != c->algo)
-    INFO_BAD("info.algo=%s but %s was forced; ", algo_name(info->algo), algo_name(c->algo));
+    PROBLEM("info.algo=%s but %s was forced; ", algo_name(info->algo), algo_name(c->algo));
   if (info->isa < DLCONV_ISA_GENERIC || info->isa > DLCONV_ISA_NEON)
-    INFO_BAD("info.isa=%d not a concrete CPU ISA; ", (int)info->isa);
+    PROBLEM("info.isa=%d not a concrete CPU ISA; ", (int)info->isa);
   else if (dlconv_isa_available(info->isa) != 1)
-    INFO_BAD("info.isa=%s not available; ", isa_name(info->isa));
+    PROBLEM("info.isa=%s not available; ", isa_name(info->isa));
   if (c->isa != DLCONV_ISA_AUTO && info->isa != c->isa)
-    INFO_BAD("info.isa=%s but %s was forced; ", isa_name(info->isa), isa_name(c->isa));
-  if (info->dtype != DLCONV_F32) INFO_BAD("info.dtype=%d; ", (int)info->dtype);
+    PROBLEM("info.isa=%s but %s was forced; ", isa_name(info->isa), isa_name(c->isa));
+  if (info->dtype != DLCONV_F32) PROBLEM("info.dtype=%d; ", (int)info->dtype);
   const int64_t macs = (int64_t)d->n * d->c_out * cd->h_out * cd->w_out * (int64_t)cd->K;
-  if (info->macs != macs) INFO_BAD("info.macs=%lld, dense formula %lld; ", (long long)info->macs, (long long)macs);
+  if (info->macs != macs) PROBLEM("info.macs=%lld, dense formula %lld; ", (long long)info->macs, (long long)macs);
   const size_t ws = dlconv_plan_workspace_size(plan);
   if (info->workspace_bytes != ws)
-    INFO_BAD("info.workspace_bytes=%zu != plan_workspace_size %zu; ", info->workspace_bytes, ws);
+    PROBLEM("info.workspace_bytes=%zu != plan_workspace_size %zu; ", info->workspace_bytes, ws);
   if (!memchr(info->kernel, 0, sizeof info->kernel) || !info->kernel[0])
-    INFO_BAD("info.kernel empty or unterminated; ");
+    PROBLEM("info.kernel empty or unterminated; ");
   const double density = (double)cd->nnz / (double)cd->w_len;
   if (!(info->weight_density >= 0.0 && info->weight_density <= 1.0))
-    INFO_BAD("info.weight_density=%g; ", info->weight_density);
+    PROBLEM("info.weight_density=%g; ", info->weight_density);
   else if (info->algo == DLCONV_ALGO_SPARSE_CSR) {
     if (fabs(info->weight_density - density) > 1e-9)
-      INFO_BAD("info.weight_density=%.9g, nonzeros/total=%.9g; ", info->weight_density, density);
+      PROBLEM("info.weight_density=%.9g, nonzeros/total=%.9g; ", info->weight_density, density);
   } else if (info->weight_density != 1.0)
-    INFO_BAD("dense algorithm reports weight_density=%g; ", info->weight_density);
-#undef INFO_BAD
+    PROBLEM("dense algorithm reports weight_density=%g; ", info->weight_density);
   return bad;
 }
 
@@ -104,12 +111,6 @@ int execute_checked(const conv_data *cd, const dlconv_plan *plan, const run_cfg 
                     size_t len) {
   canary_buf yb, wsb = {0};
   int bad = 0;
-  size_t used = strlen(msg);
-#define EXE_BAD(...)                                                               \
-  do {                                                                             \
-    bad = 1;                                                                       \
-    if (used < len) used += (size_t)snprintf(msg + used, len - used, __VA_ARGS__); \
-  } while (0)
   canary_alloc(&yb, cd->y_len * 4, c->y_shift);
   fill_nan(yb.p, yb.bytes);
   void *ws = NULL;
@@ -120,22 +121,21 @@ int execute_checked(const conv_data *cd, const dlconv_plan *plan, const run_cfg 
   }
   dlconv_status st = dlconv_execute(plan, cd->x, yb.p, ws);
   if (st != DLCONV_OK) {
-    EXE_BAD("execute -> %s (%s); ", dlconv_status_string(st), dlconv_last_error());
+    PROBLEM("execute -> %s (%s); ", dlconv_status_string(st), dlconv_last_error());
   } else {
     char m[400] = "";
-    if (check_y(cd, yb.p, m, sizeof m)) EXE_BAD("%s; ", m);
+    if (check_y(cd, yb.p, m, sizeof m)) PROBLEM("%s; ", m);
   }
-  if (!canary_guards_ok(&yb)) EXE_BAD("y guard bytes overwritten; ");
+  if (!canary_guards_ok(&yb)) PROBLEM("y guard bytes overwritten; ");
   if (c->ws_mode && !canary_guards_ok(&wsb))
-    EXE_BAD("workspace overrun (wrote past dlconv_plan_workspace_size=%zu); ", wsb.bytes);
-  if (!inputs_unchanged(cd)) EXE_BAD("x, w, bias or csr arrays modified; ");
+    PROBLEM("workspace overrun (wrote past dlconv_plan_workspace_size=%zu); ", wsb.bytes);
+  if (!inputs_unchanged(cd)) PROBLEM("x, w, bias or csr arrays modified; ");
   if (c->ws_mode) canary_free(&wsb);
   if (y_keep) {
     *y_keep = xmalloc(cd->y_len * 4 + 4);
     memcpy(*y_keep, yb.p, cd->y_len * 4);
   }
   canary_free(&yb);
-#undef EXE_BAD
   return bad;
 }
 
