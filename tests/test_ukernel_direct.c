@@ -941,8 +941,7 @@ static const api_case API_CASES[] = {
 
 static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, int threads, int clamp, int bias) {
   dlconv_conv2d_desc d;
-  layer_desc(&d, c, lay, clamp ? -0.3f : -INFINITY, clamp ? 0.5f : INFINITY);
-  const layer_sizes z = layer_sizes_of(&d);
+  const layer_sizes z = layer_desc(&d, c, lay, clamp ? -0.3f : -INFINITY, clamp ? 0.5f : INFINITY);
   const size_t nx = z.x, nwt = z.w, ny = z.y;
   float *x = frand_buf(nx), *w = frand_buf(nwt), *b = frand_buf((size_t)c->c_out);
   float *y = sentinel_buf(ny + GUARD);

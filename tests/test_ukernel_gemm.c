@@ -164,10 +164,10 @@ static void test_ukernel_edges(void **state) {
     assert_non_null(f->name);
     assert_non_null(f->ukernel_ct);
     tested++;
-    for (size_t m = 1; m <= f->mr; m++) {
-      for (size_t n = 1; n <= f->nr; n++) {
-        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
-          for (int acc = 0; acc <= 1; acc++) {
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
             for (int ep = 0; ep < N_EP; ep++) {
               /* The largest kc only on a subset, to keep the test quick. */
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
@@ -179,10 +179,6 @@ static void test_ukernel_edges(void **state) {
                 run_uk_case(&t);
               }
             }
-          }
-        }
-      }
-    }
   }
   assert_true(tested >= 1);
 }
@@ -348,8 +344,7 @@ static const conv_case conv_cases[] = {
 static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
   const layer_shape *sh = &c->s;
   dlconv_conv2d_desc d;
-  layer_desc(&d, sh, layout, c->lo, c->hi);
-  const layer_sizes z = layer_sizes_of(&d);
+  const layer_sizes z = layer_desc(&d, sh, layout, c->lo, c->hi);
   const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
   float *bias = xalloc((size_t)sh->c_out * sizeof(float));

@@ -231,10 +231,9 @@ typedef struct conv_case {
 /* Plans case c with GSPC on isa (layout, threads), runs it and compares with the reference.
    Returns 0 when the ISA has no GSPC family (the plan must then say UNSUPPORTED). */
 static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
-  const layer_shape *sh = &c->s;
   dlconv_conv2d_desc d;
-  layer_desc(&d, sh, layout, c->lo, c->hi);
-  const layer_sizes z = layer_sizes_of(&d);
+  const layer_sizes z = layer_desc(&d, &c->s, layout, c->lo, c->hi);
+  const layer_shape *sh = &c->s;
   const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc_slack(nx * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
   float *b = xalloc_slack((size_t)sh->c_out * sizeof(float)), *y = xalloc_slack((ny + 2 * GUARD) * sizeof(float));

@@ -32,15 +32,8 @@
 #define GUARD 19
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 
-static const dlc_lowp_dw_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->lowp_dw : NULL;
-}
-
 /* A family must exist where this build has written one, so losing it from a table fails. */
-static void check_expected_families(void) {
-  check_table_families(family_of(DLCONV_ISA_GENERIC), family_of(DLCONV_ISA_AVX2), NULL, NULL, NULL);
-}
+static void check_expected_families(void) { CHECK_TABLE_FAMILIES(lowp_dw, NULL, NULL); }
 
 /* ================================================================ x placement */
 
@@ -289,13 +282,13 @@ static void ch_close(ch_bufs *b) {
 /* The calling tests' own family check: both channel kernels where a build has a family. */
 static void check_expected_ch(void) {
   check_expected_families();
-  const dlc_lowp_dw_family *g = family_of(DLCONV_ISA_GENERIC);
+  const dlc_lowp_dw_family *g = TABLE_FAMILY(DLCONV_ISA_GENERIC, lowp_dw);
   assert_non_null(g->f16_ch);
   assert_non_null(g->q8_ch);
 #if defined(__x86_64__) || defined(__i386__)
   if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) {
-    assert_non_null(family_of(DLCONV_ISA_AVX2)->f16_ch);
-    assert_non_null(family_of(DLCONV_ISA_AVX2)->q8_ch);
+    assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, lowp_dw)->f16_ch);
+    assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, lowp_dw)->q8_ch);
   }
 #endif
 }
@@ -538,13 +531,13 @@ static void wd_close(wd_bufs *b) {
 /* The calling tests' own family check: both widening kernels where a build has a family. */
 static void check_expected_widen(void) {
   check_expected_families();
-  const dlc_lowp_dw_family *g = family_of(DLCONV_ISA_GENERIC);
+  const dlc_lowp_dw_family *g = TABLE_FAMILY(DLCONV_ISA_GENERIC, lowp_dw);
   assert_non_null(g->f16_widen);
   assert_non_null(g->q8_widen);
 #if defined(__x86_64__) || defined(__i386__)
   if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) {
-    assert_non_null(family_of(DLCONV_ISA_AVX2)->f16_widen);
-    assert_non_null(family_of(DLCONV_ISA_AVX2)->q8_widen);
+    assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, lowp_dw)->f16_widen);
+    assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, lowp_dw)->q8_widen);
   }
 #endif
 }

@@ -33,19 +33,14 @@
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 #define GUARD_BYTE 0xA5
 
-static const dlc_q8d4_gemm_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_d4 : NULL;
-}
-
 /* Where this build has the AVX512-VNNI family and this CPU runs it, the avx512 table must carry it
    (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; and the avx2 table must not
    (vpdpbusd on zmm is EVEX: a caller capping at avx2 must not get it). */
 static void check_expected_families(void) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8d4_gemm__avx512vnni);
-  if (family_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8d4_gemm__avx512vnni);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_d4), &dlc_q8d4_gemm__avx512vnni);
+  if (TABLE_FAMILY(DLCONV_ISA_AVX2, q8_d4)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_d4), &dlc_q8d4_gemm__avx512vnni);
 #endif
 }
 

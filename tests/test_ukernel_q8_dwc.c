@@ -352,19 +352,7 @@ static void rq_build(rq_set *s, int kind, int small, int is_signed, size_t c_out
     q->mult[c] = m, q->bias[c] = (int32_t)b;
   }
   if (kind == RQ_CLAMP) {
-    const uint32_t r = next_u32() % 6;
-    const int64_t zl = q->y_min - q->y_zero_point, zh = q->y_max - q->y_zero_point; /* the type in y units */
-    if (r == 0) { /* equal bounds */
-      q->lo = q->hi = frac_bound(zl, zh);
-    } else if (r == 1) {
-      q->lo = frac_bound(zl, zh);
-    } else if (r == 2) {
-      q->hi = frac_bound(zl, zh);
-    } else {
-      double a = frac_bound(zl, zh), b = frac_bound(zl, zh);
-      if (a > b) { const double t = a; a = b, b = t; }
-      q->lo = a, q->hi = b;
-    }
+    clamp_inside_type(q);
   } else if (kind == RQ_TIES && next_u32() % 3 == 0) {
     q->lo = -2.5 - (double)irand(0, 5), q->hi = 1.5 + (double)irand(0, 5);
   } else if ((kind == RQ_SAT || kind == RQ_WIDE) && next_u32() % 3 == 0) {

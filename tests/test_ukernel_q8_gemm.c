@@ -28,16 +28,10 @@
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 #define GUARD_BYTE 0xA5
 
-static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_gemm : NULL;
-}
-
 /* A family must exist where this build has written one, so losing it from a table fails; on a
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
-  check_table_families(family_of(DLCONV_ISA_GENERIC), family_of(DLCONV_ISA_AVX2), family_of(DLCONV_ISA_AVX512),
-                       IF_AVXVNNI(dlc_q8_gemm__avxvnni), IF_AVX512VNNI(dlc_q8_gemm__avx512vnni));
+  CHECK_TABLE_FAMILIES(q8_gemm, IF_AVXVNNI(dlc_q8_gemm__avxvnni), IF_AVX512VNNI(dlc_q8_gemm__avx512vnni));
 }
 
 /* The families under test, each once: the one each table gives this CPU, plus the avx2 family and
@@ -309,9 +303,9 @@ static void test_ukernel_ib(void **state) {
     }
   }
   /* the generic family always has one; where this build has written AVX2's, it must be there */
-  assert_non_null(family_of(DLCONV_ISA_GENERIC)->ukernel_ib);
+  assert_non_null(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_gemm)->ukernel_ib);
 #if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2)->ukernel_ib);
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_gemm)->ukernel_ib);
 #endif
   assert_true(tested >= 1);
 }

@@ -74,6 +74,14 @@ int family_seen_before(const family_ref *refs, size_t i);
 #define IF_AVX512VNNI(family) NULL
 #endif
 
+/* The `field` family of isa's table (NULL: no such table on this machine, or no family in it). */
+#define TABLE_FAMILY(isa, field) (dlc_kernels_for(isa) ? dlc_kernels_for(isa)->field : NULL)
+
+/* check_table_families for the `field` families of the generic, avx2 and avx512 tables. */
+#define CHECK_TABLE_FAMILIES(field, avxvnni, avx512vnni)                                      \
+  check_table_families(TABLE_FAMILY(DLCONV_ISA_GENERIC, field), TABLE_FAMILY(DLCONV_ISA_AVX2, field), \
+                       TABLE_FAMILY(DLCONV_ISA_AVX512, field), (avxvnni), (avx512vnni))
+
 /* The tables carry the family this build has written for this CPU, so that losing one from a
    table (src/arch/<isa>/config.c) fails rather than skips: generic's always, avx2's where AVX2
    runs, and where the CPU has the instructions the VNNI family (avxvnni, avx512vnni; NULL: the
@@ -88,6 +96,15 @@ void check_table_families(const void *generic, const void *avx2, const void *avx
    the family kind, for that message; NULL: quiet). */
 void add_x86_families(family_ref *refs, size_t *n, const void *avx2, const void *avxvnni, const void *avx512vnni,
                       const char *name);
+
+/* The families under test of a kind whose x86 families are dlc_<field>__avx2, __avxvnni and
+   __avx512vnni: each table's (TABLE_FAMILY_REFS), then those by name (add_x86_families). */
+#define ALL_FAMILY_REFS(refs, n, field)                                                            \
+  do {                                                                                             \
+    TABLE_FAMILY_REFS(refs, n, field);                                                             \
+    add_x86_families(refs, &(n), IF_X86(dlc_##field##__avx2), IF_AVXVNNI(dlc_##field##__avxvnni), \
+                     IF_AVX512VNNI(dlc_##field##__avx512vnni), #field);                          \
+  } while (0)
 
 /* isa's table where it is under test, else NULL: for the families a test names itself (a VNNI
    family on the CPU that runs it), so that they obey the cap too. */

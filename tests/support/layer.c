@@ -3,7 +3,7 @@
 
 #include "alloc.h"
 
-void layer_desc(dlconv_conv2d_desc *d, const layer_shape *s, dlconv_layout layout, float lo, float hi) {
+layer_sizes layer_desc(dlconv_conv2d_desc *d, const layer_shape *s, dlconv_layout layout, float lo, float hi) {
   dlconv_conv2d_desc_init(d, s->n, s->c_in, s->h, s->w, s->c_out, s->kh, s->kw);
   d->stride_h = s->sh, d->stride_w = s->sw;
   d->dilation_h = s->dh, d->dilation_w = s->dw;
@@ -11,6 +11,7 @@ void layer_desc(dlconv_conv2d_desc *d, const layer_shape *s, dlconv_layout layou
   d->groups = s->groups;
   d->layout = layout;
   d->out_min = lo, d->out_max = hi;
+  return layer_sizes_of(d);
 }
 
 layer_sizes layer_sizes_of(const dlconv_conv2d_desc *d) {

@@ -13,14 +13,14 @@ typedef struct layer_shape {
   int n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
 } layer_shape;
 
-/* The descriptor of s in layout, clamped to [lo, hi]. */
-void layer_desc(dlconv_conv2d_desc *d, const layer_shape *s, dlconv_layout layout, float lo, float hi);
-
 /* The element counts of a valid layer's x, w and y, and its K (the terms of one output). */
 typedef struct layer_sizes {
   size_t x, w, y, k;
 } layer_sizes;
 layer_sizes layer_sizes_of(const dlconv_conv2d_desc *d);
+
+/* The descriptor of s in layout, clamped to [lo, hi], into *d; returns its sizes. */
+layer_sizes layer_desc(dlconv_conv2d_desc *d, const layer_shape *s, dlconv_layout layout, float lo, float hi);
 
 /* Options that force algo on isa with threads (0: the library's choice). */
 dlconv_options forced_options(dlconv_algo algo, dlconv_isa isa, int threads);

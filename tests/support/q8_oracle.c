@@ -210,22 +210,7 @@ int q8o_near_wrong(const dlc_q8_params *q, int64_t acc_max, const q8o_col *h, do
 
 void q8o_params_bounds(dlc_q8_params *q, int kind, unsigned beyond, unsigned loose) {
   if (kind == RQ_CLAMP) {
-    const uint32_t r = next_u32() % 6;
-    const int64_t zl = q->y_min - q->y_zero_point, zh = q->y_max - q->y_zero_point; /* the type in y units */
-    if (r == 0) {
-      q->lo = q->hi = frac_bound(zl, zh);
-    } else if (r == 1) {
-      q->lo = frac_bound(zl, zh);
-    } else if (r == 2) {
-      q->hi = frac_bound(zl, zh);
-    } else {
-      double a = frac_bound(zl, zh), bb = frac_bound(zl, zh);
-      if (a > bb) {
-        const double t = a;
-        a = bb, bb = t;
-      }
-      q->lo = a, q->hi = bb;
-    }
+    clamp_inside_type(q);
   } else if ((kind == RQ_TIES || kind == RQ_POW2) && next_u32() % 4 == 0) {
     q->lo = -2.5 - (double)irand(0, 60), q->hi = 1.5 + (double)irand(0, 60); /* half-integer clamps */
   } else if ((beyond & RQ_BIT(kind)) && next_u32() % 3 == 0) {

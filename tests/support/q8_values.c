@@ -34,3 +34,22 @@ double frac_bound(int64_t lo, int64_t hi) {
   const uint32_t r = next_u32() % 5;
   return (double)irand(lo, hi) + (r < 4 ? fr[r] : urand());
 }
+
+void clamp_inside_type(dlc_q8_params *q) {
+  const uint32_t r = next_u32() % 6;
+  const int64_t zl = q->y_min - q->y_zero_point, zh = q->y_max - q->y_zero_point; /* the type in y units */
+  if (r == 0) {
+    q->lo = q->hi = frac_bound(zl, zh);
+  } else if (r == 1) {
+    q->lo = frac_bound(zl, zh);
+  } else if (r == 2) {
+    q->hi = frac_bound(zl, zh);
+  } else {
+    double a = frac_bound(zl, zh), b = frac_bound(zl, zh);
+    if (a > b) {
+      const double t = a;
+      a = b, b = t;
+    }
+    q->lo = a, q->hi = b;
+  }
+}

@@ -23,4 +23,8 @@ int8_t w_byte(int kind);
 /* A clamp bound: an integer, a half-integer, a quarter or any fraction. */
 double frac_bound(int64_t lo, int64_t hi);
 
+/* RQ_CLAMP's bounds: lo and hi inside q's type (its zero point set), integers, half-integers,
+   quarters or any fraction: equal, lo alone, hi alone, or both. */
+void clamp_inside_type(dlc_q8_params *q);
+
 #endif
