@@ -65,20 +65,15 @@ static size_t round_up16(size_t n) { return (n + LANES - 1) / LANES * LANES; }
 
 /* ================================================================ families */
 
-static const dlc_q8_dwc_family *dwc_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_dwc : NULL;
-}
-
 /* Where this build has the VBMI kernel and this CPU runs it, the avx512 table must carry it
    (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; the avx2 and generic tables
    must not (EVEX: a caller capping at avx2 must not get it). */
 static void check_expected_dwc(void) {
 #if defined(DLC_HAVE_AVX512VBMI)
   if (dlc_cpu()->avx512_vnni && dlc_cpu()->avx512_vbmi && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(dwc_of(DLCONV_ISA_AVX512), &dlc_q8_dwc__avx512vbmi);
-  if (dwc_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(dwc_of(DLCONV_ISA_AVX2), &dlc_q8_dwc__avx512vbmi);
-  if (dwc_of(DLCONV_ISA_GENERIC)) assert_ptr_not_equal(dwc_of(DLCONV_ISA_GENERIC), &dlc_q8_dwc__avx512vbmi);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_dwc), &dlc_q8_dwc__avx512vbmi);
+  if (TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwc)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwc), &dlc_q8_dwc__avx512vbmi);
+  if (TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwc)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwc), &dlc_q8_dwc__avx512vbmi);
 #endif
 }
 

@@ -87,22 +87,17 @@ static size_t round_up64(size_t c) { return (c + NB - 1) / NB * NB; }
 
 /* ================================================================ the family */
 
-static const dlc_q8_dwn_family *dwn_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_dwn : NULL;
-}
-
 /* The families under test: each table's q8_dwn, each once. Where this build has the VNNI kernel and
    this CPU runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the
    table fails rather than skips; the generic and avx2 tables must not (EVEX). */
 static size_t families(const dlc_q8_dwn_family *out[MAX_FAMILIES]) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(dwn_of(DLCONV_ISA_AVX512), &dlc_q8_dwn__avx512vnni);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_dwn), &dlc_q8_dwn__avx512vnni);
   /* the strided entry too: dropping it would skip the run_s cases silently */
   assert_non_null(dlc_q8_dwn__avx512vnni.run_s);
-  assert_ptr_not_equal(dwn_of(DLCONV_ISA_AVX2), &dlc_q8_dwn__avx512vnni);
-  assert_ptr_not_equal(dwn_of(DLCONV_ISA_GENERIC), &dlc_q8_dwn__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwn), &dlc_q8_dwn__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwn), &dlc_q8_dwn__avx512vnni);
 #endif
   size_t n = 0;
   const dlc_isa_kernels *kt;

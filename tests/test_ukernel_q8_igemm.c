@@ -78,20 +78,15 @@
 
 /* ================================================================ the family */
 
-static const dlc_q8_igemm_family *igemm_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_igemm : NULL;
-}
-
 /* The families under test: each table's q8_igemm, each once. Where this build has the VNNI kernel and
    this CPU runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the
    table fails rather than skips; the generic and avx2 tables must not (EVEX). */
 static size_t families(const dlc_q8_igemm_family *out[MAX_FAMILIES]) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(igemm_of(DLCONV_ISA_AVX512), &dlc_q8_igemm__avx512vnni);
-  assert_ptr_not_equal(igemm_of(DLCONV_ISA_AVX2), &dlc_q8_igemm__avx512vnni);
-  assert_ptr_not_equal(igemm_of(DLCONV_ISA_GENERIC), &dlc_q8_igemm__avx512vnni);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_igemm), &dlc_q8_igemm__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_igemm), &dlc_q8_igemm__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_igemm), &dlc_q8_igemm__avx512vnni);
 #endif
   size_t n = 0;
   const dlc_isa_kernels *kt;
