@@ -6,9 +6,6 @@
 static const char *const ALGO_NAMES[] = {"auto", "direct", "im2col", "spack", "gspc", "csr"};
 static const char *const ISA_NAMES[] = {"auto", "generic", "avx2", "avx512", "neon", "cuda"};
 
-/* dlconv_isa values probed: today's and room for those to come (dlconv_isa_available answers 0
-   for a value it does not know). */
-#define ISA_VALUES 64
 
 const char *algo_name(int a) { return (a >= 0 && a < N_ALGOS) ? ALGO_NAMES[a] : "?"; }
 
@@ -26,7 +23,7 @@ int algo_from_name(const char *s) {
 
 int cpu_isas(dlconv_isa *out) {
   int n = 0;
-  for (int v = DLCONV_ISA_GENERIC; v < ISA_VALUES && n < MAX_CPU_ISAS; v++)
+  for (int v = DLCONV_ISA_GENERIC; v < N_ISAS && n < MAX_CPU_ISAS; v++)
     if (dlconv_isa_available((dlconv_isa)v) == 1) out[n++] = (dlconv_isa)v;
   return n;
 }
