@@ -12,18 +12,6 @@
 
 #include "test_common.h"
 
-/* every (algorithm, ISA) pair: ISA AUTO plus each CPU ISA the machine has */
-typedef struct pair { dlconv_algo algo; dlconv_isa isa; } pair;
-
-static int all_pairs(pair *out) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (int a = 0; a < N_ALGOS; a++)
-    for (int i = 0; i < ni; i++) out[n++] = (pair){(dlconv_algo)a, isas[i]};
-  return n;
-}
-
 static void layer_3x3(dlconv_conv2d_desc *d) {
   dlconv_conv2d_desc_init(d, 2, 13, 11, 9, 17, 3, 3);
   d->pad_top = 1; d->pad_bottom = 2; d->pad_left = 0; d->pad_right = 1;
@@ -183,12 +171,12 @@ static void test_default_options(void **state) {
   run_cfg c = {.algo = DLCONV_ALGO_AUTO, .isa = DLCONV_ISA_AUTO};
   if (execute_checked(&cd, plan, &c, NULL, msg, sizeof msg)) fail_msg("%s", msg);
   dlconv_plan_destroy(plan);
-  gbuf yb;
-  gbuf_alloc(&yb, cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, cd.y_len * 4, 0);
   assert_int_equal(dlconv_conv2d(&d, cd.x, cd.w, NULL, yb.p, NULL, NULL), DLCONV_OK);
-  assert_true(gbuf_guards_ok(&yb));
+  assert_true(canary_guards_ok(&yb));
   if (check_y(&cd, yb.p, msg, sizeof msg)) fail_msg("one-shot, default options: %s", msg);
-  gbuf_free(&yb);
+  canary_free(&yb);
   cd_free(&cd);
 }
 
@@ -214,9 +202,9 @@ static void test_one_shot_equals_plan(void **state) {
       dlconv_status st = cd_plan(&cd, &plan, &opt);
       if (st == DLCONV_ERR_UNSUPPORTED && !pair_required(c.algo, c.isa)) continue;
       if (st != DLCONV_OK) { tally_fail(&t, "%s/%s: plan -> %s", algo_name(c.algo), isa_name(c.isa), dlconv_status_string(st)); continue; }
-      gbuf y1, y2;
-      gbuf_alloc(&y1, cd.y_len * 4, 0);
-      gbuf_alloc(&y2, cd.y_len * 4, 8);
+      canary_buf y1, y2;
+      canary_alloc(&y1, cd.y_len * 4, 0);
+      canary_alloc(&y2, cd.y_len * 4, 8);
       fill_nan(y1.p, y1.bytes);
       fill_nan(y2.p, y2.bytes);
       st = dlconv_execute(plan, cd.x, y1.p, NULL);
@@ -226,9 +214,9 @@ static void test_one_shot_equals_plan(void **state) {
       if (st != DLCONV_OK || st2 != DLCONV_OK) tally_fail(&t, "%s %s/%s: execute %d, one-shot %d", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa), st, st2);
       else if (memcmp(y1.p, y2.p, cd.y_len * 4)) tally_fail(&t, "%s %s/%s: one-shot differs from plan+execute", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa));
       else if (check_y(&cd, y1.p, msg, sizeof msg)) tally_fail(&t, "%s %s/%s: %s", kind ? "dense" : "conv", algo_name(c.algo), isa_name(c.isa), msg);
-      if (!gbuf_guards_ok(&y1) || !gbuf_guards_ok(&y2)) tally_fail(&t, "%s/%s: guard overwritten", algo_name(c.algo), isa_name(c.isa));
-      gbuf_free(&y1);
-      gbuf_free(&y2);
+      if (!canary_guards_ok(&y1) || !canary_guards_ok(&y2)) tally_fail(&t, "%s/%s: guard overwritten", algo_name(c.algo), isa_name(c.isa));
+      canary_free(&y1);
+      canary_free(&y2);
       dlconv_plan_destroy(plan);
     }
     cd_free(&cd);
@@ -365,8 +353,8 @@ static void test_quiet(void **state) {
   data_opts o = {.bias = 1};
   conv_data cd;
   cd_init(&cd, KIND_CONV, &d, &r, &o);
-  gbuf yb;
-  gbuf_alloc(&yb, cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, cd.y_len * 4, 0);
   capture cap;
   capture_begin(&cap);
   for (int a = 0; a < N_ALGOS; a++) {
@@ -389,7 +377,7 @@ static void test_quiet(void **state) {
   char *out = capture_end(&cap);
   if (out[0]) fail_msg("library printed without DLCONV_VERBOSE: \"%.200s\"", out);
   free(out);
-  gbuf_free(&yb);
+  canary_free(&yb);
   cd_free(&cd);
 }
 
@@ -403,13 +391,9 @@ static void test_wisdom(void **state) {
   close(fd);
   assert_int_equal(dlconv_wisdom_import("/nonexistent/dir/wisdom.txt"), DLCONV_ERR_IO);
 
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 32, 14, 14, 32, 3, 3);
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(9);
-  data_opts o = {.bias = 1};
+  const data_opts o = {.bias = 1};
   conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
+  const dlconv_conv2d_desc d = *cd_init_same3x3(&cd, KIND_CONV, 32, 14, 14, 32, 9, &o);
   run_cfg c = {.algo = DLCONV_ALGO_AUTO, .isa = DLCONV_ISA_AUTO, .num_threads = 1};
   dlconv_options opt;
   cfg_options(&c, &opt);
@@ -465,7 +449,7 @@ static void test_env_isa_cap(void **state) {
   int cap = !strcmp(env, "generic") ? DLCONV_ISA_GENERIC : !strcmp(env, "avx2") ? DLCONV_ISA_AVX2
           : !strcmp(env, "avx512") ? DLCONV_ISA_AVX512 : !strcmp(env, "neon") ? DLCONV_ISA_NEON : -1;
   assert_true(cap > 0);
-  if (!dlconv_isa_available((dlconv_isa)cap)) skip();
+  if (!dlconv_isa_available((dlconv_isa)cap)) skip_test("env isa cap", "DLCONV_ISA names an ISA this machine lacks");
   dlconv_conv2d_desc d;
   layer_3x3(&d);
   rng_t r = rng_seed(10);
@@ -579,35 +563,11 @@ static void test_env_verbose(void **state) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
-  if (!strcmp(mode, "env-isa")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_isa_cap)};
-    return cmocka_run_group_tests_name("api_env_isa", t, NULL, NULL);
-  }
-  if (!strcmp(mode, "env-threads")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_num_threads)};
-    return cmocka_run_group_tests_name("api_env_threads", t, NULL, NULL);
-  }
-  if (!strcmp(mode, "verify")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_verify)};
-    return cmocka_run_group_tests_name("api_env_verify", t, NULL, NULL);
-  }
-  if (!strcmp(mode, "verbose")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_env_verbose)};
-    return cmocka_run_group_tests_name("api_env_verbose", t, NULL, NULL);
-  }
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_version),
-      cmocka_unit_test(test_options_init),
-      cmocka_unit_test(test_desc_init),
-      cmocka_unit_test(test_plan_destroy_null),
-      cmocka_unit_test(test_plan_query),
-      cmocka_unit_test(test_default_options),
-      cmocka_unit_test(test_one_shot_equals_plan),
-      cmocka_unit_test(test_weights_copied),
-      cmocka_unit_test(test_nan_propagation),
-      cmocka_unit_test(test_fp_environment_preserved),
-      cmocka_unit_test(test_quiet),
-      cmocka_unit_test(test_wisdom),
-  };
-  return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+  if (!strcmp(mode, "env-isa")) return RUN_GROUP("api_env_isa", test_env_isa_cap);
+  if (!strcmp(mode, "env-threads")) return RUN_GROUP("api_env_threads", test_env_num_threads);
+  if (!strcmp(mode, "verify")) return RUN_GROUP("api_env_verify", test_env_verify);
+  if (!strcmp(mode, "verbose")) return RUN_GROUP("api_env_verbose", test_env_verbose);
+  return RUN_GROUP("api", test_version, test_options_init, test_desc_init, test_plan_destroy_null, test_plan_query,
+                   test_default_options, test_one_shot_equals_plan, test_weights_copied, test_nan_propagation,
+                   test_fp_environment_preserved, test_quiet, test_wisdom);
 }

@@ -2,17 +2,6 @@
  * layers, against the oracle; plus a self-check of the oracle on hand-computed values. */
 #include "test_common.h"
 
-typedef struct pair { dlconv_algo algo; dlconv_isa isa; } pair;
-
-static int all_pairs(pair *out) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (int a = 0; a < N_ALGOS; a++)
-    for (int i = 0; i < ni; i++) out[n++] = (pair){(dlconv_algo)a, isas[i]};
-  return n;
-}
-
 static tpool *g_pool;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -70,13 +59,9 @@ static void test_oracle_selfcheck(void **state) {
  * reduction (512 channels x 3x3) fails. */
 static void test_tolerance_sensitivity(void **state) {
   (void)state;
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 512, 4, 4, 8, 3, 3);
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(42);
-  data_opts o = {.bias = 1};
+  const data_opts o = {.bias = 1};
   conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
+  cd_init_same3x3(&cd, KIND_CONV, 512, 4, 4, 8, 42, &o);
   assert_int_equal(cd.K, 4608);
   float *y = malloc(cd.y_len * sizeof(float));
   /* naive float32 accumulation, NCHW, the worst ordering a real kernel would use */
@@ -256,14 +241,8 @@ static void test_dense_layers(void **state) {
 
 int main(void) {
   g_pool = tpool_create(2);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_oracle_selfcheck),
-      cmocka_unit_test(test_tolerance_sensitivity),
-      cmocka_unit_test(test_csr_all_algorithms),
-      cmocka_unit_test(test_csr_copied),
-      cmocka_unit_test(test_dense_layers),
-  };
-  int rc = cmocka_run_group_tests_name("csr_dense", tests, NULL, NULL);
+  int rc = RUN_GROUP("csr_dense", test_oracle_selfcheck, test_tolerance_sensitivity, test_csr_all_algorithms,
+                     test_csr_copied, test_dense_layers);
   tpool_destroy(g_pool);
   return rc;
 }

@@ -17,6 +17,8 @@
  *
  * Run a second time with DLCONV_VERIFY=1 (meson: faults_verify) to cover the allocations the
  * self-check makes at plan time. */
+#include <unistd.h>
+
 #include "test_common.h"
 
 #include "core/test_hooks.h"
@@ -312,9 +314,5 @@ static void test_wisdom_paths(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_allocation_fails),
-      cmocka_unit_test(test_wisdom_paths),
-  };
-  return cmocka_run_group_tests_name("faults", tests, NULL, NULL);
+  return RUN_GROUP("faults", test_every_allocation_fails, test_wisdom_paths);
 }

@@ -13,21 +13,6 @@
 static const dlconv_algo ALGOS[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_DIRECT, DLCONV_ALGO_IM2COL_GEMM,
                                     DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC, DLCONV_ALGO_SPARSE_CSR};
 
-/* every (algorithm, ISA) pair the machine has, ISA AUTO included */
-typedef struct pair {
-  dlconv_algo algo;
-  dlconv_isa isa;
-} pair;
-
-static int all_pairs(pair *ps) {
-  dlconv_isa isas[8];
-  int ni = cpu_isas(isas + 1) + 1, n = 0;
-  isas[0] = DLCONV_ISA_AUTO;
-  for (size_t a = 0; a < ARRAY_LEN(ALGOS); a++)
-    for (int i = 0; i < ni; i++) ps[n++] = (pair){ALGOS[a], isas[i]};
-  return n;
-}
-
 static dlconv_options opts(dlconv_algo a, dlconv_isa i) {
   dlconv_options o;
   dlconv_options_init(&o);
@@ -224,13 +209,13 @@ static void test_huge_windows(void **state) {
                    isa_name(ps[k].isa), info.kernel, ws);
       } else if (ws > ((size_t)1 << 40)) {
         /* beyond any machine: execute must say OUT_OF_MEMORY and leave y alone */
-        gbuf yb;
-        gbuf_alloc(&yb, cd.y_len * 4, 0);
+        canary_buf yb;
+        canary_alloc(&yb, cd.y_len * 4, 0);
         dlconv_status es = dlconv_execute(p, cd.x, yb.p, NULL);
-        if (es != DLCONV_ERR_OUT_OF_MEMORY || !dlconv_last_error()[0] || !gbuf_untouched(&yb))
+        if (es != DLCONV_ERR_OUT_OF_MEMORY || !dlconv_last_error()[0] || !canary_untouched(&yb))
           tally_fail(&t, "%s %s/%s: workspace %zu bytes, execute -> %s, y %s", c[i].name, algo_name(ps[k].algo),
-                     isa_name(ps[k].isa), ws, dlconv_status_string(es), gbuf_untouched(&yb) ? "untouched" : "written");
-        gbuf_free(&yb);
+                     isa_name(ps[k].isa), ws, dlconv_status_string(es), canary_untouched(&yb) ? "untouched" : "written");
+        canary_free(&yb);
       }
       printf("    %-7s %-8s %-28s workspace %zu%s\n", algo_name(ps[k].algo), isa_name(ps[k].isa), info.kernel, ws,
              ws <= WS_EXECUTE_MAX ? "" : ws > ((size_t)1 << 40) ? " (execute: OUT_OF_MEMORY)" : " (not executed)");
@@ -250,13 +235,9 @@ static void test_huge_windows(void **state) {
    64-byte alignment by any multiple of 4 work for every algorithm and ISA. */
 static void test_misaligned_pointers(void **state) {
   (void)state;
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 5, 7, 9, 11, 3, 3);
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(5);
-  data_opts o = {.bias = 1, .zero_frac = 0.3};
+  const data_opts o = {.bias = 1, .zero_frac = 0.3};
   conv_data cd;
-  cd_init(&cd, KIND_CSR, &d, &r, &o);
+  dlconv_conv2d_desc d = *cd_init_same3x3(&cd, KIND_CSR, 5, 7, 9, 11, 5, &o);
   dlconv_plan *p = NULL;
   assert_int_equal(dlconv_plan_conv2d(&p, &d, cd.w, cd.bias, NULL, NULL), DLCONV_OK);
   size_t xb = cd.x_len * 4, yb = cd.y_len * 4, wb = cd.w_len * 4;
@@ -342,13 +323,10 @@ static void test_misaligned_pointers(void **state) {
 /* x and y must not overlap (nor the workspace either of them): INVALID_ARG, memory untouched. */
 static void test_aliasing(void **state) {
   (void)state;
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 4, 6, 6, 4, 3, 3);   /* "valid" 3x3: y is smaller than x */
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;    /* now y is as big as x */
-  rng_t r = rng_seed(8);
-  data_opts o = {.bias = 1};
+  /* a 3x3 window over a padded input: y is as big as x */
+  const data_opts o = {.bias = 1};
   conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
+  dlconv_conv2d_desc d = *cd_init_same3x3(&cd, KIND_CONV, 4, 6, 6, 4, 8, &o);
   pair ps[64];
   int np = all_pairs(ps);
   const size_t xl = cd.x_len, yl = cd.y_len;
@@ -525,13 +503,9 @@ static double time_exec(const dlconv_plan *p, const float *x, float *y, void *ws
 
 static void test_denormal_speed(void **state) {
   (void)state;
-  dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, 1, 32, 20, 20, 32, 3, 3);
-  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-  rng_t r = rng_seed(77);
-  data_opts o = {.bias = 0};
+  const data_opts o = {.bias = 0};
   conv_data cd;
-  cd_init(&cd, KIND_CONV, &d, &r, &o);
+  dlconv_conv2d_desc d = *cd_init_same3x3(&cd, KIND_CONV, 32, 20, 20, 32, 77, &o);
   float *xd = malloc(cd.x_len * 4), *y = malloc(cd.y_len * 4);
   for (size_t i = 0; i < cd.x_len; i++) xd[i] = cd.x[i] * 1e-38f;   /* |x| < FLT_MIN: denormal */
   size_t denorm = 0;
@@ -569,16 +543,8 @@ static void test_denormal_speed(void **state) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "denormals")) {
-    const struct CMUnitTest t[] = {cmocka_unit_test(test_denormal_speed)};
-    return cmocka_run_group_tests_name("hostile_denormals", t, NULL, NULL);
+    return RUN_GROUP("hostile_denormals", test_denormal_speed);
   }
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_overflowing_sizes_rejected),
-      cmocka_unit_test(test_int32_products),
-      cmocka_unit_test(test_huge_windows),
-      cmocka_unit_test(test_misaligned_pointers),
-      cmocka_unit_test(test_aliasing),
-      cmocka_unit_test(test_nan_inf_propagation),
-  };
-  return cmocka_run_group_tests_name("hostile", tests, NULL, NULL);
+  return RUN_GROUP("hostile", test_overflowing_sizes_rejected, test_int32_products, test_huge_windows,
+                   test_misaligned_pointers, test_aliasing, test_nan_inf_propagation);
 }

@@ -102,15 +102,15 @@ static void bad_desc_case(const char *what, const dlconv_conv2d_desc *d, int wan
   if (plan) tally_fail(&g_t, "%s: *plan not set to NULL", name);
   if (st == DLCONV_OK) dlconv_plan_destroy(plan);
 
-  gbuf yb;
-  gbuf_alloc(&yb, 4096, 0);
+  canary_buf yb;
+  canary_alloc(&yb, 4096, 0);
   reset_last_error();
   st = dlconv_conv2d(d, g_cd.x, g_cd.w, g_cd.bias, yb.p, NULL, opt);
   snprintf(name, sizeof name, "conv2d(%s)", what);
   expect_failure(name, st, want, fields);
-  if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s: y was written", name);
+  if (!canary_untouched(&yb)) tally_fail(&g_t, "%s: y was written", name);
   if (!inputs_unchanged(&g_cd)) tally_fail(&g_t, "%s: x or w modified", name);
-  gbuf_free(&yb);
+  canary_free(&yb);
 
   if (shape_level) {
     int32_t ho = 7, wo = 7;
@@ -214,8 +214,8 @@ static void test_bad_pointers(void **state) {
   (void)state;
   long f0 = g_t.fails;
   dlconv_plan *plan;
-  gbuf yb;
-  gbuf_alloc(&yb, g_cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, g_cd.y_len * 4, 0);
 
 #define PLAN_CASE(what, fields, call)                                               \
   do {                                                                              \
@@ -246,7 +246,7 @@ static void test_bad_pointers(void **state) {
     reset_last_error();
     dlconv_status st = dlconv_conv2d(&g_base, oc[i].x, oc[i].w, g_cd.bias, oc[i].y_null ? NULL : yb.p, NULL, NULL);
     expect_failure(oc[i].what, st, DLCONV_ERR_INVALID_ARG, oc[i].fields);
-    if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s: y written", oc[i].what);
+    if (!canary_untouched(&yb)) tally_fail(&g_t, "%s: y written", oc[i].what);
   }
   reset_last_error();
   expect_failure("conv2d(desc = NULL)", dlconv_conv2d(NULL, g_cd.x, g_cd.w, NULL, yb.p, NULL, NULL), DLCONV_ERR_INVALID_ARG, "desc|d");
@@ -258,12 +258,12 @@ static void test_bad_pointers(void **state) {
   expect_failure("execute(x = NULL)", dlconv_execute(g_ok_plan, NULL, yb.p, NULL), DLCONV_ERR_INVALID_ARG, "x|input");
   reset_last_error();
   expect_failure("execute(y = NULL)", dlconv_execute(g_ok_plan, g_cd.x, NULL, NULL), DLCONV_ERR_INVALID_ARG, "y|output");
-  if (!gbuf_untouched(&yb)) tally_fail(&g_t, "execute with a NULL pointer wrote y");
+  if (!canary_untouched(&yb)) tally_fail(&g_t, "execute with a NULL pointer wrote y");
 
   /* x and y overlapping: y in the middle of x, y == x, x starting inside y */
   const size_t xl = g_cd.x_len, yl = g_cd.y_len, tot = xl + yl + 64;
-  gbuf ov;
-  gbuf_alloc(&ov, tot * 4, 0);
+  canary_buf ov;
+  canary_alloc(&ov, tot * 4, 0);
   float *base = ov.p;
   for (int k = 0; k < 3; k++) {
     float *x = k == 2 ? base + yl / 2 : base;
@@ -295,29 +295,25 @@ static void test_bad_pointers(void **state) {
     if (memcmp(x, g_cd.x, xl * 4)) tally_fail(&g_t, "adjacent x/y case %d: x modified", k);
     g_cases++;
   }
-  gbuf_free(&ov);
+  canary_free(&ov);
 
   /* misaligned caller workspace (needs 64 bytes) */
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-  opt.isa = DLCONV_ISA_GENERIC;
-  opt.num_threads = 1;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, DLCONV_ISA_GENERIC, 1);
   dlconv_plan *wp = NULL;
   if (dlconv_plan_conv2d(&wp, &g_base, g_cd.w, g_cd.bias, NULL, &opt) == DLCONV_OK) {
     size_t ws = dlconv_plan_workspace_size(wp);
     if (ws > 0) {
-      gbuf wsb;
-      gbuf_alloc(&wsb, ws + 64, 0);
+      canary_buf wsb;
+      canary_alloc(&wsb, ws + 64, 0);
       const size_t shifts[] = {4, 32};
       for (size_t i = 0; i < 2; i++) {
         char what[64];
         snprintf(what, sizeof what, "execute(workspace %% 64 == %zu)", shifts[i]);
         reset_last_error();
         expect_failure(what, dlconv_execute(wp, g_cd.x, yb.p, (char *)wsb.p + shifts[i]), DLCONV_ERR_INVALID_ARG, "workspace|ws");
-        if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s: y written", what);
+        if (!canary_untouched(&yb)) tally_fail(&g_t, "%s: y written", what);
       }
-      gbuf_free(&wsb);
+      canary_free(&wsb);
     } else {
       printf("note: im2col generic plan needs no workspace; misaligned-workspace case skipped\n");
     }
@@ -348,9 +344,9 @@ static void test_bad_pointers(void **state) {
     unsigned char x8[4096] = {0};
     reset_last_error();
     expect_failure(what, dlconv_conv2d(&d, x8, w8, b32, yb.p, NULL, NULL), -1, "q|quant");
-    if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s: y written", what);
+    if (!canary_untouched(&yb)) tally_fail(&g_t, "%s: y written", what);
   }
-  gbuf_free(&yb);
+  canary_free(&yb);
   printf("pointer / overlap / workspace / quant checks done, %ld failures\n", g_t.fails - f0);
   assert_int_equal(g_t.fails - f0, 0);
 }
@@ -365,8 +361,8 @@ static void test_bad_csr(void **state) {
   assert_true(nnz >= 4 && rows >= 3);
   int32_t *rp = malloc(sizeof(int32_t) * (size_t)(rows + 1));
   int32_t *ci = malloc(sizeof(int32_t) * (size_t)nnz);
-  gbuf yb;
-  gbuf_alloc(&yb, g_cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, g_cd.y_len * 4, 0);
   /* first row with at least two entries (for the duplicate case) */
   int32_t r2 = 0;
   while (r2 < rows && good.row_ptr[r2 + 1] - good.row_ptr[r2] < 2) r2++;
@@ -421,7 +417,7 @@ static void test_bad_csr(void **state) {
   }
   free(rp);
   free(ci);
-  gbuf_free(&yb);
+  canary_free(&yb);
   printf("CSR checks done, %ld failures\n", g_t.fails - f0);
   assert_int_equal(g_t.fails - f0, 0);
 }
@@ -429,8 +425,8 @@ static void test_bad_csr(void **state) {
 static void test_bad_dense(void **state) {
   (void)state;
   long f0 = g_t.fails;
-  gbuf yb;
-  gbuf_alloc(&yb, 4096, 0);
+  canary_buf yb;
+  canary_alloc(&yb, 4096, 0);
   float w[64], x[64], b[8];
   for (int i = 0; i < 64; i++) w[i] = x[i] = 0.25f;
   for (int i = 0; i < 8; i++) b[i] = 1;
@@ -457,7 +453,7 @@ static void test_bad_dense(void **state) {
     reset_last_error();
     expect_failure(name, dlconv_dense(c[i].batch, c[i].in, c[i].out, (dlconv_dtype)c[i].dt, x, w, b, yb.p, c[i].lo, c[i].hi, NULL, NULL),
                    DLCONV_ERR_INVALID_ARG, c[i].fields);
-    if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s: y written", name);
+    if (!canary_untouched(&yb)) tally_fail(&g_t, "%s: y written", name);
   }
   reset_last_error();
   expect_failure("dense(x = NULL)", dlconv_dense(2, 8, 4, DLCONV_F32, NULL, w, b, yb.p, -INFINITY, INFINITY, NULL, NULL),
@@ -465,8 +461,8 @@ static void test_bad_dense(void **state) {
   reset_last_error();
   expect_failure("dense(y = NULL)", dlconv_dense(2, 8, 4, DLCONV_F32, x, w, b, NULL, -INFINITY, INFINITY, NULL, NULL),
                  DLCONV_ERR_INVALID_ARG, "y|output");
-  if (!gbuf_untouched(&yb)) tally_fail(&g_t, "dense with NULL pointers wrote y");
-  gbuf_free(&yb);
+  if (!canary_untouched(&yb)) tally_fail(&g_t, "dense with NULL pointers wrote y");
+  canary_free(&yb);
   printf("dense checks done, %ld failures\n", g_t.fails - f0);
   assert_int_equal(g_t.fails - f0, 0);
 }
@@ -509,8 +505,8 @@ static void test_isa_available(void **state) {
 static void test_cuda_unavailable(void **state) {
   (void)state;
   if (dlconv_isa_available(DLCONV_ISA_CUDA)) skip();
-  gbuf yb;
-  gbuf_alloc(&yb, g_cd.y_len * 4, 0);
+  canary_buf yb;
+  canary_alloc(&yb, g_cd.y_len * 4, 0);
   for (int a = 0; a < N_ALGOS; a++) {
     dlconv_options o;
     dlconv_options_init(&o);
@@ -524,9 +520,9 @@ static void test_cuda_unavailable(void **state) {
     assert_true(dlconv_last_error()[0] != 0);
     st = dlconv_conv2d(&g_base, g_cd.x, g_cd.w, g_cd.bias, yb.p, NULL, &o);
     assert_int_equal(st, DLCONV_ERR_UNSUPPORTED);
-    assert_true(gbuf_untouched(&yb));
+    assert_true(canary_untouched(&yb));
   }
-  gbuf_free(&yb);
+  canary_free(&yb);
 }
 
 /* F16 / U8 / S8 (values are checked in test_lowp.c): AUTO, IM2COL_GEMM, SPATIAL_PACK, GSPC and SPARSE_CSR plan and execute on
@@ -572,10 +568,10 @@ static void test_other_dtypes(void **state) {
         dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
         reset_last_error();
         dlconv_status st = dlconv_plan_conv2d(&plan, &d, wp, bp, qp, &o);
-        gbuf xb, yb;
-        gbuf_alloc(&xb, g_cd.x_len * es, 0);
+        canary_buf xb, yb;
+        canary_alloc(&xb, g_cd.x_len * es, 0);
         memset(xb.p, 0x3c, xb.bytes);
-        gbuf_alloc(&yb, g_cd.y_len * es, 0);
+        canary_alloc(&yb, g_cd.y_len * es, 0);
         /* F16 DIRECT of this layout (NHWC, groups 1) runs on the fp32 conv kernels of the families
            that store binary16: generic, avx2 and avx512; not on neon, and AUTO takes either */
         const int f16_direct = dts[t] == DLCONV_F16 && a == DLCONV_ALGO_DIRECT;
@@ -594,7 +590,7 @@ static void test_other_dtypes(void **state) {
             if (st != DLCONV_ERR_UNSUPPORTED)
               tally_fail(&g_t, "%s algo %s isa %s: plan UNSUPPORTED but one-shot %s", tn, algo_name(a),
                          isa_name(isas[i]), dlconv_status_string(st));
-            if (!gbuf_untouched(&yb)) tally_fail(&g_t, "%s algo %s: failed one-shot wrote y", tn, algo_name(a));
+            if (!canary_untouched(&yb)) tally_fail(&g_t, "%s algo %s: failed one-shot wrote y", tn, algo_name(a));
           }
           if (i == 0) printf("%s algo %-6s: %s\n", tn, algo_name(a), dlconv_status_string(st));
         } else if (st != DLCONV_OK) {
@@ -619,13 +615,13 @@ static void test_other_dtypes(void **state) {
                        dlconv_status_string(st), dlconv_status_string(st2));
           else if (memcmp(y1, yb.p, yb.bytes))
             tally_fail(&g_t, "%s algo %s isa %s: y depends on its previous contents", tn, algo_name(a), isa_name(isas[i]));
-          if (!gbuf_guards_ok(&yb)) tally_fail(&g_t, "%s algo %s isa %s: wrote outside y", tn, algo_name(a), isa_name(isas[i]));
+          if (!canary_guards_ok(&yb)) tally_fail(&g_t, "%s algo %s isa %s: wrote outside y", tn, algo_name(a), isa_name(isas[i]));
           free(y1);
           if (i == 0) printf("%s algo %-6s: OK (%s/%s/%s)\n", tn, algo_name(a), algo_name(info.algo), isa_name(info.isa), info.kernel);
           dlconv_plan_destroy(plan);
         }
-        gbuf_free(&xb);
-        gbuf_free(&yb);
+        canary_free(&xb);
+        canary_free(&yb);
       }
   }
   assert_int_equal(g_t.fails - f0, 0);

@@ -29,6 +29,13 @@
 
 #include "dlconv.h"
 #include "core/test_hooks.h"
+#include "oracle.h"
+#include "support/canary.h"
+#include "support/half.h"
+#include "support/layer.h"
+#include "support/names.h"
+#include "support/rng.h"
+#include "support/tally.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -46,112 +53,18 @@ static int g_verbose;
     }                                                 \
   } while (0)
 
-static const char *algo_name(int a) {
-  static const char *const n[] = {"auto", "direct", "im2col", "spack", "gspc", "csr"};
-  return a >= 0 && a < 6 ? n[a] : "?";
-}
-static const char *isa_name(int i) {
-  static const char *const n[] = {"auto", "generic", "avx2", "avx512", "neon", "cuda"};
-  return i >= 0 && i < 6 ? n[i] : "?";
-}
-static const char *dtype_name(dlconv_dtype t) {
-  return t == DLCONV_F16 ? "F16" : t == DLCONV_U8 ? "U8" : t == DLCONV_S8 ? "S8" : t == DLCONV_F32 ? "F32" : "?";
-}
+/* ------------------------------------------------------------------------------------------ */
+/* Seeded streams (support/rng.h), salted apart from the other API tests' */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static rng_t lowp_rng(uint64_t seed) { return rng_seed_salted(seed, 0x1234567); }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Seeded RNG (splitmix64)                                                                     */
+/* Guarded buffers (support/canary.h)                                                           */
 
-typedef struct rng_t { uint64_t s; } rng_t;
-static uint64_t rng_next(rng_t *r) {
-  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static rng_t rng_seed(uint64_t seed) {
-  rng_t r = {seed * 0x2545F4914F6CDD1Dull + 0x1234567};
-  rng_next(&r);
-  return r;
-}
-static int rng_int(rng_t *r, int lo, int hi) { return lo + (int)(rng_next(r) % (uint64_t)((int64_t)hi - lo + 1)); }
-static double rng_unit(rng_t *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
-static double rng_range(rng_t *r, double lo, double hi) { return lo + rng_unit(r) * (hi - lo); }
-static int rng_chance(rng_t *r, double p) { return rng_unit(r) < p; }
-static int rng_pick(rng_t *r, const int *v, int n) { return v[rng_int(r, 0, n - 1)]; }
-
-/* ------------------------------------------------------------------------------------------ */
-/* IEEE binary16, written independently of the library: exact decode, round-to-nearest-even encode */
-
-static double h2d(uint16_t h) {
-  const int e = (h >> 10) & 31, m = h & 1023;
-  double v;
-  if (e == 0) v = ldexp((double)m, -24);
-  else if (e == 31) v = m ? NAN : INFINITY;
-  else v = ldexp((double)(m | 1024), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-static uint16_t d2h(double v) {
-  const uint16_t s = signbit(v) ? 0x8000 : 0;
-  if (isnan(v)) return 0x7e00;
-  if (isinf(v)) return (uint16_t)(s | 0x7c00);
-  const double a = fabs(v);
-  if (a < 0x1p-14) return (uint16_t)(s | (uint16_t)nearbyint(a * 0x1p24)); /* 1024 -> min normal */
-  int e;
-  (void)frexp(a, &e); /* a in [2^(e-1), 2^e) */
-  int E = e - 1;
-  double sig = nearbyint(ldexp(a, 10 - E)); /* [1024, 2048] */
-  if (sig == 2048.0) { sig = 1024.0; E++; }
-  if (E > 15) return (uint16_t)(s | 0x7c00);
-  return (uint16_t)(s | ((E + 15) << 10) | ((int)sig - 1024));
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Guarded buffers                                                                              */
-
-#define GUARD 64
-typedef struct gbuf {
-  unsigned char *raw;
-  size_t pre, bytes, total;
-  void *p;
-} gbuf;
-static unsigned char canary(size_t i) { return (unsigned char)(0xA7u ^ (i * 0x3Bu) ^ (i >> 7)); }
-static void gb_alloc(gbuf *g, size_t bytes, size_t shift) {
-  g->pre = GUARD + shift;
-  g->bytes = bytes;
-  g->total = (g->pre + bytes + GUARD + 63) / 64 * 64;
-  g->raw = aligned_alloc(64, g->total);
-  if (!g->raw) { fprintf(stderr, "out of memory\n"); exit(2); }
-  for (size_t i = 0; i < g->total; i++) g->raw[i] = canary(i);
-  g->p = g->raw + g->pre;
-}
-static void gb_free(gbuf *g) { free(g->raw); memset(g, 0, sizeof *g); }
-static int gb_guards_ok(const gbuf *g) {
-  for (size_t i = 0; i < g->pre; i++)
-    if (g->raw[i] != canary(i)) return 0;
-  for (size_t i = g->pre + g->bytes; i < g->total; i++)
-    if (g->raw[i] != canary(i)) return 0;
-  return 1;
-}
-static int gb_untouched(const gbuf *g) {
-  for (size_t i = 0; i < g->total; i++)
-    if (g->raw[i] != canary(i)) return 0;
-  return 1;
-}
-static void gb_fill(gbuf *g, uint64_t seed) {
-  rng_t r = rng_seed(seed);
+static void gb_fill(canary_buf *g, uint64_t seed) {
+  rng_t r = lowp_rng(seed);
   unsigned char *p = g->p;
   for (size_t i = 0; i < g->bytes; i++) p[i] = (unsigned char)rng_next(&r);
-}
-/* back to the pristine canary (payload included), so gb_untouched can be asked again */
-static void gb_reset(gbuf *g) {
-  for (size_t i = 0; i < g->total; i++) g->raw[i] = canary(i);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -163,7 +76,7 @@ typedef struct layer {
   int64_t ho, wo;
   size_t xn, wn, yn, K;
   size_t es;                   /* element size of x and y: 2 (F16) or 1 */
-  gbuf xb, wb, bb;
+  canary_buf xb, wb, bb;
   int has_bias;
   unsigned char *x0, *w0, *b0; /* pristine copies */
   /* int8 */
@@ -182,18 +95,9 @@ static int is_q8(dlconv_dtype t) { return t == DLCONV_U8 || t == DLCONV_S8; }
 static int32_t tmin(dlconv_dtype t) { return t == DLCONV_U8 ? 0 : -128; }
 static int32_t tmax(dlconv_dtype t) { return t == DLCONV_U8 ? 255 : 127; }
 
-static int64_t out_dim(int64_t in, int64_t p0, int64_t p1, int64_t k, int64_t dil, int64_t st) {
-  int64_t span = in + p0 + p1 - dil * (k - 1) - 1;
-  return span < 0 ? 0 : span / st + 1;
-}
-
 static size_t x_index(const dlconv_conv2d_desc *d, int64_t n, int64_t c, int64_t h, int64_t w) {
   if (d->layout == DLCONV_NHWC) return (size_t)(((n * d->h_in + h) * d->w_in + w) * d->c_in + c);
   return (size_t)(((n * d->c_in + c) * d->h_in + h) * d->w_in + w);
-}
-static size_t y_index(const layer *L, int64_t n, int64_t c, int64_t h, int64_t w) {
-  if (L->d.layout == DLCONV_NHWC) return (size_t)(((n * L->ho + h) * L->wo + w) * L->d.c_out + c);
-  return (size_t)(((n * L->d.c_out + c) * L->ho + h) * L->wo + w);
 }
 static void y_coords(const layer *L, size_t i, int64_t *n, int64_t *c, int64_t *h, int64_t *w) {
   const int64_t co = L->d.c_out;
@@ -239,17 +143,17 @@ static void layer_alloc(layer *L, const dlconv_conv2d_desc *d, int dense, int ha
   L->dense = dense;
   L->d = *d;
   L->has_bias = has_bias;
-  L->ho = out_dim(d->h_in, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
-  L->wo = out_dim(d->w_in, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
+  L->ho = oracle_out_dim(d->h_in, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
+  L->wo = oracle_out_dim(d->w_in, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
   L->K = (size_t)(d->c_in / d->groups) * (size_t)d->k_h * (size_t)d->k_w;
   L->xn = (size_t)d->n * (size_t)d->c_in * (size_t)d->h_in * (size_t)d->w_in;
   L->wn = (size_t)d->c_out * L->K;
   L->yn = (size_t)d->n * (size_t)d->c_out * (size_t)L->ho * (size_t)L->wo;
   L->es = d->dtype == DLCONV_F16 ? 2 : 1;
   const size_t sh = L->es == 2 ? 2 * (size_t)rng_int(r, 0, 3) : (size_t)rng_int(r, 0, 7);
-  gb_alloc(&L->xb, L->xn * L->es, sh);
-  gb_alloc(&L->wb, L->wn * L->es, L->es == 2 ? 2 * (size_t)rng_int(r, 0, 3) : (size_t)rng_int(r, 0, 7));
-  if (has_bias) gb_alloc(&L->bb, (size_t)d->c_out * (is_q8(d->dtype) ? 4 : 2), is_q8(d->dtype) ? 4 * (size_t)rng_int(r, 0, 1) : 2);
+  canary_alloc(&L->xb, L->xn * L->es, sh);
+  canary_alloc(&L->wb, L->wn * L->es, L->es == 2 ? 2 * (size_t)rng_int(r, 0, 3) : (size_t)rng_int(r, 0, 7));
+  if (has_bias) canary_alloc(&L->bb, (size_t)d->c_out * (is_q8(d->dtype) ? 4 : 2), is_q8(d->dtype) ? 4 * (size_t)rng_int(r, 0, 1) : 2);
   L->ref = malloc(sizeof(double) * (L->yn + 1));
   L->mag = malloc(sizeof(double) * (L->yn + 1));
   L->acc = malloc(sizeof(int64_t) * (L->yn + 1));
@@ -281,89 +185,67 @@ static int layer_inputs_intact(const layer *L) {
 }
 
 static void layer_free(layer *L) {
-  gb_free(&L->xb);
-  gb_free(&L->wb);
-  if (L->has_bias) gb_free(&L->bb);
+  canary_free(&L->xb);
+  canary_free(&L->wb);
+  if (L->has_bias) canary_free(&L->bb);
   free(L->x0); free(L->w0); free(L->b0);
   free(L->ref); free(L->mag); free(L->acc); free(L->ref8);
   free(L->wsc); free(L->wsc0);
   memset(L, 0, sizeof *L);
 }
 
-/* --- reference: the direct definition of the convolution ------------------------------------ */
+/* --- reference: the direct definition of the convolution (tests/oracle.c) --------------------- */
 
-static void ref_conv_f16(layer *L) {
-  const dlconv_conv2d_desc *d = &L->d;
-  const uint16_t *x = L->xb.p, *w = L->wb.p, *b = L->has_bias ? L->bb.p : NULL;
-  double *xd = malloc(sizeof(double) * (L->xn + 1)), *wd = malloc(sizeof(double) * (L->wn + 1));
-  for (size_t i = 0; i < L->xn; i++) xd[i] = h2d(x[i]);
-  for (size_t i = 0; i < L->wn; i++) wd[i] = h2d(w[i]);
-  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
-  L->clamped = 0;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < L->ho; oh++)
-        for (int64_t ow = 0; ow < L->wo; ow++) {
-          const int64_t g = oc / cout_g;
-          double s = 0, m = 0;
-          for (int64_t ic = 0; ic < cin_g; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++) {
-              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (ih < 0 || ih >= d->h_in) continue;
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (iw < 0 || iw >= d->w_in) continue;
-                const double p = xd[x_index(d, n, g * cin_g + ic, ih, iw)] * wd[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
-                s += p;
-                m += fabs(p);
-              }
-            }
-          if (b) {
-            const double bv = h2d(b[oc]);
-            s += bv;
-            m += fabs(bv);
-          }
-          if (!isnan(s)) {
-            if (s < (double)d->out_min) { s = (double)d->out_min; L->clamped++; }
-            if (s > (double)d->out_max) { s = (double)d->out_max; L->clamped++; }
-          }
-          const size_t yi = y_index(L, n, oc, oh, ow);
-          L->ref[yi] = s;
-          L->mag[yi] = m;
-        }
-  free(xd);
-  free(wd);
+/* d without its clamp: the references clamp (and count) themselves. */
+static dlconv_conv2d_desc unclamped(const dlconv_conv2d_desc *d) {
+  dlconv_conv2d_desc u = *d;
+  u.out_min = -INFINITY, u.out_max = INFINITY;
+  return u;
 }
 
-/* int8 step 1: acc = sum (x - x_zero_point) * w in int64 (padding taps add nothing). */
+/* F16: the oracle's double sums of the exact products of the halves (each half is a float). */
+static void ref_conv_f16(layer *L) {
+  const dlconv_conv2d_desc *d = &L->d, u = unclamped(d);
+  const uint16_t *x = L->xb.p, *w = L->wb.p, *b = L->has_bias ? L->bb.p : NULL;
+  float *xf = malloc(sizeof(float) * (L->xn + 1)), *wf = malloc(sizeof(float) * (L->wn + 1));
+  float *bf = malloc(sizeof(float) * (size_t)(d->c_out + 1));
+  for (size_t i = 0; i < L->xn; i++) xf[i] = (float)half_value(x[i]);
+  for (size_t i = 0; i < L->wn; i++) wf[i] = (float)half_value(w[i]);
+  for (int32_t i = 0; b && i < d->c_out; i++) bf[i] = (float)half_value(b[i]);
+  oracle_conv2d(&u, xf, wf, b ? bf : NULL, L->ref, L->mag);
+  L->clamped = 0;
+  for (size_t i = 0; i < L->yn; i++) {
+    double *s = &L->ref[i];
+    if (isnan(*s)) continue;
+    if (*s < (double)d->out_min) { *s = (double)d->out_min; L->clamped++; }
+    if (*s > (double)d->out_max) { *s = (double)d->out_max; L->clamped++; }
+  }
+  free(xf);
+  free(wf);
+  free(bf);
+}
+
+/* int8 step 1: acc = sum (x - x_zero_point) * w (padding taps add nothing): the oracle's double
+   sums of integer products, exact while every partial sum stays below 2^53 in magnitude (their
+   magnitudes' sum, checked). */
 static void ref_acc_q8(layer *L) {
-  const dlconv_conv2d_desc *d = &L->d;
+  const dlconv_conv2d_desc *d = &L->d, u = unclamped(d);
   const int32_t xzp = L->q.x_zero_point;
-  int32_t *xi = malloc(sizeof(int32_t) * (L->xn + 1));
+  float *xf = malloc(sizeof(float) * (L->xn + 1)), *wf = malloc(sizeof(float) * (L->wn + 1));
+  double *sum = malloc(sizeof(double) * (L->yn + 1)), *mag = malloc(sizeof(double) * (L->yn + 1));
   const int8_t *w = L->wb.p;
   for (size_t i = 0; i < L->xn; i++)
-    xi[i] = (d->dtype == DLCONV_U8 ? (int32_t)((const uint8_t *)L->xb.p)[i] : (int32_t)((const int8_t *)L->xb.p)[i]) - xzp;
-  const int64_t cin_g = d->c_in / d->groups, cout_g = d->c_out / d->groups;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < L->ho; oh++)
-        for (int64_t ow = 0; ow < L->wo; ow++) {
-          const int64_t g = oc / cout_g;
-          int64_t acc = 0;
-          for (int64_t ic = 0; ic < cin_g; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++) {
-              const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (ih < 0 || ih >= d->h_in) continue;
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (iw < 0 || iw >= d->w_in) continue;
-                acc += (int64_t)xi[x_index(d, n, g * cin_g + ic, ih, iw)] *
-                       (int64_t)w[((oc * cin_g + ic) * d->k_h + ky) * d->k_w + kx];
-              }
-            }
-          L->acc[y_index(L, n, oc, oh, ow)] = acc;
-        }
-  free(xi);
+    xf[i] = (float)((d->dtype == DLCONV_U8 ? (int32_t)((const uint8_t *)L->xb.p)[i] : (int32_t)((const int8_t *)L->xb.p)[i]) - xzp);
+  for (size_t i = 0; i < L->wn; i++) wf[i] = (float)w[i];
+  oracle_conv2d(&u, xf, wf, NULL, sum, mag);
+  for (size_t i = 0; i < L->yn; i++) {
+    if (!(mag[i] < 0x1p53)) fail_msg("%s: int8 sums past 2^53, not exact in double", L->name);
+    L->acc[i] = (int64_t)sum[i];
+  }
+  free(xf);
+  free(wf);
+  free(sum);
+  free(mag);
 }
 
 /* int8 step 2: the contract's requantisation, exactly. */
@@ -421,11 +303,11 @@ static void fill_f16(layer *L, rng_t *r, const gen_opts *o) {
   const int exps[] = {0, 0, 0, -9, 3};
   const int e = o->f16_exp != INT32_MIN ? o->f16_exp : rng_pick(r, exps, 5);
   uint16_t *x = L->xb.p, *w = L->wb.p;
-  for (size_t i = 0; i < L->xn; i++) x[i] = rng_chance(r, 0.05) ? 0 : d2h(ldexp(rng_range(r, -1, 1), e));
-  for (size_t i = 0; i < L->wn; i++) w[i] = rng_chance(r, 0.05) ? (rng_chance(r, 0.5) ? 0x8000 : 0) : d2h(rng_range(r, -1, 1));
+  for (size_t i = 0; i < L->xn; i++) x[i] = rng_chance(r, 0.05) ? 0 : half_of(ldexp(rng_range(r, -1, 1), e));
+  for (size_t i = 0; i < L->wn; i++) w[i] = rng_chance(r, 0.05) ? (rng_chance(r, 0.5) ? 0x8000 : 0) : half_of(rng_range(r, -1, 1));
   if (L->has_bias) {
     uint16_t *b = L->bb.p;
-    for (int32_t i = 0; i < d->c_out; i++) b[i] = d2h(ldexp(rng_range(r, -1, 1), e) * sqrt((double)L->K) * 0.3);
+    for (int32_t i = 0; i < d->c_out; i++) b[i] = half_of(ldexp(rng_range(r, -1, 1), e) * sqrt((double)L->K) * 0.3);
   }
   int mode = o->clamp_mode >= 0 ? o->clamp_mode : rng_int(r, 0, 4);
   if (mode == 4 && rng_chance(r, 0.7)) mode = rng_int(r, 0, 3); /* rarer */
@@ -561,8 +443,8 @@ static void gen_desc(rng_t *r, dlconv_conv2d_desc *d, dlconv_dtype t, int big) {
     d->pad_right = rng_int(r, 0, 2);
     d->dtype = t;
     d->layout = rng_chance(r, 0.5) ? DLCONV_NHWC : DLCONV_NCHW;
-    int64_t ho = out_dim(h, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
-    int64_t wo = out_dim(w, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
+    int64_t ho = oracle_out_dim(h, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
+    int64_t wo = oracle_out_dim(w, d->pad_left, d->pad_right, d->k_w, d->dilation_w, d->stride_w);
     if (ho >= 1 && wo >= 1) return;
   }
 }
@@ -625,7 +507,7 @@ static size_t check_output(const layer *L, const void *y, const char *ctx) {
     double got, want, tol = 0;
     if (L->d.dtype == DLCONV_F16) {
       const uint16_t h = ((const uint16_t *)y)[i];
-      got = h2d(h);
+      got = half_value(h);
       want = L->ref[i];
       if (isnan(want)) ok = isnan(got);
       else if (isnan(got)) ok = 0;
@@ -693,13 +575,9 @@ static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int t
   snprintf(ctx, sizeof ctx, "algo=%s isa=%s threads=%d", algo_name(algo), isa_name(isa), threads);
   const long f0 = g_fails;
   g_runs++;
-  dlconv_options o;
-  dlconv_options_init(&o);
-  o.algo = algo;
-  o.isa = isa;
-  o.num_threads = threads;
-  gbuf yb;
-  gb_alloc(&yb, L->yn * L->es, L->es == 2 ? 2 * (size_t)(g_runs % 4) : (size_t)(g_runs % 8));
+  dlconv_options o = forced_options(algo, isa, threads);
+  canary_buf yb;
+  canary_alloc(&yb, L->yn * L->es, L->es == 2 ? 2 * (size_t)(g_runs % 4) : (size_t)(g_runs % 8));
   dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
   dlconv_status st = layer_plan(L, &plan, &o);
   if (st != DLCONV_OK) {
@@ -712,12 +590,12 @@ static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int t
       dlconv_status s2 = layer_oneshot(L, yb.p, &o);
       if (s2 != DLCONV_ERR_UNSUPPORTED)
         FAIL("%s: %s: plan UNSUPPORTED but the one-shot call answered %s", L->name, ctx, dlconv_status_string(s2));
-      if (!gb_untouched(&yb)) FAIL("%s: %s: an UNSUPPORTED one-shot call wrote y", L->name, ctx);
-      gb_free(&yb);
+      if (!canary_untouched(&yb)) FAIL("%s: %s: an UNSUPPORTED one-shot call wrote y", L->name, ctx);
+      canary_free(&yb);
       return g_fails == f0 ? R_UNSUPPORTED : R_FAIL;
     }
     FAIL("%s: %s: plan -> %s (%s)", L->name, ctx, dlconv_status_string(st), e ? e : "(null)");
-    gb_free(&yb);
+    canary_free(&yb);
     return R_FAIL;
   }
   /* plan_query */
@@ -746,7 +624,7 @@ static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int t
   st = dlconv_execute(plan, L->xb.p, yb.p, NULL);
   if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
   else {
-    if (!gb_guards_ok(&yb)) FAIL("%s: %s: execute wrote outside y", L->name, ctx);
+    if (!canary_guards_ok(&yb)) FAIL("%s: %s: execute wrote outside y", L->name, ctx);
     check_output(L, yb.p, ctx);
   }
   /* execute 2: caller workspace, different garbage in y */
@@ -757,7 +635,7 @@ static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int t
   st = dlconv_execute(plan, L->xb.p, yb.p, ws);
   if (st != DLCONV_OK) FAIL("%s: %s: execute(ws) -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
   else {
-    if (!gb_guards_ok(&yb)) FAIL("%s: %s: execute(ws) wrote outside y", L->name, ctx);
+    if (!canary_guards_ok(&yb)) FAIL("%s: %s: execute(ws) wrote outside y", L->name, ctx);
     char c2[200];
     snprintf(c2, sizeof c2, "%s caller-ws", ctx);
     check_output(L, yb.p, c2);
@@ -765,19 +643,19 @@ static run_res run_layer(const layer *L, dlconv_algo algo, dlconv_isa isa, int t
   free(ws);
   dlconv_plan_destroy(plan);
   if (oneshot) {
-    gb_reset(&yb);
+    canary_reset(&yb);
     gb_fill(&yb, (uint64_t)g_runs * 2 + 3);
     st = layer_oneshot(L, yb.p, &o);
     if (st != DLCONV_OK) FAIL("%s: %s: one-shot -> %s (%s)", L->name, ctx, dlconv_status_string(st), dlconv_last_error());
     else {
-      if (!gb_guards_ok(&yb)) FAIL("%s: %s: one-shot wrote outside y", L->name, ctx);
+      if (!canary_guards_ok(&yb)) FAIL("%s: %s: one-shot wrote outside y", L->name, ctx);
       char c2[200];
       snprintf(c2, sizeof c2, "%s one-shot", ctx);
       check_output(L, yb.p, c2);
     }
   }
   if (!layer_inputs_intact(L)) FAIL("%s: %s: x, w, bias or w_scales modified", L->name, ctx);
-  gb_free(&yb);
+  canary_free(&yb);
   return g_fails == f0 ? R_OK : R_FAIL;
 }
 
@@ -872,22 +750,22 @@ static int setup_test(void **state) {
 static void test_oracle_f16(void **state) {
   (void)state;
   for (uint32_t h = 0; h < 65536; h++) {
-    const double v = h2d((uint16_t)h);
+    const double v = half_value((uint16_t)h);
     if (isnan(v)) continue;
-    if (d2h(v) != h) fail_msg("d2h(h2d(0x%04x)) = 0x%04x", h, d2h(v));
+    if (half_of(v) != h) fail_msg("half_of(half_value(0x%04x)) = 0x%04x", h, half_of(v));
   }
-  assert_int_equal(d2h(1.0), 0x3c00);
-  assert_int_equal(d2h(65504.0), 0x7bff);
-  assert_int_equal(d2h(65519.99), 0x7bff);
-  assert_int_equal(d2h(65520.0), 0x7c00);
-  assert_int_equal(d2h(0x1p-24), 0x0001);
-  assert_int_equal(d2h(0x1p-25), 0x0000);                 /* tie -> even (0) */
-  assert_int_equal(d2h(0x1.8p-24), 0x0002);               /* 1.5 ulp -> 2 */
-  assert_int_equal(d2h(0.1), 0x2e66);
-  assert_int_equal(d2h(-2.0), 0xc000);
-  assert_int_equal(d2h(1.0 + 0x1p-11), 0x3c00);           /* tie -> even */
-  assert_int_equal(d2h(1.0 + 3 * 0x1p-11), 0x3c02);
-  assert_true(h2d(0x7c00) == INFINITY && isnan(h2d(0x7e00)) && h2d(0x0400) == 0x1p-14);
+  assert_int_equal(half_of(1.0), 0x3c00);
+  assert_int_equal(half_of(65504.0), 0x7bff);
+  assert_int_equal(half_of(65519.99), 0x7bff);
+  assert_int_equal(half_of(65520.0), 0x7c00);
+  assert_int_equal(half_of(0x1p-24), 0x0001);
+  assert_int_equal(half_of(0x1p-25), 0x0000);                 /* tie -> even (0) */
+  assert_int_equal(half_of(0x1.8p-24), 0x0002);               /* 1.5 ulp -> 2 */
+  assert_int_equal(half_of(0.1), 0x2e66);
+  assert_int_equal(half_of(-2.0), 0xc000);
+  assert_int_equal(half_of(1.0 + 0x1p-11), 0x3c00);           /* tie -> even */
+  assert_int_equal(half_of(1.0 + 3 * 0x1p-11), 0x3c02);
+  assert_true(half_value(0x7c00) == INFINITY && isnan(half_value(0x7e00)) && half_value(0x0400) == 0x1p-14);
   /* requant sanity: half to even, saturation */
   assert_int_equal(requant(5, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 0, DLCONV_S8, NULL, NULL), 2);
   assert_int_equal(requant(7, 0.5f, 1.0f, 1.0f, -INFINITY, INFINITY, 0, DLCONV_S8, NULL, NULL), 4);
@@ -902,7 +780,7 @@ static void conv_suite(dlconv_dtype t, uint64_t seed, int n_random) {
   const double t0 = now_s();
   const long r0 = g_runs;
   stats s = {0};
-  rng_t r = rng_seed(seed);
+  rng_t r = lowp_rng(seed);
   for (size_t f = 0; f < ARRAY_LEN(FIXED); f++) {
     dlconv_conv2d_desc d;
     fixed_desc(&FIXED[f], t, &d);
@@ -955,7 +833,7 @@ static void test_dense(void **state) {
                                   /* several panels of the gemv kernels (64 output channels), batch 1 to 8 */
                                   {1, 37, 130}, {5, 64, 65}, {8, 3, 200}, {3, 1001, 129}};
   const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
-  rng_t r = rng_seed(404);
+  rng_t r = lowp_rng(404);
   stats s = {0};
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
     for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
@@ -1001,7 +879,7 @@ static void test_q8_ties(void **state) {
       dlconv_conv2d_desc d;
       dlconv_conv2d_desc_init(&d, 256, 1, 1, 1, 6, 1, 1);
       d.dtype = t;
-      rng_t r = rng_seed(500 + k);
+      rng_t r = lowp_rng(500 + k);
       layer L;
       layer_alloc(&L, &d, 1, 1, &r);
       for (int i = 0; i < 256; i++) ((uint8_t *)L.xb.p)[i] = (uint8_t)i; /* every x value */
@@ -1047,7 +925,7 @@ static void test_q8_dw_exact_sums(void **state) {
       dlconv_conv2d_desc_init(&d, 1, 2, 2, kws[k] + 2, 2, 2, kws[k]);
       d.groups = 2;
       d.dtype = t;
-      rng_t r = rng_seed(550 + k);
+      rng_t r = lowp_rng(550 + k);
       layer L;
       layer_alloc(&L, &d, 0, 1, &r);
       memset(L.xb.p, t == DLCONV_U8 ? 0 : 0x80, L.xn); /* x - zp = -255 */
@@ -1090,11 +968,7 @@ typedef struct dwp_stats {
 
 /* The kernel (info.kernel) a plan of L with (algo, isa) would run; "" where it does not plan. */
 static void dwp_kernel(const layer *L, dlconv_algo algo, dlconv_isa isa, char kernel[64]) {
-  dlconv_options o;
-  dlconv_options_init(&o);
-  o.algo = algo;
-  o.isa = isa;
-  o.num_threads = 1;
+  const dlconv_options o = forced_options(algo, isa, 1);
   dlconv_plan *plan = NULL;
   dlconv_plan_info info;
   kernel[0] = 0;
@@ -1158,7 +1032,7 @@ static void test_q8_dw_planes(void **state) {
   static const int ks[] = {1, 2, 3, 5, 7, 8, 9}, chans[] = {3, 16, 17};
   static const int zu[] = {1, 3, 77, 127, 129, 255, 0, 128}, zs[] = {-127, -7, 3, 5, 127, -128, 0, -1};
   const int np = (int)ARRAY_LEN(planes), nk = (int)ARRAY_LEN(ks);
-  rng_t r = rng_seed(1300);
+  rng_t r = lowp_rng(1300);
   dwp_stats st = {0};
   /* every (plane, k_w, dtype) once a round */
   const int rounds = 4;
@@ -1324,7 +1198,7 @@ static void test_q8_dw_nhwc(void **state) {
   const double t0 = now_s();
   const long r0 = g_runs;
   static const int chans[] = {1, 3, 16, 17, 40, 64, 65, 96, 144, 200}, ks[] = {1, 2, 3, 3, 3, 5, 7};
-  nhwc_sweep sw = {.r = rng_seed(1500)};
+  nhwc_sweep sw = {.r = lowp_rng(1500)};
   rng_t *r = &sw.r;
   for (int i = 0; i < 60; i++) {
     const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
@@ -1357,7 +1231,7 @@ static void test_q8_igemm_nhwc(void **state) {
   static const int couts[] = {1, 7, 16, 17, 33, 48, 64, 65, 100, 128, 150}, cins[] = {4, 8, 12, 20, 64, 72};
   static const int row_cins[] = {1, 2, 3, 3, 5, 6, 9}; /* groups 1: row mode where k_w * c_in <= 64 */
   static const int ks[] = {1, 1, 2, 3, 3, 5};
-  nhwc_sweep sw = {.r = rng_seed(1400)};
+  nhwc_sweep sw = {.r = lowp_rng(1400)};
   rng_t *r = &sw.r;
   for (int i = 0; i < 96; i++) {
     const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
@@ -1386,7 +1260,7 @@ static void test_q8_requant_order(void **state) {
   long found_total = 0;
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++) {
     const dlconv_dtype t = ts[ti];
-    rng_t r = rng_seed(600 + ti);
+    rng_t r = lowp_rng(600 + ti);
     const int32_t xzp = t == DLCONV_U8 ? 131 : -3, yzp = t == DLCONV_U8 ? 125 : 1;
     const float xs = (float)rng_range(&r, 0.01, 0.3), ys = (float)rng_range(&r, 0.01, 0.3);
     enum { CH = 24 };
@@ -1459,7 +1333,7 @@ static void test_q8_requant_order(void **state) {
    sparse_csr is left out there, as a weight it does not store multiplies nothing. */
 static void test_f16_nan(void **state) {
   (void)state;
-  rng_t r = rng_seed(700);
+  rng_t r = lowp_rng(700);
   for (int run = 0; run < 6; run++) {
     const int mode = run % 3, zeros = run / 3;
     dlconv_conv2d_desc d;
@@ -1503,7 +1377,7 @@ static void test_other_algos(void **state) {
   const size_t fixed_pick[] = {2, 4, 6, 9};
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
-  rng_t r = rng_seed(800);
+  rng_t r = lowp_rng(800);
   long ok = 0, unsup = 0;
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
     for (size_t f = 0; f < ARRAY_LEN(fixed_pick); f++) {
@@ -1553,16 +1427,16 @@ static void test_other_algos(void **state) {
             FAIL("%s: %s: -> %s (%s)", L.name, ctx, dlconv_status_string(st), dlconv_last_error());
           } else {
             ok++;
-            gbuf yb;
-            gb_alloc(&yb, L.yn * L.es, 0);
+            canary_buf yb;
+            canary_alloc(&yb, L.yn * L.es, 0);
             gb_fill(&yb, 77);
             st = dlconv_execute(plan, L.xb.p, yb.p, NULL);
             if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s", L.name, ctx, dlconv_status_string(st));
             else {
-              if (!gb_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
+              if (!canary_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
               check_output(&L, yb.p, ctx);
             }
-            gb_free(&yb);
+            canary_free(&yb);
             dlconv_plan_destroy(plan);
           }
         }
@@ -1580,7 +1454,7 @@ static void test_plan_copies(void **state) {
   const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8, DLCONV_S8};
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
-  rng_t r = rng_seed(1200);
+  rng_t r = lowp_rng(1200);
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
     for (int dense = 0; dense < 2; dense++) {
       dlconv_conv2d_desc d;
@@ -1615,8 +1489,8 @@ static void test_plan_copies(void **state) {
         memset(L.bb.p, 0x7d, L.bb.bytes);
         for (int32_t c = 0; c < d.c_out; c++) L.wsc[c] = 1e30f;
         L.q.x_scale = 1e-30f; L.q.y_scale = 3.0f; L.q.x_zero_point = 1; L.q.y_zero_point = 2; L.q.n_w_scales = 1;
-        gbuf yb;
-        gb_alloc(&yb, L.yn * L.es, L.es == 2 ? 2 : 1);
+        canary_buf yb;
+        canary_alloc(&yb, L.yn * L.es, L.es == 2 ? 2 : 1);
         gb_fill(&yb, 5);
         st = dlconv_execute(plan, L.xb.p, yb.p, NULL);
         memcpy(L.wb.p, L.w0, L.wb.bytes);
@@ -1625,10 +1499,10 @@ static void test_plan_copies(void **state) {
         if (is_q8(d.dtype)) memcpy(L.wsc, L.wsc0, sizeof(float) * (size_t)L.q.n_w_scales);
         if (st != DLCONV_OK) FAIL("%s: %s: execute -> %s", L.name, ctx, dlconv_status_string(st));
         else {
-          if (!gb_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
+          if (!canary_guards_ok(&yb)) FAIL("%s: %s: wrote outside y", L.name, ctx);
           check_output(&L, yb.p, ctx);
         }
-        gb_free(&yb);
+        canary_free(&yb);
         dlconv_plan_destroy(plan);
       }
       layer_free(&L);
@@ -1639,7 +1513,7 @@ static void test_plan_copies(void **state) {
 /* F16 results beyond the binary16 range become +-inf (unless clamped); the rest stay finite. */
 static void test_f16_overflow(void **state) {
   (void)state;
-  rng_t r = rng_seed(1300);
+  rng_t r = lowp_rng(1300);
   const float clamps[][2] = {{-INFINITY, INFINITY}, {0.0f, 6.0f}, {-70000.0f, 70000.0f}, {-60000.0f, INFINITY}};
   long infs = 0;
   for (size_t c = 0; c < ARRAY_LEN(clamps); c++) {
@@ -1649,9 +1523,9 @@ static void test_f16_overflow(void **state) {
     layer L;
     layer_alloc(&L, &d, 1, 1, &r);
     uint16_t *x = L.xb.p, *w = L.wb.p, *b = L.bb.p;
-    for (size_t i = 0; i < L.xn; i++) x[i] = d2h(rng_range(&r, 100, 250) * (rng_chance(&r, 0.2) ? -1 : 1));
-    for (size_t i = 0; i < L.wn; i++) w[i] = d2h(rng_range(&r, 10, 100) * (i / 8 % 2 ? -1 : 1));
-    for (int32_t i = 0; i < d.c_out; i++) b[i] = d2h(rng_range(&r, -1000, 1000));
+    for (size_t i = 0; i < L.xn; i++) x[i] = half_of(rng_range(&r, 100, 250) * (rng_chance(&r, 0.2) ? -1 : 1));
+    for (size_t i = 0; i < L.wn; i++) w[i] = half_of(rng_range(&r, 10, 100) * (i / 8 % 2 ? -1 : 1));
+    for (int32_t i = 0; i < d.c_out; i++) b[i] = half_of(rng_range(&r, -1000, 1000));
     L.d.out_min = clamps[c][0];
     L.d.out_max = clamps[c][1];
     ref_conv_f16(&L);
@@ -1681,8 +1555,8 @@ static void expect_status(const char *what, const layer *L, const dlconv_quant *
   dlconv_conv2d_desc d = *d0;
   d.out_min = omin;
   d.out_max = omax;
-  gbuf yb;
-  gb_alloc(&yb, L->yn * L->es + 1, 0);
+  canary_buf yb;
+  canary_alloc(&yb, L->yn * L->es + 1, 0);
   for (int entry = 0; entry < 2; entry++) {
     reset_last_error();
     dlconv_status st;
@@ -1706,12 +1580,12 @@ static void expect_status(const char *what, const layer *L, const dlconv_quant *
       if (plan) FAIL("%s (%s): *plan not NULL", what, en);
       if (!e || !e[0] || !strcmp(e, g_reset_msg)) FAIL("%s (%s): dlconv_last_error() empty or stale: \"%s\"", what, en, e ? e : "");
     }
-    if (!gb_untouched(&yb)) {
+    if (!canary_untouched(&yb)) {
       FAIL("%s (%s): y written", what, en);
-      gb_reset(&yb);
+      canary_reset(&yb);
     }
   }
-  gb_free(&yb);
+  canary_free(&yb);
 }
 
 static void test_bad_quant(void **state) {
@@ -1719,7 +1593,7 @@ static void test_bad_quant(void **state) {
   const float bad_scales[] = {0.0f, -0.0f, -0.1f, NAN, INFINITY, -INFINITY};
   const char *bad_names[] = {"0", "-0", "-0.1", "NaN", "inf", "-inf"};
   const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
-  rng_t r = rng_seed(900);
+  rng_t r = lowp_rng(900);
   long cases = 0;
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++)
     for (int dense = 0; dense < 2; dense++) {
@@ -1826,7 +1700,7 @@ static void test_bad_quant(void **state) {
    (a layout-driven candidate list once put spatial pack first for them: 12x slower). */
 static void test_q8_dense_auto_gemv(void **state) {
   (void)state;
-  rng_t r = rng_seed(1100);
+  rng_t r = lowp_rng(1100);
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
   const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
@@ -1866,7 +1740,7 @@ static void test_q8_dense_auto_gemv(void **state) {
 
 static void test_q8_long_reduction(void **state) {
   (void)state;
-  rng_t r = rng_seed(1000);
+  rng_t r = lowp_rng(1000);
   dlconv_isa isas[8];
   const int ni = isa_list(isas);
   const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
@@ -1892,8 +1766,8 @@ static void test_q8_long_reduction(void **state) {
           dlconv_options_init(&op);
           op.algo = algos[a];
           op.isa = isas[i];
-          gbuf yb;
-          gb_alloc(&yb, L.yn, 0);
+          canary_buf yb;
+          canary_alloc(&yb, L.yn, 0);
           dlconv_plan *plan = (dlconv_plan *)(uintptr_t)0x10;
           dlconv_status st = layer_plan(&L, &plan, &op);
           if (st != DLCONV_ERR_UNSUPPORTED) {
@@ -1908,16 +1782,16 @@ static void test_q8_long_reduction(void **state) {
             if (plan) FAIL("%s: *plan not NULL", L.name);
             if (!dlconv_last_error()[0]) FAIL("%s: empty last_error", L.name);
           }
-          gb_reset(&yb);
+          canary_reset(&yb);
           st = layer_oneshot(&L, yb.p, &op);
           if (st != DLCONV_ERR_UNSUPPORTED) {
             FAIL("%s (K=%zu) algo=%s isa=%s: one-shot -> %s, want UNSUPPORTED", L.name, L.K, algo_name(algos[a]),
                  isa_name(isas[i]), dlconv_status_string(st));
             if (st == DLCONV_OK) check_output(&L, yb.p, "K too long, one-shot anyway");
-          } else if (!gb_untouched(&yb)) {
+          } else if (!canary_untouched(&yb)) {
             FAIL("%s: UNSUPPORTED one-shot wrote y", L.name);
           }
-          gb_free(&yb);
+          canary_free(&yb);
         }
       layer_free(&L);
     }
@@ -1963,7 +1837,7 @@ static void test_q8_long_reduction(void **state) {
 /* S32 biases near the ends of their range: acc + bias leaves s32 and must not wrap. */
 static void test_q8_bias_extremes(void **state) {
   (void)state;
-  rng_t r = rng_seed(1100);
+  rng_t r = lowp_rng(1100);
   const dlconv_dtype ts[] = {DLCONV_U8, DLCONV_S8};
   for (size_t ti = 0; ti < ARRAY_LEN(ts); ti++) {
     const dlconv_dtype t = ts[ti];
@@ -2011,7 +1885,7 @@ static void test_q8_bias_extremes(void **state) {
    allocation) with exact results; a plan that succeeds frees everything it holds. */
 static void test_alloc_failures(void **state) {
   (void)state;
-  rng_t r = rng_seed(1200);
+  rng_t r = lowp_rng(1200);
   const dlconv_algo algos[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_DIRECT, DLCONV_ALGO_IM2COL_GEMM,
                                DLCONV_ALGO_SPATIAL_PACK, DLCONV_ALGO_GSPC, DLCONV_ALGO_SPARSE_CSR};
   const dlconv_dtype ts[] = {DLCONV_F16, DLCONV_U8};
@@ -2041,8 +1915,8 @@ static void test_alloc_failures(void **state) {
           dlc_test_alloc_arm(k);
           st = layer_plan(&L, &plan, &o);
           const int fired = dlc_test_alloc_fired();
-          gbuf yb;
-          gb_alloc(&yb, L.yn * L.es, 0);
+          canary_buf yb;
+          canary_alloc(&yb, L.yn * L.es, 0);
           if (st == DLCONV_OK) {
             const dlconv_status se = dlconv_execute(plan, L.xb.p, yb.p, NULL);
             if (se == DLCONV_OK) check_output(&L, yb.p, "alloc failure");
@@ -2057,7 +1931,7 @@ static void test_alloc_failures(void **state) {
           }
           const long live = dlc_test_alloc_live();
           dlc_test_alloc_disarm();
-          gb_free(&yb);
+          canary_free(&yb);
           if (!fired) FAIL("%s: %s: allocation %ld of %ld never happened", L.name, algo_name(algos[a]), k, n_alloc);
           if (live != 0) FAIL("%s: %s: allocation %ld failing leaves %ld allocations", L.name, algo_name(algos[a]), k, live);
           points++;

@@ -381,12 +381,7 @@ int main(int argc, char **argv) {
     else return usage();
   }
   g_pool = tpool_create(2);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_unavailable_isas),
-      cmocka_unit_test(test_conv_sweep),
-      cmocka_unit_test(test_dense_sweep),
-  };
-  int rc = cmocka_run_group_tests_name(algo_name(g_algo), tests, NULL, NULL);
+  int rc = RUN_GROUP(algo_name(g_algo), test_unavailable_isas, test_conv_sweep, test_dense_sweep);
   print_tables();
   tpool_destroy(g_pool);
   return rc;

@@ -254,14 +254,8 @@ static void test_last_error_thread_local(void **state) {
 int main(void) {
   init_shapes();
   g_pool = tpool_create(2);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_last_error_thread_local),
-      cmocka_unit_test(test_one_plan_many_threads),
-      cmocka_unit_test(test_threaded_plans_concurrently),
-      cmocka_unit_test(test_caller_pool),
-      cmocka_unit_test(test_concurrent_planning),
-  };
-  int rc = cmocka_run_group_tests_name("threads", tests, NULL, NULL);
+  int rc = RUN_GROUP("threads", test_last_error_thread_local, test_one_plan_many_threads,
+                     test_threaded_plans_concurrently, test_caller_pool, test_concurrent_planning);
   tpool_destroy(g_pool);
   return rc;
 }

@@ -1,9 +1,6 @@
 /* test_ukernel_csr.c - the sparse_csr algorithm: every ISA's micro-kernel at every tile edge,
  * then the driver through the public API (dense weights with exact zeros and the caller's CSR)
  * for every available ISA, against a naive double-precision convolution written here. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,57 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/compare.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/layer.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (uint32_t)(rng_state >> 16);
-}
-static float rnd_float(void) { return (float)(rnd() % 20001) * 1e-4f - 1.0f; } /* [-1, 1] */
-
-static double clamp_d(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
 /* Agreement within fp32 accumulation error of a sum whose terms add up to mag in magnitude. */
-static int close_enough(float got, double want, double mag) {
+static int csr_close(float got, double want, double mag) {
   if (isnan(want)) return isnan(got);
   if (isinf(want)) return got == want;
   return fabs((double)got - want) <= 1e-5 * mag + 1e-6;
 }
-
-/* A buffer whose last float is followed by an inaccessible page, so a load past the end faults. */
-typedef struct guarded {
-  char *map;
-  size_t len;
-  float *end;
-} guarded;
-
-static void guarded_alloc(guarded *g, size_t floats) {
-  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  const size_t bytes = (floats * sizeof(float) + page - 1) / page * page;
-  g->len = bytes + page;
-  g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  assert_true(g->map != MAP_FAILED);
-  assert_int_equal(mprotect(g->map + bytes, page, PROT_NONE), 0);
-  g->end = (float *)(g->map + bytes);
-}
-
-static void guarded_free(guarded *g) { munmap(g->map, g->len); }
-
-static const dlconv_isa test_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512};
 
 /* ---- micro-kernels ------------------------------------------------------------------------- */
 
@@ -73,23 +39,23 @@ static const dlconv_isa test_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCO
 static const int32_t kernel_nnz[KROWS] = {0, 1, KCOLS, 3, 0, 17, 1, 5, KCOLS - 1, 2};
 
 static void check_kernel_once(const dlc_f32_csr_family *fam, size_t npix, float lo, float hi,
-                              const guarded *xg, int nan_bias) {
+                              const region *xg, int nan_bias) {
   size_t total = 0;
   for (int r = 0; r < KROWS; r++) total += (size_t)kernel_nnz[r];
   float val[KROWS * KCOLS], bias[KROWS];
   int32_t off[KROWS * KCOLS], colv[KROWS * KCOLS];
   /* The operand ends exactly at the guard page: a kernel reading past a row's npix faults on
      the last row. Rows are npix apart, so the operand is as tight as the caller's tensor. */
-  float *x = xg->end - (size_t)KCOLS * npix;
-  for (size_t i = 0; i < (size_t)KCOLS * npix; i++) x[i] = rnd_float();
+  float *x = (float *)(void *)xg->hi - (size_t)KCOLS * npix;
+  for (size_t i = 0; i < (size_t)KCOLS * npix; i++) x[i] = xorshift_float();
   size_t i = 0;
   for (int r = 0; r < KROWS; r++) {
-    bias[r] = rnd_float();
+    bias[r] = xorshift_float();
     /* Distinct columns; the last row always uses the operand's last row. */
     int32_t perm[KCOLS];
     for (int k = 0; k < KCOLS; k++) perm[k] = k;
     for (int k = KCOLS - 1; k > 0; k--) {
-      int j = (int)(rnd() % (uint32_t)(k + 1));
+      int j = (int)(xorshift_u32() % (uint32_t)(k + 1));
       int32_t t = perm[k];
       perm[k] = perm[j];
       perm[j] = t;
@@ -97,7 +63,7 @@ static void check_kernel_once(const dlc_f32_csr_family *fam, size_t npix, float 
     for (int j = 0; j < kernel_nnz[r]; j++, i++) {
       colv[i] = r == KROWS - 1 && j == 0 ? KCOLS - 1 : perm[j];
       if (r == KROWS - 1 && j > 0 && colv[i] == KCOLS - 1) colv[i] = perm[0];
-      val[i] = rnd_float();
+      val[i] = xorshift_float();
       off[i] = colv[i] * (int32_t)npix;
     }
   }
@@ -118,8 +84,8 @@ static void check_kernel_once(const dlc_f32_csr_family *fam, size_t npix, float 
         acc += t;
         mag += fabs(t);
       }
-      const double want = clamp_d(acc, lo, hi);
-      if (!close_enough(yo[(size_t)r * ldy + p], want, mag))
+      const double want = clampd(acc, lo, hi);
+      if (!csr_close(yo[(size_t)r * ldy + p], want, mag))
         fail_msg("%s npix=%zu row=%d pixel=%zu: got %g want %g", fam->name, npix, r, p,
                  (double)yo[(size_t)r * ldy + p], want);
     }
@@ -134,42 +100,36 @@ static void check_kernel_once(const dlc_f32_csr_family *fam, size_t npix, float 
 static void test_kernel_edges(void **state) {
   const dlconv_isa isa = *(const dlconv_isa *)*state;
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
-  if (!k || !k->csr) {
-    skip();
-    return;
-  }
+  if (!k->csr) skip_test("kernel edges", "no csr family in this table");
   const dlc_f32_csr_family *fam = k->csr;
   assert_non_null(fam->spmm);
   assert_true(fam->nr >= 1);
   assert_true(strstr(fam->name, "f32_csr_") == fam->name);
   const size_t max_pix = 3 * fam->nr + 17;
-  guarded xg;
-  guarded_alloc(&xg, (size_t)KCOLS * max_pix);
+  region xg;
+  region_open(&xg, (size_t)KCOLS * max_pix * sizeof(float));
   /* Every pixel count up to three full tiles and a remainder: all masks and tile counts. */
   for (size_t npix = 1; npix <= max_pix; npix++) {
     check_kernel_once(fam, npix, -INFINITY, INFINITY, &xg, 0);
     check_kernel_once(fam, npix, -0.3f, 0.4f, &xg, npix % 5 == 0);
   }
-  guarded_free(&xg);
+  region_close(&xg);
 }
 
 /* The transposition that NHWC layers go through, at every block edge. */
 static void test_transpose_edges(void **state) {
   const dlconv_isa isa = *(const dlconv_isa *)*state;
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
-  if (!k || !k->csr) {
-    skip();
-    return;
-  }
+  if (!k->csr) skip_test("transpose edges", "no csr family in this table");
   assert_non_null(k->csr->transpose);
   for (size_t rows = 1; rows <= 37; rows++)
     for (size_t cols = 1; cols <= 37; cols += (cols < 18 ? 1 : 6)) {
       const size_t ldi = cols + rows % 3, ldo = rows + cols % 5;
-      guarded ig;
-      guarded_alloc(&ig, rows * ldi);
+      region ig;
+      region_open(&ig, rows * ldi * sizeof(float));
       /* The last input row ends at the guard page: no load past a row's cols. */
-      float *in = ig.end - ((rows - 1) * ldi + cols);
-      for (size_t i = 0; i < (rows - 1) * ldi + cols; i++) in[i] = rnd_float();
+      float *in = (float *)(void *)ig.hi - ((rows - 1) * ldi + cols);
+      for (size_t i = 0; i < (rows - 1) * ldi + cols; i++) in[i] = xorshift_float();
       float *out = malloc((cols * ldo + 1) * sizeof(float));
       for (size_t i = 0; i < cols * ldo + 1; i++) out[i] = 12345.0f;
       k->csr->transpose(rows, cols, in, ldi, out + 1, ldo);
@@ -182,49 +142,39 @@ static void test_transpose_edges(void **state) {
                      (double)out[1 + c * ldo + r], (double)want);
         }
       free(out);
-      guarded_free(&ig);
+      region_close(&ig);
     }
 }
 
 /* ---- driver through the API ----------------------------------------------------------------- */
 
 typedef struct shape {
-  int32_t n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
 } shape;
 
 static const shape shapes[] = {
     /* n c_in  h  w c_out kh kw sh sw dh dw pt pb pl pr groups lo hi */
-    {2, 19, 7, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},   /* 1x1: operand is x */
-    {1, 5, 40, 37, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, INFINITY},        /* many pixel blocks */
-    {2, 6, 9, 11, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},    /* strided 1x1 */
-    {1, 8, 9, 11, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},   /* 3x3 same */
-    {2, 5, 13, 12, 6, 3, 3, 2, 1, 2, 1, 0, 2, 1, 0, 1, -0.5f, 0.5f},          /* asym pad, dil */
-    {1, 12, 10, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0.0f, 6.0f},          /* groups */
-    {2, 16, 11, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16, -INFINITY, INFINITY}, /* depthwise */
-    {1, 6, 12, 13, 12, 5, 5, 1, 2, 2, 2, 4, 3, 4, 5, 6, -INFINITY, INFINITY}, /* dw multiplier 2 */
-    {3, 7, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},    /* 1x1 image */
-    {1, 4, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},    /* 3x3 on 1x1 */
-    {1, 3, 20, 19, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, -INFINITY, INFINITY},  /* 7x7 stem */
-    {1, 3, 33, 35, 5, 3, 2, 1, 3, 1, 2, 2, 0, 0, 3, 1, -1.0f, 1.0f},          /* odd everything */
-    {1, 4, 6, 7, 6, 2, 3, 3, 1, 3, 1, 2, 2, 0, 1, 2, -INFINITY, INFINITY},    /* tall stride */
-    {2, 5, 13, 12, 6, 3, 3, 1, 1, 2, 3, 0, 2, 1, 3, 1, -0.5f, 0.5f},          /* stride 1: slabs */
-    {1, 8, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, -INFINITY, INFINITY},   /* dw stride 1 */
-    {1, 4, 7, 9, 8, 5, 3, 1, 1, 1, 2, 2, 1, 0, 3, 4, 0.0f, 6.0f},             /* g4 x2, stride 1 */
-    {1, 3, 5, 6, 4, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1, -INFINITY, INFINITY},    /* padded 1x1 */
-    {1, 6, 40, 33, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},  /* many slab jobs */
-    {2, 24, 6, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, -INFINITY, INFINITY},  /* 1x1, groups */
+    {{2, 19, 7, 5, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},   /* 1x1: operand is x */
+    {{1, 5, 40, 37, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, INFINITY},        /* many pixel blocks */
+    {{2, 6, 9, 11, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},    /* strided 1x1 */
+    {{1, 8, 9, 11, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},   /* 3x3 same */
+    {{2, 5, 13, 12, 6, 3, 3, 2, 1, 2, 1, 0, 2, 1, 0, 1}, -0.5f, 0.5f},          /* asym pad, dil */
+    {{1, 12, 10, 9, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, 0.0f, 6.0f},          /* groups */
+    {{2, 16, 11, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16}, -INFINITY, INFINITY}, /* depthwise */
+    {{1, 6, 12, 13, 12, 5, 5, 1, 2, 2, 2, 4, 3, 4, 5, 6}, -INFINITY, INFINITY}, /* dw multiplier 2 */
+    {{3, 7, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},    /* 1x1 image */
+    {{1, 4, 1, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},    /* 3x3 on 1x1 */
+    {{1, 3, 20, 19, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1}, -INFINITY, INFINITY},  /* 7x7 stem */
+    {{1, 3, 33, 35, 5, 3, 2, 1, 3, 1, 2, 2, 0, 0, 3, 1}, -1.0f, 1.0f},          /* odd everything */
+    {{1, 4, 6, 7, 6, 2, 3, 3, 1, 3, 1, 2, 2, 0, 1, 2}, -INFINITY, INFINITY},    /* tall stride */
+    {{2, 5, 13, 12, 6, 3, 3, 1, 1, 2, 3, 0, 2, 1, 3, 1}, -0.5f, 0.5f},          /* stride 1: slabs */
+    {{1, 8, 9, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}, -INFINITY, INFINITY},   /* dw stride 1 */
+    {{1, 4, 7, 9, 8, 5, 3, 1, 1, 1, 2, 2, 1, 0, 3, 4}, 0.0f, 6.0f},             /* g4 x2, stride 1 */
+    {{1, 3, 5, 6, 4, 1, 1, 1, 1, 1, 1, 1, 0, 2, 1, 1}, -INFINITY, INFINITY},    /* padded 1x1 */
+    {{1, 6, 40, 33, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},  /* many slab jobs */
+    {{2, 24, 6, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2}, -INFINITY, INFINITY},  /* 1x1, groups */
 };
-
-static void desc_of(const shape *sh, dlconv_layout layout, dlconv_conv2d_desc *d) {
-  dlconv_conv2d_desc_init(d, sh->n, sh->c_in, sh->h, sh->w, sh->c_out, sh->kh, sh->kw);
-  d->stride_h = sh->sh, d->stride_w = sh->sw;
-  d->dilation_h = sh->dh, d->dilation_w = sh->dw;
-  d->pad_top = sh->pt, d->pad_bottom = sh->pb, d->pad_left = sh->pl, d->pad_right = sh->pr;
-  d->groups = sh->groups;
-  d->layout = layout;
-  d->out_min = sh->lo, d->out_max = sh->hi;
-}
 
 static size_t at(const dlconv_conv2d_desc *d, int64_t n, int64_t c, int64_t y, int64_t x, int64_t C,
                  int64_t H, int64_t W) {
@@ -258,7 +208,7 @@ static void conv_ref(const dlconv_conv2d_desc *d, const float *x, const float *w
                 m += fabs(t);
               }
           const size_t o = at(d, n, oc, oy, ox, d->c_out, ho, wo);
-          y[o] = clamp_d(acc, d->out_min, d->out_max);
+          y[o] = clampd(acc, d->out_min, d->out_max);
           mag[o] = m;
         }
 }
@@ -283,11 +233,7 @@ static void run_case(const dlconv_conv2d_desc *d, dlconv_isa isa, int threads, i
   const size_t cols = cig * (size_t)d->k_h * (size_t)d->k_w, wn = (size_t)d->c_out * cols;
   const size_t yn = (size_t)d->n * (size_t)d->c_out * (size_t)ho * (size_t)wo;
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_SPARSE_CSR;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, threads);
   if (pool) opt.parallel_for = reverse_pool;
 
   size_t nnz = 0;
@@ -309,7 +255,7 @@ static void run_case(const dlconv_conv2d_desc *d, dlconv_isa isa, int threads, i
       for (size_t k = 0; k < cols; k++)
         if (w[r * cols + k] != 0.0f) col_idx[i] = (int32_t)k, vals[i] = w[r * cols + k], i++;
       for (size_t k = i - b; k > 1; k--) { /* shuffle the row: the plan must sort it */
-        size_t j = b + rnd() % k, t = b + k - 1;
+        size_t j = b + xorshift_u32() % k, t = b + k - 1;
         int32_t c = col_idx[t];
         float v = vals[t];
         col_idx[t] = col_idx[j], vals[t] = vals[j];
@@ -350,7 +296,7 @@ static void run_case(const dlconv_conv2d_desc *d, dlconv_isa isa, int threads, i
     }
     assert_int_equal(dlconv_execute(plan, x, y, ws), DLCONV_OK);
     for (size_t i = 0; i < yn; i++)
-      if (!close_enough(y[i], ref[i], mag[i]))
+      if (!csr_close(y[i], ref[i], mag[i]))
         fail_msg("isa=%d %s %s threads=%d n=%d c_in=%d %dx%d c_out=%d k=%dx%d g=%d nnz=%zu: y[%zu] = %g, want %g",
                  isa, mode == W_DENSE ? "dense" : "csr", d->layout == DLCONV_NCHW ? "nchw" : "nhwc", threads,
                  d->n, d->c_in, d->h_in, d->w_in, d->c_out, d->k_h, d->k_w, d->groups, nnz, i, (double)y[i], ref[i]);
@@ -375,29 +321,25 @@ out:
 static void make_weights(float *w, size_t n, double density, size_t taps_per_channel, size_t cin_g) {
   for (size_t i = 0; i < n; i++) {
     const int keep = density < 0.0 ? (i / taps_per_channel) % cin_g % 3 == 0
-                                    : density >= 1.0 || (double)(rnd() % 100000) < density * 100000.0;
-    float v = rnd_float();
+                                    : density >= 1.0 || (double)(xorshift_u32() % 100000) < density * 100000.0;
+    float v = xorshift_float();
     if (v == 0.0f) v = 0.5f;
     w[i] = keep ? v : 0.0f;
   }
 }
 
 static void sweep(dlconv_isa isa, wmode mode) {
-  if (!dlconv_isa_available(isa)) {
-    skip();
-    return;
-  }
   static const double densities[] = {0.0, 0.1, 0.5, 1.0, -1.0};
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-    const shape *sh = &shapes[si];
+    const layer_shape *sh = &shapes[si].s;
     const size_t xn = (size_t)sh->n * (size_t)sh->c_in * (size_t)sh->h * (size_t)sh->w;
     const size_t wn = (size_t)sh->c_out * (size_t)(sh->c_in / sh->groups) * (size_t)sh->kh * (size_t)sh->kw;
     float *x = malloc(xn * sizeof(float)), *w = malloc(wn * sizeof(float)), *bias = malloc((size_t)sh->c_out * sizeof(float));
-    for (size_t i = 0; i < xn; i++) x[i] = rnd_float();
-    for (int32_t i = 0; i < sh->c_out; i++) bias[i] = rnd_float();
+    for (size_t i = 0; i < xn; i++) x[i] = xorshift_float();
+    for (int32_t i = 0; i < sh->c_out; i++) bias[i] = xorshift_float();
     for (int layout = 0; layout < 2; layout++) {
       dlconv_conv2d_desc d;
-      desc_of(sh, (dlconv_layout)layout, &d);
+      layer_desc(&d, sh, (dlconv_layout)layout, shapes[si].lo, shapes[si].hi);
       for (size_t di = 0; di < sizeof densities / sizeof densities[0]; di++) {
         make_weights(w, wn, densities[di], (size_t)sh->kh * (size_t)sh->kw, (size_t)(sh->c_in / sh->groups));
         run_case(&d, isa, 1, 0, mode, x, w, di == 1 ? NULL : bias);
@@ -417,10 +359,7 @@ static void test_api_csr(void **state) { sweep(*(const dlconv_isa *)*state, W_CS
 /* nnz == 0 through the CSR entry point: the output is the clamped bias. */
 static void test_api_csr_empty(void **state) {
   const dlconv_isa isa = *(const dlconv_isa *)*state;
-  if (!dlconv_isa_available(isa) || !dlc_kernels_for(isa)->csr) {
-    skip();
-    return;
-  }
+  if (!dlc_kernels_for(isa)->csr) skip_test("api csr empty", "no csr family in this table");
   for (int layout = 0; layout < 2; layout++) {
     dlconv_conv2d_desc d;
     dlconv_conv2d_desc_init(&d, 2, 6, 5, 4, 4, 3, 3);
@@ -430,10 +369,7 @@ static void test_api_csr_empty(void **state) {
     const int32_t row_ptr[5] = {0, 0, 0, 0, 0};
     const float bias[4] = {-1.0f, 0.1f, 2.0f, NAN};
     dlconv_csr c = {4, 6 * 9, 0, NULL, NULL, row_ptr};
-    dlconv_options opt;
-    dlconv_options_init(&opt);
-    opt.algo = DLCONV_ALGO_SPARSE_CSR;
-    opt.isa = isa;
+    const dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, 0);
     dlconv_plan *plan = NULL;
     if (dlconv_plan_conv2d_csr(&plan, &d, &c, bias, NULL, &opt) != DLCONV_OK)
       fail_msg("plan: %s", dlconv_last_error());
@@ -441,7 +377,7 @@ static void test_api_csr_empty(void **state) {
     assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
     assert_true(info.weight_density == 0.0);
     float x[2 * 6 * 5 * 4], y[2 * 4 * 5 * 4 + 1];
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) x[i] = rnd_float();
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) x[i] = xorshift_float();
     y[2 * 4 * 20] = -777.0f;
     assert_int_equal(dlconv_execute(plan, x, y, NULL), DLCONV_OK);
     for (int n = 0; n < 2; n++)
@@ -460,10 +396,7 @@ static void test_api_csr_empty(void **state) {
 /* A NaN input reaching a nonzero weight stays NaN through a ReLU6 clamp. */
 static void test_api_nan(void **state) {
   const dlconv_isa isa = *(const dlconv_isa *)*state;
-  if (!dlconv_isa_available(isa) || !dlc_kernels_for(isa)->csr) {
-    skip();
-    return;
-  }
+  if (!dlc_kernels_for(isa)->csr) skip_test("api nan", "no csr family in this table");
   dlconv_conv2d_desc d;
   dlconv_conv2d_desc_init(&d, 1, 3, 4, 5, 2, 1, 1);
   d.out_min = 0.0f, d.out_max = 6.0f;
@@ -472,10 +405,7 @@ static void test_api_nan(void **state) {
   for (int i = 0; i < 60; i++) x[i] = 1.0f;
   x[0] = NAN;        /* channel 0, pixel 0: row 0 uses it */
   x[2 * 20 + 7] = NAN; /* channel 2, pixel 7: row 1 uses it */
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_SPARSE_CSR;
-  opt.isa = isa;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_SPARSE_CSR, isa, 0);
   assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
   for (int p = 0; p < 20; p++) {
     assert_true(p == 0 ? isnan(y[p]) : y[p] == 1.0f);
@@ -483,15 +413,24 @@ static void test_api_nan(void **state) {
   }
 }
 
-#define PER_ISA(fn)                                                            \
-  cmocka_unit_test_prestate(fn, (void *)&test_isas[0]),                        \
-      cmocka_unit_test_prestate(fn, (void *)&test_isas[1]),                    \
-      cmocka_unit_test_prestate(fn, (void *)&test_isas[2])
-
+/* Every test once per table under test, each run a cmocka test of its own with the table's ISA as
+   its state: a test's runs first, then the next test's. */
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      PER_ISA(test_kernel_edges), PER_ISA(test_transpose_edges), PER_ISA(test_api_dense), PER_ISA(test_api_csr),
-      PER_ISA(test_api_csr_empty), PER_ISA(test_api_nan),
+  static const struct CMUnitTest per_isa[] = {
+      cmocka_unit_test(test_kernel_edges), cmocka_unit_test(test_transpose_edges), cmocka_unit_test(test_api_dense),
+      cmocka_unit_test(test_api_csr),      cmocka_unit_test(test_api_csr_empty),   cmocka_unit_test(test_api_nan),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  enum { N_PER_ISA = sizeof per_isa / sizeof per_isa[0] };
+  static dlconv_isa isas[MAX_KERNEL_TABLES];
+  struct CMUnitTest tests[N_PER_ISA * MAX_KERNEL_TABLES];
+  const size_t n_isas = kernel_table_count();
+  for (size_t i = 0; i < n_isas; i++) isas[i] = kernel_table(i)->isa;
+  size_t n = 0;
+  for (size_t t = 0; t < N_PER_ISA; t++)
+    for (size_t i = 0; i < n_isas; i++) {
+      tests[n] = per_isa[t];
+      tests[n++].initial_state = &isas[i];
+    }
+  xorshift_state = 0x9E3779B97F4A7C15ull;
+  return run_group("tests", tests, n);
 }

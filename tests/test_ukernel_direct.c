@@ -1,10 +1,9 @@
 /* test_ukernel_direct.c - the direct micro-kernels (conv, dwc, dwp) of every ISA this machine runs,
  * at every tile edge (pixel count, channel count, tap rectangle, accumulate/store modes, layouts),
- * and the direct driver through the public API with every ISA forced, both against naive
- * double-precision references written here. */
+ * and the direct driver through the public API with every ISA forced, against naive
+ * double-precision references written here and the oracle (tests/oracle.c). */
 #include <math.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,49 +15,35 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "oracle.h"
 #include "quant/quant.h" /* dlc_f32_to_f16, dlc_f16_to_f32 */
-#include "ukernel_guard.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/fault.h"
+#include "support/guard_pages.h"
+#include "support/half.h"
+#include "support/kernel_tables.h"
+#include "support/layer.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-static int irand(int lo, int hi) { return lo + (int)(next_u32() % (uint32_t)(hi - lo + 1)); }
+/* got agrees with ref within the float rounding of a k-term sum whose terms have magnitude sum mag
+   (the direct kernels' sums run in a longer order than the GEMM's: 3e-7). */
+static int close_direct(float got, double ref, double mag, size_t k) { return close_to_sum(got, ref, mag, k, 3e-7); }
 
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms have magnitude sum mag. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 3e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 64) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
 static float *frand_buf(size_t n) {
-  float *b = xalloc(n * sizeof(float));
+  float *b = xalloc_slack(n * sizeof(float));
   for (size_t i = 0; i < n; i++) b[i] = frand();
   return b;
 }
 static float *sentinel_buf(size_t n) {
-  float *b = xalloc(n * sizeof(float));
+  float *b = xalloc_slack(n * sizeof(float));
   for (size_t i = 0; i < n; i++) b[i] = SENTINEL;
   return b;
 }
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512, DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
 
 static const dlc_f32_direct_family *family_of(dlconv_isa isa) {
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
@@ -72,12 +57,6 @@ static const dlc_f32_direct_family *family_of(dlconv_isa isa) {
 static const int TAPS[][2] = {{1, 1}, {2, 3}, {3, 2}, {0, 2}, {2, 0}, {1, 3}};
 #define N_TAPS (sizeof TAPS / sizeof TAPS[0])
 
-/* binary16 -> float, written here from the format's definition (the oracle's own). */
-static float half_to_float(uint16_t h) {
-  const int e = (h >> 10) & 31, m = h & 1023;
-  const double mag = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
-  return (float)((h & 0x8000) ? -mag : mag);
-}
 static const uint16_t SENTINEL_H = 0xD7D7; /* -125.4375 */
 
 typedef struct kcase {
@@ -101,7 +80,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   if (k->m) { /* dwc: channel tile k->tile of a layer with c_out = c_in * m */
     const size_t m = k->m;
     oc0 = k->tile * lanes;
-    c_out = oc0 + nc + (nc == lanes ? (size_t)irand(0, 5) * m : 0);
+    c_out = oc0 + nc + (nc == lanes ? (size_t)irand32(0, 5) * m : 0);
     c_out = (c_out + m - 1) / m * m;
     nc = c_out - oc0 < lanes ? c_out - oc0 : lanes;
     C = c_out / m;
@@ -171,7 +150,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   const float *acc_in_copy = NULL;
   float *saved = NULL;
   if (k->acc_in) {
-    saved = xalloc(nacc * sizeof(float));
+    saved = xalloc_slack(nacc * sizeof(float));
     memcpy(saved, acc_in, nacc * sizeof(float));
     acc_in_copy = saved;
     a.acc_in = acc_in;
@@ -190,7 +169,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   a.y = y;
   uint16_t *yh = NULL;
   if (k->f16) {
-    yh = xalloc(ny * sizeof(uint16_t));
+    yh = xalloc_slack(ny * sizeof(uint16_t));
     for (size_t i = 0; i < ny; i++) yh[i] = SENTINEL_H;
     a.yh = yh;
   }
@@ -228,7 +207,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
         acc = clampd(acc, a.out_min, a.out_max);
         const size_t at = p * (size_t)a.y_pix + c * (size_t)a.y_c;
         assert_true(at < ny);
-        got = k->f16 ? half_to_float(yh[at]) : y[at];
+        got = k->f16 ? (float)half_value(yh[at]) : y[at];
         touched[at] = 1;
       }
       /* binary16 output: the fp32 sum's error, then one rounding to 11 significant bits (half an
@@ -236,7 +215,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
       const int ok = k->f16 ? isnan(acc) ? isnan(got)
                                         : fabs((double)got - acc) <= 3e-7 * (double)(nky * nkx * cin + 2) * mag +
                                                                          ldexp(fabs(acc), -11) + ldexp(1.0, -25)
-                            : close_enough(got, acc, mag, nky * nkx * cin);
+                            : close_direct(got, acc, mag, nky * nkx * cin);
       if (!ok)
         fail_msg("%s %s nv=%zu nw=%zu nc=%zu taps=%zux%zu cin=%zu m=%zu x%s y%s in=%d out=%d clamp=%d: "
                  "pixel %zu channel %zu = %.9g, want %.9g%s",
@@ -291,8 +270,9 @@ static size_t channel_counts(size_t vl, size_t nv, size_t out[4]) {
 static void test_conv_kernels(void **state) {
   (void)state;
   int tested = 0, tested_f16 = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f) continue;
     for (size_t nv = 1; nv <= 2; nv++) {
       if (!f->conv[nv - 1]) continue;
@@ -303,7 +283,7 @@ static void test_conv_kernels(void **state) {
       for (size_t nw = 1; nw <= 2 * tw + 3; nw += nw < tw ? 1 : tw + 1)
         for (size_t ci = 0; ci < nnc; ci++)
           for (int mode = 0; mode < 8; mode++) {
-            kcase k = {.nv = nv, .nw = nw, .nc = ncs[ci], .cin = (size_t)irand(1, 6)};
+            kcase k = {.nv = nv, .nw = nw, .nc = ncs[ci], .cin = (size_t)irand32(1, 6)};
             k.nchw_x = mode & 1;
             k.nchw_y = (mode >> 1) & 1;
             k.acc_in = (mode >> 2) & 1;
@@ -331,8 +311,9 @@ static void test_conv_kernels(void **state) {
 static void test_dwc_kernels(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f) continue;
     for (size_t nv = 1; nv <= 2; nv++) {
       if (!f->dwc[nv - 1]) continue;
@@ -368,7 +349,7 @@ static void check_dwp(const dlc_f32_direct_family *f, dlc_f32_dwp_args a, size_t
   a.w = w;
   a.bias = frand();
   a.nr = nr;
-  a.y_row = (ptrdiff_t)nw + irand(0, 3);
+  a.y_row = (ptrdiff_t)nw + irand32(0, 3);
   const size_t ny = nr * (size_t)a.y_row + GUARD;
   float *y = sentinel_buf(ny);
   a.y = y;
@@ -391,7 +372,7 @@ static void check_dwp(const dlc_f32_direct_family *f, dlc_f32_dwp_args a, size_t
         mag += fabs(t);
       }
     acc = clampd(acc, a.out_min, a.out_max);
-    if (!close_enough(y[i], acc, mag, (size_t)(a.kh * a.kw)))
+    if (!close_direct(y[i], acc, mag, (size_t)(a.kh * a.kw)))
       fail_msg("%s dwp nw=%zu nr=%zu k=%tdx%td s=%td,%td d=%td,%td in=%tdx%td at=(%td,%td): row %zu px %zu = %.9g, want %.9g",
                f->dw_name, nw, nr, a.kh, a.kw, a.sh, a.sw, a.dh, a.dw, a.h_in, a.w_in, a.iy0, a.ix0, r, p, y[i], acc);
   }
@@ -402,16 +383,16 @@ static void check_dwp(const dlc_f32_direct_family *f, dlc_f32_dwp_args a, size_t
 
 static void run_dwp_case(const dlc_f32_direct_family *f, size_t nw, size_t nr, int clamp) {
   dlc_f32_dwp_args a;
-  a.kh = irand(1, 4);
-  a.kw = irand(1, 5);
-  a.sh = irand(1, 3);
-  a.sw = irand(1, 3);
-  a.dh = irand(1, 2);
-  a.dw = irand(1, 3);
-  a.h_in = irand(1, 12);
-  a.w_in = irand(1, (int)(nw * (size_t)a.sw) + 6);
-  a.iy0 = irand(-3, (int)a.h_in);
-  a.ix0 = irand(-4, 3);
+  a.kh = irand32(1, 4);
+  a.kw = irand32(1, 5);
+  a.sh = irand32(1, 3);
+  a.sw = irand32(1, 3);
+  a.dh = irand32(1, 2);
+  a.dw = irand32(1, 3);
+  a.h_in = irand32(1, 12);
+  a.w_in = irand32(1, (int)(nw * (size_t)a.sw) + 6);
+  a.iy0 = irand32(-3, (int)a.h_in);
+  a.ix0 = irand32(-4, 3);
   check_dwp(f, a, nw, nr, clamp);
 }
 
@@ -422,8 +403,9 @@ static void run_dwp_case(const dlc_f32_direct_family *f, size_t nw, size_t nr, i
 static void test_dwp_layer_shapes(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f || !f->dwp) continue;
     const size_t vl = f->vl, maxw = f->dwp_vecs * vl;
     for (ptrdiff_t k = 3; k <= 7; k += 2)
@@ -433,22 +415,22 @@ static void test_dwp_layer_shapes(void **state) {
           for (int rep = 0; rep < 8; rep++) {
             dlc_f32_dwp_args a;
             a.kh = k;
-            a.kw = rep % 4 == 3 ? irand(1, (int)k + 1) : k;
+            a.kw = rep % 4 == 3 ? irand32(1, (int)k + 1) : k;
             a.sh = a.sw = s;
             a.dh = 1;
             a.dw = rep % 4 == 2 ? 2 : 1;
             const ptrdiff_t pad = (a.kw - 1) * a.dw / 2, span = ((ptrdiff_t)nw - 1) * s + (a.kw - 1) * a.dw + 1;
             /* rep 0, 1: the row the tile spans with padding 'pad' (a whole padded row); else a wider row
                with the tile at the left, middle or right. */
-            a.w_in = rep < 2 ? span - 2 * pad + irand(0, (int)s - 1) : span + irand(0, 20);
+            a.w_in = rep < 2 ? span - 2 * pad + irand32(0, (int)s - 1) : span + irand32(0, 20);
             if (a.w_in < 1) a.w_in = 1;
-            a.ix0 = rep < 2 ? -pad : irand(-(int)pad, (int)(a.w_in - span + pad));
-            const size_t nr = rep < 4 ? rows : (size_t)irand(1, (int)rows);
-            a.h_in = irand(1, (int)((ptrdiff_t)nr * s + k + 4));
-            a.iy0 = irand(-(int)k, (int)a.h_in - 1);
+            a.ix0 = rep < 2 ? -pad : irand32(-(int)pad, (int)(a.w_in - span + pad));
+            const size_t nr = rep < 4 ? rows : (size_t)irand32(1, (int)rows);
+            a.h_in = irand32(1, (int)((ptrdiff_t)nr * s + k + 4));
+            a.iy0 = irand32(-(int)k, (int)a.h_in - 1);
             if (rep == 1) { /* all rows inside */
-              a.h_in = (ptrdiff_t)nr * s + k + irand(0, 3);
-              a.iy0 = irand(0, (int)(a.h_in - ((ptrdiff_t)nr - 1) * s - k));
+              a.h_in = (ptrdiff_t)nr * s + k + irand32(0, 3);
+              a.iy0 = irand32(0, (int)(a.h_in - ((ptrdiff_t)nr - 1) * s - k));
             }
             check_dwp(f, a, nw, nr, rep % 3 == 0);
             tested++;
@@ -461,14 +443,15 @@ static void test_dwp_layer_shapes(void **state) {
 static void test_dwp_kernels(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f || !f->dwp) continue;
     assert_true(f->dwp_vecs >= 1 && f->dwp_vecs <= DLC_DIRECT_MAX_DWP_VECS);
     for (size_t npv = 1; npv <= f->dwp_vecs; npv++) {
       const size_t vl = f->vl, rows = f->dwp_rows[npv - 1];
       assert_true(rows >= 1);
-      const size_t nws[4] = {(npv - 1) * vl + 1, (npv - 1) * vl + (size_t)irand(1, (int)vl), npv * vl - 1, npv * vl};
+      const size_t nws[4] = {(npv - 1) * vl + 1, (npv - 1) * vl + (size_t)irand32(1, (int)vl), npv * vl - 1, npv * vl};
       for (size_t j = 0; j < 4; j++) {
         if (nws[j] == 0 || (nws[j] + vl - 1) / vl != npv) continue;
         for (size_t nr = 1; nr <= rows; nr++)
@@ -495,7 +478,6 @@ static void test_dwp_kernels(void **state) {
  * (ending at one, or starting right after one), so a read outside the plane faults; fp32 x and y
  * are NULL; the output tile sits among sentinel halves. */
 
-static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
 /* Orders halves as their values (both zeros 0); not for NaN. */
 static int half_key(uint16_t h) { return h & 0x8000 ? -(int)(h & 0x7fff) : (int)h; }
 
@@ -524,64 +506,29 @@ typedef struct dwp16_stats {
 } dwp16_stats;
 static dwp16_stats h16;
 
-/* The case being run, written to stderr if the kernel call faults (an out-of-plane read). */
-static char h16_what[400];
-static volatile sig_atomic_t h16_in_call;
-#ifdef HAVE_GUARD_PAGES
-static struct sigaction h16_old_segv, h16_old_bus;
-static void h16_put(const char *s) {
-  for (size_t n = strlen(s); n;) {
-    const ssize_t w = write(2, s, n);
-    if (w <= 0) return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
-static void h16_on_fault(int sig) {
-  if (h16_in_call) {
-    h16_put("\ndwp_f16 faulted (a read outside the plane?) in: ");
-    h16_put(h16_what);
-    h16_put("\n");
-  }
-  /* Back to the previous handler (cmocka's): the access repeats and fails the test there. */
-  sigaction(sig, sig == SIGSEGV ? &h16_old_segv : &h16_old_bus, NULL);
-}
-static void h16_catch_faults(int on) {
-  if (on) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = h16_on_fault;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &h16_old_segv);
-    sigaction(SIGBUS, &sa, &h16_old_bus);
-  } else {
-    sigaction(SIGSEGV, &h16_old_segv, NULL);
-    sigaction(SIGBUS, &h16_old_bus, NULL);
-  }
-}
-#else
-static void h16_catch_faults(int on) { (void)on; }
-#endif
+/* The case being run (fault_case), written to stderr if the kernel call faults (an out-of-plane
+   read). */
+#define h16_what fault_case
 
 static uint16_t h_sign(void) { return (next_u32() & 1) ? 0x8000 : 0; }
 
 static uint16_t h16_x(int mode) {
   switch (mode) {
     case H_MIX: {
-      const int r = irand(0, 19);
+      const int r = irand32(0, 19);
       if (r < 10) return dlc_f32_to_f16(4.0f * frand());
       if (r < 12) return h_sign();                                                  /* +-0 */
-      if (r < 15) return h_sign() | (uint16_t)irand(1, 1023);                      /* subnormal */
-      if (r < 17) return h_sign() | dlc_f32_to_f16((float)irand(1000, 65504));     /* large */
+      if (r < 15) return h_sign() | (uint16_t)irand32(1, 1023);                      /* subnormal */
+      if (r < 17) return h_sign() | dlc_f32_to_f16((float)irand32(1000, 65504));     /* large */
       if (r < 18) return h_sign() | 0x7bff;                                         /* 65504 */
-      if (r < 19) return h_sign() | (uint16_t)(0x0400 + irand(0, 1023));           /* smallest normals */
+      if (r < 19) return h_sign() | (uint16_t)(0x0400 + irand32(0, 1023));           /* smallest normals */
       return dlc_f32_to_f16(1e-3f * frand());
     }
-    case H_BIG: return next_u32() % 8 == 0 ? 0x7bff : dlc_f32_to_f16((float)irand(32768, 65504));
+    case H_BIG: return next_u32() % 8 == 0 ? 0x7bff : dlc_f32_to_f16((float)irand32(32768, 65504));
     case H_EXACT: /* +-[0.5, 1): units of 2^-11 */
-      return irand(0, 9) == 0 ? h_sign() : (uint16_t)(h_sign() | (0x3800 + irand(0, 1023)));
+      return irand32(0, 9) == 0 ? h_sign() : (uint16_t)(h_sign() | (0x3800 + irand32(0, 1023)));
     case H_TINY: /* subnormals and the smallest normals: units of 2^-24 below 2^-13 */
-      return irand(0, 4) == 0 ? (uint16_t)(h_sign() | (0x0400 + irand(0, 1023))) : (uint16_t)(h_sign() | irand(0, 1023));
+      return irand32(0, 4) == 0 ? (uint16_t)(h_sign() | (0x0400 + irand32(0, 1023))) : (uint16_t)(h_sign() | irand32(0, 1023));
     case H_NEGZERO: return 0x8000;
     case H_NANPLANE: { /* quiet and signalling payloads, both signs */
       static const uint16_t nans[] = {0x7e00, 0xfe00, 0x7c01, 0xfdff, 0x7fff, 0x7d55};
@@ -594,8 +541,8 @@ static uint16_t h16_x(int mode) {
 static float h16_w(int mode, float sgn, int coarse) {
   switch (mode) {
     case H_BIG: return sgn * (1.5f + 0.5f * frand());
-    case H_EXACT: return coarse ? (float)irand(-4, 4) / 2.0f : (float)irand(-16, 16) / 16.0f;
-    case H_TINY: return (float)irand(-16, 16) / 16.0f;
+    case H_EXACT: return coarse ? (float)irand32(-4, 4) / 2.0f : (float)irand32(-16, 16) / 16.0f;
+    case H_TINY: return (float)irand32(-16, 16) / 16.0f;
     case H_NEGZERO: return 0.25f + 0.75f * fabsf(frand());
     default: return frand();
   }
@@ -605,8 +552,8 @@ static float h16_bias(int mode, float sgn) {
   switch (mode) {
     case H_MIX: return 4.0f * frand();
     case H_BIG: return sgn * 100.0f * frand();
-    case H_EXACT: return irand(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand(-32768, 32768), -15);
-    case H_TINY: return irand(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand(-4096, 4096), -28);
+    case H_EXACT: return irand32(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand32(-32768, 32768), -15);
+    case H_TINY: return irand32(0, 9) == 0 ? (h_sign() ? -0.0f : 0.0f) : ldexpf((float)irand32(-4096, 4096), -28);
     case H_NEGZERO: return -0.0f;
     default: return frand();
   }
@@ -624,8 +571,8 @@ static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, c
   if (k->nan_at >= 0 && (size_t)k->nan_at < nx) xh[k->nan_at] = (uint16_t)(h_sign() | 0x7e00 | (next_u32() & 0x1ff));
   if (k->inf_at >= 0 && (size_t)k->inf_at < nx) xh[k->inf_at] = (uint16_t)(h_sign() | 0x7c00);
   const float sgn = next_u32() % 4 == 0 ? -1.0f : 1.0f;
-  const int coarse = irand(0, 2) == 0;
-  float *w = xalloc(nk * sizeof(float));
+  const int coarse = irand32(0, 2) == 0;
+  float *w = xalloc_slack(nk * sizeof(float));
   for (size_t i = 0; i < nk; i++) w[i] = k->w_preset ? k->w_preset[i] : h16_w(k->mode, sgn, coarse);
   a.x = NULL;
   a.y = NULL;
@@ -633,7 +580,7 @@ static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, c
   a.w = w;
   a.bias = k->bias_preset ? *k->bias_preset : h16_bias(k->mode, sgn);
   a.nr = nr;
-  a.y_row = (ptrdiff_t)nw + irand(0, 3);
+  a.y_row = (ptrdiff_t)nw + irand32(0, 3);
   static const float cl_lo[CL_N] = {-INFINITY, -0.5f, -1e6f, 0.0f}, cl_hi[CL_N] = {INFINITY, 0.4f, 1e6f, 6.0f};
   a.out_min = cl_lo[k->clamp];
   a.out_max = cl_hi[k->clamp];
@@ -642,7 +589,7 @@ static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, c
     a.out_max = 4e-5f;
   }
   const size_t ny = GUARD + nr * (size_t)a.y_row + GUARD;
-  uint16_t *ybuf = xalloc(ny * sizeof(uint16_t));
+  uint16_t *ybuf = xalloc_slack(ny * sizeof(uint16_t));
   for (size_t i = 0; i < ny; i++) ybuf[i] = SENTINEL_H;
   a.yh = ybuf + GUARD;
   snprintf(h16_what, sizeof h16_what,
@@ -651,9 +598,9 @@ static void check_dwp_f16(const dlc_f32_direct_family *f, const dwp16_case *k, c
            f->dw_name, sweep, H_MODE_NAMES[k->mode], CL_NAMES[k->clamp], k->at_end ? "end" : "start", nw, nr, a.kh, a.kw,
            a.sh, a.sw, a.dh, a.dw, a.h_in, a.w_in, a.iy0, a.ix0, a.y_row);
 
-  h16_in_call = 1;
+  fault_names_case("\ndwp_f16 faulted (a read outside the plane?) in: ", 1);
   f->dwp_f16(nw, &a);
-  h16_in_call = 0;
+  fault_names_case(NULL, 0);
 
   const int exact = h_mode_exact(k->mode);
   for (size_t i = 0; i < ny; i++) {
@@ -736,16 +683,16 @@ static size_t h16_rows(const dlc_f32_direct_family *f, size_t npv) {
 
 static void h16_random_geometry(dlc_f32_dwp_args *a, size_t nw, ptrdiff_t sw) {
   memset(a, 0, sizeof *a);
-  a->kh = irand(1, 7);
-  a->kw = irand(1, 7);
-  a->sh = irand(1, 3);
+  a->kh = irand32(1, 7);
+  a->kw = irand32(1, 7);
+  a->sh = irand32(1, 3);
   a->sw = sw;
-  a->dh = irand(1, 3);
-  a->dw = irand(1, 3);
-  a->h_in = irand(1, 12);
-  a->w_in = irand(1, (int)(nw * (size_t)sw) + 6);
-  a->iy0 = irand(-(int)((a->kh - 1) * a->dh) - 2, (int)a->h_in + 1);
-  a->ix0 = irand(-(int)((a->kw - 1) * a->dw) - 3, 3);
+  a->dh = irand32(1, 3);
+  a->dw = irand32(1, 3);
+  a->h_in = irand32(1, 12);
+  a->w_in = irand32(1, (int)(nw * (size_t)sw) + 6);
+  a->iy0 = irand32(-(int)((a->kh - 1) * a->dh) - 2, (int)a->h_in + 1);
+  a->ix0 = irand32(-(int)((a->kw - 1) * a->dw) - 3, 3);
 }
 
 /* The value set, clamp, guard placement, NaN and inf of the case numbered i. */
@@ -764,7 +711,7 @@ static void h16_sweep_tiles(const dlc_f32_direct_family *f) {
   for (size_t npv = 1; npv <= f->dwp_vecs; npv++) {
     const size_t vl = f->vl, rows = h16_rows(f, npv);
     assert_true(rows >= 1);
-    const size_t nws[5] = {(npv - 1) * vl + 1, (npv - 1) * vl + 2, (npv - 1) * vl + (size_t)irand(1, (int)vl),
+    const size_t nws[5] = {(npv - 1) * vl + 1, (npv - 1) * vl + 2, (npv - 1) * vl + (size_t)irand32(1, (int)vl),
                            npv * vl - 1, npv * vl};
     for (size_t j = 0; j < 5; j++) {
       if (nws[j] == 0 || (nws[j] + vl - 1) / vl != npv) continue;
@@ -792,20 +739,20 @@ static void h16_sweep_layers(const dlc_f32_direct_family *f) {
           dwp16_case k = {.nw = nw};
           dlc_f32_dwp_args *a = &k.a;
           a->kh = kk;
-          a->kw = rep % 4 == 3 ? irand(1, (int)kk + 1) : kk;
+          a->kw = rep % 4 == 3 ? irand32(1, (int)kk + 1) : kk;
           a->sh = a->sw = s;
           a->dh = 1;
           a->dw = rep % 4 == 2 ? 2 : 1;
           const ptrdiff_t pad = (a->kw - 1) * a->dw / 2, span = ((ptrdiff_t)nw - 1) * s + (a->kw - 1) * a->dw + 1;
-          a->w_in = rep < 2 ? span - 2 * pad + irand(0, (int)s - 1) : span + irand(0, 20);
+          a->w_in = rep < 2 ? span - 2 * pad + irand32(0, (int)s - 1) : span + irand32(0, 20);
           if (a->w_in < 1) a->w_in = 1;
-          a->ix0 = rep < 2 ? -pad : irand(-(int)pad, (int)(a->w_in - span + pad));
-          k.nr = rep < 4 ? rows : (size_t)irand(1, (int)rows);
-          a->h_in = irand(1, (int)((ptrdiff_t)k.nr * s + kk + 4));
-          a->iy0 = irand(-(int)kk, (int)a->h_in - 1);
+          a->ix0 = rep < 2 ? -pad : irand32(-(int)pad, (int)(a->w_in - span + pad));
+          k.nr = rep < 4 ? rows : (size_t)irand32(1, (int)rows);
+          a->h_in = irand32(1, (int)((ptrdiff_t)k.nr * s + kk + 4));
+          a->iy0 = irand32(-(int)kk, (int)a->h_in - 1);
           if (rep == 1) { /* all rows inside */
-            a->h_in = (ptrdiff_t)k.nr * s + kk + irand(0, 3);
-            a->iy0 = irand(0, (int)(a->h_in - ((ptrdiff_t)k.nr - 1) * s - kk));
+            a->h_in = (ptrdiff_t)k.nr * s + kk + irand32(0, 3);
+            a->iy0 = irand32(0, (int)(a->h_in - ((ptrdiff_t)k.nr - 1) * s - kk));
           }
           h16_vary(&k, i);
           check_dwp_f16(f, &k, "layers");
@@ -830,34 +777,34 @@ static void h16_sweep_borders(const dlc_f32_direct_family *f) {
         dlc_f32_dwp_args *a = &k.a;
         a->w_in = W_IN[wi];
         a->sw = sw;
-        a->kw = irand(1, 7);
-        a->dw = irand(1, 3);
-        a->kh = irand(1, 3);
-        a->dh = irand(1, 2);
-        a->sh = irand(1, 3);
-        a->h_in = irand(1, 3);
+        a->kw = irand32(1, 7);
+        a->dw = irand32(1, 3);
+        a->kh = irand32(1, 3);
+        a->dh = irand32(1, 2);
+        a->sh = irand32(1, 3);
+        a->h_in = irand32(1, 3);
         const ptrdiff_t reach = (a->kw - 1) * a->dw; /* the taps' span past a pixel's first column */
         const int kind = rep % 4;
         /* small tiles most often: the tails of the first vectors */
-        size_t nw = irand(0, 2) ? (size_t)irand(1, (int)(2 * vl + 2)) : (size_t)irand(1, (int)maxw);
+        size_t nw = irand32(0, 2) ? (size_t)irand32(1, (int)(2 * vl + 2)) : (size_t)irand32(1, (int)maxw);
         if (kind == 2) /* spanning the whole row from left of it */
-          nw = (size_t)((a->w_in + reach) / sw + irand(1, 3));
+          nw = (size_t)((a->w_in + reach) / sw + irand32(1, 3));
         if (nw > maxw) nw = maxw;
         k.nw = nw;
         const ptrdiff_t last = ((ptrdiff_t)nw - 1) * sw + reach; /* last column read, from ix0 */
         if (kind == 0) /* at the left border */
-          a->ix0 = -irand(0, (int)(reach + 2 * sw + 1));
+          a->ix0 = -irand32(0, (int)(reach + 2 * sw + 1));
         else if (kind == 1) /* the last pixel's last tap around the row's last element */
-          a->ix0 = a->w_in - 1 - last + irand(-2, (int)(2 * sw + 2));
+          a->ix0 = a->w_in - 1 - last + irand32(-2, (int)(2 * sw + 2));
         else if (kind == 2)
-          a->ix0 = -irand(0, (int)reach + 1);
+          a->ix0 = -irand32(0, (int)reach + 1);
         else /* anywhere, wholly outside sometimes */
-          a->ix0 = irand(-(int)last - 3, (int)a->w_in + 2);
+          a->ix0 = irand32(-(int)last - 3, (int)a->w_in + 2);
         const size_t rows = h16_rows(f, (nw + vl - 1) / vl);
-        k.nr = (size_t)irand(1, (int)rows);
+        k.nr = (size_t)irand32(1, (int)rows);
         /* rows at the top or the bottom of the plane */
-        a->iy0 = rep & 4 ? a->h_in - 1 - irand(0, (int)((a->kh - 1) * a->dh)) - ((ptrdiff_t)k.nr - 1) * a->sh * irand(0, 1)
-                         : -irand(0, (int)((a->kh - 1) * a->dh));
+        a->iy0 = rep & 4 ? a->h_in - 1 - irand32(0, (int)((a->kh - 1) * a->dh)) - ((ptrdiff_t)k.nr - 1) * a->sh * irand32(0, 1)
+                         : -irand32(0, (int)((a->kh - 1) * a->dh));
         h16_vary(&k, i);
         k.at_end = (int)(rep & 1); /* both placements for every border kind */
         check_dwp_f16(f, &k, "borders");
@@ -874,7 +821,7 @@ static void h16_sweep_specials(const dlc_f32_direct_family *f) {
     for (int at_end = 0; at_end < 2; at_end++) {
       /* 1x1 kernel over one row: y[p] = f16(bias + w x[p*sw]). */
       const ptrdiff_t w_in = (ptrdiff_t)maxw * sw;
-      uint16_t *xs = xalloc((size_t)w_in * sizeof(uint16_t));
+      uint16_t *xs = xalloc_slack((size_t)w_in * sizeof(uint16_t));
       for (int variant = 0; variant < 4; variant++) {
         float wt = 1.0f, bias = 0.0f;
         for (ptrdiff_t j = 0; j < w_in; j++) {
@@ -937,9 +884,9 @@ static void test_dwp_f16_kernels(void **state) {
     assert_non_null(family_of(DLCONV_ISA_AVX512));
     assert_non_null(family_of(DLCONV_ISA_AVX512)->dwp_f16);
   }
-  h16_catch_faults(1);
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[i]);
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f || !f->dwp_f16) continue;
     assert_non_null(f->dwp); /* the same tile shapes: dwp_vecs, dwp_rows */
     assert_true(f->dwp_vecs >= 1 && f->dwp_vecs <= DLC_DIRECT_MAX_DWP_VECS);
@@ -949,7 +896,6 @@ static void test_dwp_f16_kernels(void **state) {
     h16_sweep_layers(f);
     h16_sweep_borders(f);
   }
-  h16_catch_faults(0);
   if (families) { /* the value sets reached what they are for */
     assert_true(h16.nan_px > 0 && h16.inf_px > 0 && h16.strict_negzero_px > 0 && h16.subnormal_px > 0);
     assert_true(h16.tie_px > 0 && h16.clamped_px > 0);
@@ -964,9 +910,7 @@ static void test_dwp_f16_kernels(void **state) {
 /* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API. */
 
-typedef struct api_case {
-  int n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
-} api_case;
+typedef layer_shape api_case;
 
 static const api_case API_CASES[] = {
     /* n  cin h   w  cout kh kw sh sw dh dw pt pb pl pr g */
@@ -995,66 +939,18 @@ static const api_case API_CASES[] = {
 };
 #define N_API (sizeof API_CASES / sizeof API_CASES[0])
 
-static void reference(const api_case *c, dlconv_layout lay, int ho, int wo, const float *x, const float *w,
-                      const float *b, float lo, float hi, double *ref, double *mag) {
-  const int cin_g = c->c_in / c->groups, cout_g = c->c_out / c->groups;
-  for (int n = 0; n < c->n; n++)
-    for (int oc = 0; oc < c->c_out; oc++)
-      for (int oy = 0; oy < ho; oy++)
-        for (int ox = 0; ox < wo; ox++) {
-          const int g = oc / cout_g;
-          double acc = b ? b[oc] : 0.0, m = fabs(acc);
-          for (int icg = 0; icg < cin_g; icg++)
-            for (int ky = 0; ky < c->kh; ky++)
-              for (int kx = 0; kx < c->kw; kx++) {
-                const int iy = oy * c->sh - c->pt + ky * c->dh, ix = ox * c->sw - c->pl + kx * c->dw;
-                if (iy < 0 || iy >= c->h || ix < 0 || ix >= c->w) continue;
-                const int ic = g * cin_g + icg;
-                const size_t xi = lay == DLCONV_NCHW ? (((size_t)n * c->c_in + ic) * c->h + iy) * c->w + ix
-                                                     : (((size_t)n * c->h + iy) * c->w + ix) * c->c_in + ic;
-                const double t = (double)w[(((size_t)oc * cin_g + icg) * c->kh + ky) * c->kw + kx] * x[xi];
-                acc += t;
-                m += fabs(t);
-              }
-          const size_t yi = lay == DLCONV_NCHW ? (((size_t)n * c->c_out + oc) * ho + oy) * wo + ox
-                                               : (((size_t)n * ho + oy) * wo + ox) * c->c_out + oc;
-          ref[yi] = clampd(acc, lo, hi);
-          mag[yi] = m;
-        }
-}
-
 static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, int threads, int clamp, int bias) {
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh;
-  d.stride_w = c->sw;
-  d.dilation_h = c->dh;
-  d.dilation_w = c->dw;
-  d.pad_top = c->pt;
-  d.pad_bottom = c->pb;
-  d.pad_left = c->pl;
-  d.pad_right = c->pr;
-  d.groups = c->groups;
-  d.layout = lay;
-  d.out_min = clamp ? -0.3f : -INFINITY;
-  d.out_max = clamp ? 0.5f : INFINITY;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
-  const size_t nwt = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-  const size_t ny = (size_t)c->n * c->c_out * ho * wo;
+  const layer_sizes z = layer_desc(&d, c, lay, clamp ? -0.3f : -INFINITY, clamp ? 0.5f : INFINITY);
+  const size_t nx = z.x, nwt = z.w, ny = z.y;
   float *x = frand_buf(nx), *w = frand_buf(nwt), *b = frand_buf((size_t)c->c_out);
   float *y = sentinel_buf(ny + GUARD);
   double *ref = malloc(ny * sizeof(double)), *mag = malloc(ny * sizeof(double));
   assert_non_null(ref);
   assert_non_null(mag);
-  reference(c, lay, ho, wo, x, w, bias ? b : NULL, d.out_min, d.out_max, ref, mag);
+  oracle_conv2d(&d, x, w, bias ? b : NULL, ref, mag);
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_DIRECT;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, threads);
   dlconv_plan *plan = NULL;
   dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, bias ? b : NULL, NULL, &opt);
   if (st != DLCONV_OK) fail_msg("plan failed on isa %d: %s (%s)", (int)isa, dlconv_status_string(st), dlconv_last_error());
@@ -1062,14 +958,14 @@ static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, i
   assert_int_equal(dlconv_plan_query(plan, &info), DLCONV_OK);
   assert_int_equal(info.algo, DLCONV_ALGO_DIRECT);
   assert_int_equal(info.isa, isa);
-  void *ws = info.workspace_bytes ? xalloc(info.workspace_bytes) : NULL;
+  void *ws = info.workspace_bytes ? xalloc_slack(info.workspace_bytes) : NULL;
   /* The caller's weights may be freed after planning. */
   for (size_t i = 0; i < nwt; i++) w[i] = NAN;
   st = dlconv_execute(plan, x, y, ws);
   assert_int_equal(st, DLCONV_OK);
   const int kred = c->c_in / c->groups * c->kh * c->kw;
   for (size_t i = 0; i < ny; i++)
-    if (!close_enough(y[i], ref[i], mag[i], (size_t)kred))
+    if (!close_direct(y[i], ref[i], mag[i], (size_t)kred))
       fail_msg("%s isa=%d %s case cin=%d %dx%d cout=%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d,%d,%d g=%d n=%d threads=%d "
                "clamp=%d bias=%d: y[%zu] = %.9g, want %.9g",
                info.kernel, (int)isa, lay == DLCONV_NCHW ? "nchw" : "nhwc", c->c_in, c->h, c->w, c->c_out, c->kh, c->kw,
@@ -1078,20 +974,15 @@ static void run_api_case(const api_case *c, dlconv_layout lay, dlconv_isa isa, i
   for (size_t i = ny; i < ny + GUARD; i++)
     if (y[i] != SENTINEL) fail_msg("%s: guard y[%zu] overwritten", info.kernel, i);
   dlconv_plan_destroy(plan);
-  free(ws);
-  free(x);
-  free(w);
-  free(b);
-  free(y);
-  free(ref);
-  free(mag);
+  free(ws), free(x), free(w), free(b), free(y), free(ref), free(mag);
 }
 
 static void test_api_shapes(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
-    if (dlconv_isa_available(isa) != 1 || !family_of(isa)) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
+    if (!kt->direct) continue;
     for (size_t k = 0; k < N_API; k++)
       for (int lay = 0; lay < 2; lay++) {
         const int variant = (int)(k + (size_t)lay);
@@ -1103,29 +994,30 @@ static void test_api_shapes(void **state) {
 /* Random shapes: every combination the descriptor allows, small enough to check exhaustively. */
 static void test_api_random(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
-    if (dlconv_isa_available(isa) != 1 || !family_of(isa)) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
+    if (!kt->direct) continue;
     for (int rep = 0; rep < 60; rep++) {
       api_case c;
-      c.n = irand(1, 2);
-      const int kind = irand(0, 2); /* dense, grouped, depthwise */
-      c.groups = kind == 0 ? 1 : irand(2, 5);
-      const int cin_g = kind == 2 ? 1 : irand(1, 9), cout_g = kind == 2 ? irand(1, 3) : irand(1, 37);
+      c.n = irand32(1, 2);
+      const int kind = irand32(0, 2); /* dense, grouped, depthwise */
+      c.groups = kind == 0 ? 1 : irand32(2, 5);
+      const int cin_g = kind == 2 ? 1 : irand32(1, 9), cout_g = kind == 2 ? irand32(1, 3) : irand32(1, 37);
       c.c_in = cin_g * c.groups;
       c.c_out = cout_g * c.groups;
-      c.kh = irand(1, 4);
-      c.kw = irand(1, 5);
-      c.sh = irand(1, 3);
-      c.sw = irand(1, 3);
-      c.dh = irand(1, 3);
-      c.dw = irand(1, 3);
-      c.pt = irand(0, 3);
-      c.pb = irand(0, 3);
-      c.pl = irand(0, 4);
-      c.pr = irand(0, 4);
-      c.h = irand(1, 9);
-      c.w = irand(1, 33);
+      c.kh = irand32(1, 4);
+      c.kw = irand32(1, 5);
+      c.sh = irand32(1, 3);
+      c.sw = irand32(1, 3);
+      c.dh = irand32(1, 3);
+      c.dw = irand32(1, 3);
+      c.pt = irand32(0, 3);
+      c.pb = irand32(0, 3);
+      c.pl = irand32(0, 4);
+      c.pr = irand32(0, 4);
+      c.h = irand32(1, 9);
+      c.w = irand32(1, 33);
       if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1) c.h = c.dh * (c.kh - 1) + 1;
       if (c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1) c.w = c.dw * (c.kw - 1) + 1;
       run_api_case(&c, (dlconv_layout)(rep % 2), isa, 1 + rep % 2, rep % 3 == 0, rep % 5 != 0);
@@ -1140,9 +1032,10 @@ static void test_api_nan(void **state) {
       {1, 4, 5, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 6, 5, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},
   };
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
-    if (dlconv_isa_available(isa) != 1 || !family_of(isa)) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
+    if (!kt->direct) continue;
     for (size_t k = 0; k < 2; k++)
       for (int lay = 0; lay < 2; lay++) {
         const api_case *c = &cases[k];
@@ -1157,11 +1050,7 @@ static void test_api_nan(void **state) {
         const size_t ny = (size_t)c->c_out * c->h * c->w;
         float *x = frand_buf(nx), *w = frand_buf(nwt), *y = sentinel_buf(ny);
         for (size_t j = 0; j < nx; j++) x[j] = NAN; /* every output sees a NaN */
-        dlconv_options opt;
-        dlconv_options_init(&opt);
-        opt.algo = DLCONV_ALGO_DIRECT;
-        opt.isa = isa;
-        opt.num_threads = 1;
+        const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, 1);
         dlconv_plan *plan = NULL;
         assert_int_equal(dlconv_plan_conv2d(&plan, &d, w, NULL, NULL, &opt), DLCONV_OK);
         assert_int_equal(dlconv_execute(plan, x, y, NULL), DLCONV_OK);
@@ -1181,13 +1070,11 @@ static void test_api_unsupported(void **state) {
   dlconv_conv2d_desc d;
   dlconv_conv2d_desc_init(&d, 1, 4, 5, 5, 4, 3, 3);
   float w[4 * 4 * 9] = {0};
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
-    if (dlconv_isa_available(isa) != 1 || family_of(isa)) continue;
-    dlconv_options opt;
-    dlconv_options_init(&opt);
-    opt.algo = DLCONV_ALGO_DIRECT;
-    opt.isa = isa;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
+    if (kt->direct) continue;
+    const dlconv_options opt = forced_options(DLCONV_ALGO_DIRECT, isa, 0);
     dlconv_plan *plan = (dlconv_plan *)&d;
     assert_int_equal(dlconv_plan_conv2d(&plan, &d, w, NULL, NULL, &opt), DLCONV_ERR_UNSUPPORTED);
     assert_null(plan);
@@ -1199,8 +1086,9 @@ static void test_api_unsupported(void **state) {
    written outside the ci * w floats. */
 static void test_to_channel_last(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[s]);
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f || !f->to_channel_last) continue;
     for (size_t ci = 1; ci <= 64; ci = ci < 19 ? ci + 1 : (ci == 19 ? 64 : 65))
       for (size_t w = 1; w <= 37; w = w < 19 ? w + 1 : (w == 19 ? 37 : 38)) {
@@ -1227,8 +1115,9 @@ static void test_to_channel_last(void **state) {
 static void test_to_channel_last_f16(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_f32_direct_family *f = family_of(all_isas[s]);
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    const dlc_f32_direct_family *f = kt->direct;
     if (!f || !f->to_channel_last_f16) continue;
     for (size_t ci = 1; ci <= 64; ci = ci < 19 ? ci + 1 : (ci == 19 ? 64 : 65))
       for (size_t w = 1; w <= 37; w = w < 19 ? w + 1 : (w == 19 ? 37 : 38)) {
@@ -1241,7 +1130,7 @@ static void test_to_channel_last_f16(void **state) {
         for (size_t i = 0; i < n + 2 * GUARD; i++) {
           const ptrdiff_t t = (ptrdiff_t)i - GUARD;
           const float want =
-              t >= 0 && (size_t)t < n ? half_to_float(src[((size_t)t % ci) * plane + (size_t)t / ci]) : SENTINEL;
+              t >= 0 && (size_t)t < n ? (float)half_value(src[((size_t)t % ci) * plane + (size_t)t / ci]) : SENTINEL;
           if (!(buf[i] == want || (isnan(want) && isnan(buf[i]))))
             fail_msg("%s to_channel_last_f16 ci=%zu w=%zu: float %td is %g, want %g", f->name, ci, w, t,
                      (double)buf[i], (double)want);
@@ -1255,14 +1144,8 @@ static void test_to_channel_last_f16(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_conv_kernels),   cmocka_unit_test(test_dwc_kernels),
-      cmocka_unit_test(test_dwp_kernels),    cmocka_unit_test(test_dwp_layer_shapes),
-      cmocka_unit_test(test_dwp_f16_kernels),
-      cmocka_unit_test(test_api_shapes),
-      cmocka_unit_test(test_api_random),     cmocka_unit_test(test_api_nan),
-      cmocka_unit_test(test_api_unsupported),  cmocka_unit_test(test_to_channel_last),
-      cmocka_unit_test(test_to_channel_last_f16),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x243F6A8885A308D3ull;
+  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
+                   test_api_shapes, test_api_random, test_api_nan, test_api_unsupported, test_to_channel_last,
+                   test_to_channel_last_f16);
 }

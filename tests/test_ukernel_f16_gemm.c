@@ -15,76 +15,34 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
 #include "core/fpenv.h"
 #include "arch/families.h"
 #include "core/util.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/guard_pages.h"
+#include "support/half.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
 #define HALF_SENTINEL ((uint16_t)0xBEEF)
 #define HALF_NAN ((uint16_t)0x7E00)
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* [-1, 1) */
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-/* ---------------------------------------------------------------- binary16 references */
-
-static double half_value(uint16_t h) {
-  int e = (h >> 10) & 31, m = h & 1023;
-  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-  return h & 0x8000 ? -v : v;
-}
-
-static int half_is_nan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x3FF) != 0; }
-
-/* v (a float's value) to binary16, ties to even: the magnitude is scaled so that one unit of the
-   last place is 1, rounded with nearbyint (the default mode rounds to nearest even), and the
-   integer laid back into sign / exponent / mantissa; a mantissa carry moves into the exponent. */
-static uint16_t half_of(double v) {
-  uint16_t sign = signbit(v) ? 0x8000 : 0;
-  double a = fabs(v);
-  if (isnan(v)) return sign | HALF_NAN;
-  if (a >= 65520.0) return sign | 0x7C00; /* half-way to 2^16 and above: past 65504 */
-  if (a < ldexp(1.0, -14)) return sign | (uint16_t)nearbyint(ldexp(a, 24));
-  int e = ilogb(a);
-  double q = nearbyint(ldexp(a, 10 - e)); /* 1024 .. 2048 */
-  return sign | (uint16_t)(((e + 15) << 10) + (int)q - 1024);
-}
-
 /* ---------------------------------------------------------------- families */
 
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-/* The distinct F16 families of the ISAs this machine runs. */
-static size_t families(const dlc_f16_gemm_family *out[N_ISAS]) {
+/* The distinct F16 families of the tables under test. */
+static size_t families(const dlc_f16_gemm_family *out[MAX_FAMILIES]) {
   size_t nf = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->f16_gemm) continue;
-    int seen = 0;
-    for (size_t i = 0; i < nf; i++) seen |= out[i] == kt->f16_gemm;
-    if (!seen) out[nf++] = kt->f16_gemm;
-  }
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, nf, kt->f16_gemm);
   return nf;
 }
 
-/* The reference helpers above must themselves be right: spot values. */
+/* The binary16 references (support/half.c) must themselves be right: spot values. */
 static void test_reference_codec(void **state) {
   (void)state;
   static const struct { double v; uint16_t h; } cases[] = {
@@ -114,12 +72,6 @@ typedef struct uk_case {
   int nan_row; /* >= 0: A(nan_row, 0) is NaN, so that whole row of C must be NaN, no other */
   size_t skew; /* A and B start this many halves past an aligned address */
 } uk_case;
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms add up to mag
-   (products of halves are exact in fp32: only the accumulation rounds). */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
 
 /* Random halves in [-1, 1] inside the tile; the padding rows of A and columns of B hold NaN, so
    a kernel that lets padding into a stored result fails. Every float of C around the m x n
@@ -180,7 +132,7 @@ static void run_uk_case(const uk_case *t) {
 static void test_ukernel_edges(void **state) {
   (void)state;
   static const size_t kcs[] = {1, 2, 3, 7, 64, 257};
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams);
   assert_true(nf >= 1);
   dlc_fpmode saved = dlc_fpmode_enter();
@@ -206,7 +158,7 @@ static void test_ukernel_edges(void **state) {
 /* A row stride far larger than the tile (NCHW rows of a whole image). */
 static void test_ukernel_wide_ldc(void **state) {
   (void)state;
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams);
   dlc_fpmode saved = dlc_fpmode_enter();
   for (size_t fi = 0; fi < nf; fi++) {
@@ -230,7 +182,7 @@ static void test_ukernel_special_halves(void **state) {
                                       0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x3C00, 0x3555, 0xC7FF, 0x1234,
                                       0x0155, 0x83FF, 0x5BFF, 0x2001, 0x7BFE, 0x0003, 0x3C01, 0xB800};
   const size_t ns = sizeof specials / sizeof specials[0];
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams);
   dlc_fpmode saved = dlc_fpmode_enter();
   for (size_t fi = 0; fi < nf; fi++) {
@@ -379,7 +331,7 @@ static void run_ib_case(const ib_case *t) {
 static void test_ukernel_ib(void **state) {
   (void)state;
   static const size_t kcs[] = {1, 2, 3, 5, 7, 256, 300};
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   const size_t nf = families(fams);
   assert_true(nf >= 1);
   dlc_fpmode saved = dlc_fpmode_enter();
@@ -494,7 +446,7 @@ static void run_st_case(const st_case *t) {
 static void test_store(void **state) {
   (void)state;
   static const size_t longs[] = {63, 64, 65, 100, 257};
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams);
   dlc_fpmode saved = dlc_fpmode_enter();
   for (size_t fi = 0; fi < nf; fi++) {
@@ -516,7 +468,7 @@ static void test_store(void **state) {
 /* NaN through every clamp and both bias layouts, at every position of a vector and a tail. */
 static void test_store_nan(void **state) {
   (void)state;
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams);
   dlc_fpmode saved = dlc_fpmode_enter();
   float acc[19], bias[40];
@@ -540,7 +492,7 @@ static void test_store_nan(void **state) {
    last row ends at the end of its allocation, so an over-read shows under ASan / valgrind. */
 static void test_pack_cols_f32(void **state) {
   (void)state;
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   size_t nf = families(fams), tested = 0;
   for (size_t fi = 0; fi < nf; fi++) {
     const dlc_f16_gemm_family *f = fams[fi];
@@ -575,7 +527,7 @@ static void test_pack_cols_f32(void **state) {
    kc around the kernel's A chunk, accumulate on and off; widen_a exact and within its bound. */
 static void test_ukernel_a32(void **state) {
   (void)state;
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   const size_t nf = families(fams);
   static const size_t kcs[] = {1, 2, 7, 64, 256};
   for (size_t fi = 0; fi < nf; fi++) {
@@ -681,11 +633,7 @@ typedef struct gv_bufs {
 } gv_bufs;
 
 static size_t page_round(size_t bytes) {
-#ifdef HAVE_GUARD_PAGES
-  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-#else
-  const size_t pg = 64;
-#endif
+  const size_t pg = page_size();
   return (bytes + pg - 1) / pg * pg;
 }
 
@@ -812,7 +760,7 @@ static void test_gemv(void **state) {
   const dlc_isa_kernels *k5 = dlc_kernels_for(DLCONV_ISA_AVX512);
   if (k5 && !(k5->f16_gemm && k5->f16_gemm->gemv))
     fail_msg("the avx512 F16 family (%s) has no gemv", k5->f16_gemm ? k5->f16_gemm->name : "none");
-  const dlc_f16_gemm_family *fams[N_ISAS];
+  const dlc_f16_gemm_family *fams[MAX_FAMILIES];
   const size_t nf = families(fams);
   size_t cases = 0, by_kind[N_GV_KINDS] = {0}, nonfinite = 0, nfam = 0;
   dlc_fpmode saved = dlc_fpmode_enter();
@@ -847,10 +795,7 @@ static void test_gemv(void **state) {
     }
   }
   dlc_fpmode_leave(saved);
-  if (!nfam) {
-    print_message("[ gemv ] skipped: no F16 family with gemv on this machine\n");
-    return;
-  }
+  if (!nfam) skip_test("gemv", "no F16 family with gemv on this machine");
   print_message("[ gemv ] %zu cases on %zu famil%s (%zu random, %zu wide, %zu exact, %zu inf/NaN; %zu outputs "
                 "inf/NaN)\n",
                 cases, nfam, nfam == 1 ? "y" : "ies", by_kind[GV_RANDOM], by_kind[GV_WIDE], by_kind[GV_EXACT],
@@ -858,17 +803,7 @@ static void test_gemv(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reference_codec),
-      cmocka_unit_test(test_ukernel_a32),
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_ukernel_special_halves),
-      cmocka_unit_test(test_store),
-      cmocka_unit_test(test_store_nan),
-      cmocka_unit_test(test_pack_cols_f32),
-      cmocka_unit_test(test_gemv),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x2545F4914F6CDD1Dull;
+  return RUN_TESTS(test_reference_codec, test_ukernel_a32, test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib,
+                   test_ukernel_special_halves, test_store, test_store_nan, test_pack_cols_f32, test_gemv);
 }

@@ -1,7 +1,7 @@
 /* test_ukernel_gemm.c - the im2col_gemm micro-kernels of every ISA this machine runs, at every
  * tile edge, and the im2col_gemm driver through the public API with every ISA forced (blocking
- * edges, both layouts, groups, stride/dilation/padding, batch, threads), both against naive
- * double-precision references written here. */
+ * edges, both layouts, groups, stride/dilation/padding, batch, threads): the kernels against a
+ * naive double-precision reference written here, the driver against the oracle (tests/oracle.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,38 +16,16 @@
 #include "arch/families.h"
 #include "quant/quant.h"
 #include "dlconv.h"
+#include "oracle.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/kernel_tables.h"
+#include "support/layer.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
-
-/* Deterministic values in [-1, 1). */
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms add up to mag. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
 
 /* ================================================================ micro-kernel level */
 
@@ -177,19 +155,19 @@ static void test_ukernel_edges(void **state) {
   (void)state;
   static const size_t kcs[] = {1, 2, 3, 5, 17, 300};
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_true(f->mr >= 1 && f->mr <= DLC_GEMM_MR_MAX);
     assert_true(f->nr >= 1 && f->nr <= DLC_GEMM_NR_MAX);
     assert_non_null(f->name);
     assert_non_null(f->ukernel_ct);
     tested++;
-    for (size_t m = 1; m <= f->mr; m++) {
-      for (size_t n = 1; n <= f->nr; n++) {
-        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
-          for (int acc = 0; acc <= 1; acc++) {
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
             for (int ep = 0; ep < N_EP; ep++) {
               /* The largest kc only on a subset, to keep the test quick. */
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
@@ -201,10 +179,6 @@ static void test_ukernel_edges(void **state) {
                 run_uk_case(&t);
               }
             }
-          }
-        }
-      }
-    }
   }
   assert_true(tested >= 1);
 }
@@ -212,9 +186,9 @@ static void test_ukernel_edges(void **state) {
 /* A row stride much larger than the tile (NCHW output rows are a whole image apart). */
 static void test_ukernel_wide_ldc(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     for (int ct = 0; ct <= 1; ct++) {
       uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct};
@@ -232,9 +206,9 @@ static void test_ukernel_wide_ldc(void **state) {
    one float written past len * mr. */
 static void test_pack_rows(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->pack_rows);
     const size_t mr = f->mr, maxlen = 70;
@@ -264,8 +238,7 @@ static void test_pack_rows(void **state) {
         }
       }
     }
-    free(src);
-    free(buf);
+    free(src), free(buf);
   }
 }
 
@@ -274,9 +247,9 @@ static void test_pack_rows(void **state) {
    leak into the panel) and nothing past kc * nr is written. */
 static void test_pack_cols(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->pack_cols);
     static const size_t kcs[] = {1, 2, 3, 5, 9, 64};
@@ -303,8 +276,7 @@ static void test_pack_cols(void **state) {
           }
         }
       }
-      free(src);
-      free(buf);
+      free(src), free(buf);
     }
   }
 }
@@ -312,9 +284,9 @@ static void test_pack_cols(void **state) {
 /* copy: every length up to a few vectors, at unaligned offsets; nothing outside [0, len) written. */
 static void test_copy(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     assert_non_null(f->copy);
     const size_t maxlen = 100;
@@ -333,76 +305,36 @@ static void test_copy(void **state) {
         }
       }
     }
-    free(src);
-    free(buf);
+    free(src), free(buf);
   }
 }
 
 /* ================================================================ driver level, public API */
 
-/* Naive double convolution in the descriptor's layout, with OIHW weights; mag = sum |x*w| + |b|. */
-static void naive_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *bias,
-                       double *y, double *mag) {
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(d, &ho, &wo), DLCONV_OK);
-  int cig = d->c_in / d->groups, cog = d->c_out / d->groups;
-  int nhwc = d->layout == DLCONV_NHWC;
-  for (int n = 0; n < d->n; n++) {
-    for (int oc = 0; oc < d->c_out; oc++) {
-      int g = oc / cog;
-      for (int oy = 0; oy < ho; oy++) {
-        for (int ox = 0; ox < wo; ox++) {
-          double acc = bias ? bias[oc] : 0, am = bias ? fabs(bias[oc]) : 0;
-          for (int ic = 0; ic < cig; ic++) {
-            int c = g * cig + ic;
-            for (int ky = 0; ky < d->k_h; ky++) {
-              int iy = oy * d->stride_h - d->pad_top + ky * d->dilation_h;
-              if (iy < 0 || iy >= d->h_in) continue;
-              for (int kx = 0; kx < d->k_w; kx++) {
-                int ix = ox * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (ix < 0 || ix >= d->w_in) continue;
-                size_t xi = nhwc ? (((size_t)n * d->h_in + iy) * d->w_in + ix) * d->c_in + c
-                                 : (((size_t)n * d->c_in + c) * d->h_in + iy) * d->w_in + ix;
-                double p = (double)x[xi] * w[(((size_t)oc * cig + ic) * d->k_h + ky) * d->k_w + kx];
-                acc += p;
-                am += fabs(p);
-              }
-            }
-          }
-          size_t yi = nhwc ? (((size_t)n * ho + oy) * wo + ox) * d->c_out + oc
-                           : (((size_t)n * d->c_out + oc) * ho + oy) * wo + ox;
-          y[yi] = clampd(acc, d->out_min, d->out_max);
-          mag[yi] = am;
-        }
-      }
-    }
-  }
-}
-
 typedef struct conv_case {
   const char *what;
-  int n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
 } conv_case;
 
 static const conv_case conv_cases[] = {
     /* K = 693 and N = 420 exceed one K chunk and one N block of every family */
-    {"big K and N, pad 1", 2, 77, 20, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},
-    {"groups 2, stride 2, dilation 2, asym pad, 5x3", 2, 6, 13, 11, 10, 5, 3, 2, 2, 2, 2, 1, 0, 2, 1, 2,
+    {"big K and N, pad 1", {2, 77, 20, 21, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},
+    {"groups 2, stride 2, dilation 2, asym pad, 5x3", {2, 6, 13, 11, 10, 5, 3, 2, 2, 2, 2, 1, 0, 2, 1, 2},
      -INFINITY, INFINITY},
-    {"stride (1,3), dilation (3,1), relu6", 1, 5, 17, 19, 29, 3, 2, 1, 3, 3, 1, 2, 3, 0, 1, 1, 0.0f, 6.0f},
-    {"depthwise, multiplier 2", 2, 8, 9, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, -INFINITY, INFINITY},
-    {"pointwise, K > kc", 3, 700, 9, 11, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},
-    {"pointwise, groups 4, relu", 2, 12, 7, 5, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4, 0.0f, INFINITY},
-    {"1x1 strided (not pointwise)", 1, 9, 8, 9, 7, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, -INFINITY, INFINITY},
-    {"1x1 image, 3x3 pad 1", 4, 3, 1, 1, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -INFINITY, INFINITY},
-    {"one channel in and out", 1, 1, 6, 40, 1, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1, -INFINITY, INFINITY},
-    {"wide row, many panels", 1, 3, 3, 131, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -0.3f, 0.3f},
+    {"stride (1,3), dilation (3,1), relu6", {1, 5, 17, 19, 29, 3, 2, 1, 3, 3, 1, 2, 3, 0, 1, 1}, 0.0f, 6.0f},
+    {"depthwise, multiplier 2", {2, 8, 9, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8}, -INFINITY, INFINITY},
+    {"pointwise, K > kc", {3, 700, 9, 11, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
+    {"pointwise, groups 4, relu", {2, 12, 7, 5, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4}, 0.0f, INFINITY},
+    {"1x1 strided (not pointwise)", {1, 9, 8, 9, 7, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
+    {"1x1 image, 3x3 pad 1", {4, 3, 1, 1, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -INFINITY, INFINITY},
+    {"one channel in and out", {1, 1, 6, 40, 1, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 1}, -INFINITY, INFINITY},
+    {"wide row, many panels", {1, 3, 3, 131, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, -0.3f, 0.3f},
     /* 7 x 7 outputs: NCHW computes these transposed (pixels as rows, C-transposed micro-kernel) */
-    {"7x7 output, groups 2, 3x3 pad 1", 2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -INFINITY, INFINITY},
-    {"7x7 pointwise, K > kc, relu6", 1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f},
-    {"7x7 output, stride 2, 5x5 pad 2", 3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1, -INFINITY, INFINITY},
-    {"kernel larger than image with padding", 1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1, -INFINITY,
+    {"7x7 output, groups 2, 3x3 pad 1", {2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, -INFINITY, INFINITY},
+    {"7x7 pointwise, K > kc, relu6", {1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f},
+    {"7x7 output, stride 2, 5x5 pad 2", {3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}, -INFINITY, INFINITY},
+    {"kernel larger than image with padding", {1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1}, -INFINITY,
      INFINITY},
 };
 #define N_CONV_CASES (sizeof conv_cases / sizeof conv_cases[0])
@@ -410,29 +342,20 @@ static const conv_case conv_cases[] = {
 /* Plans c with algo IM2COL_GEMM and isa forced, runs it into a y full of NaN with guard floats
    on both sides, and checks every output and every guard. */
 static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
+  const layer_shape *sh = &c->s;
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh, d.stride_w = c->sw, d.dilation_h = c->dh, d.dilation_w = c->dw;
-  d.pad_top = c->pt, d.pad_bottom = c->pb, d.pad_left = c->pl, d.pad_right = c->pr;
-  d.groups = c->groups, d.layout = layout, d.out_min = c->lo, d.out_max = c->hi;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  size_t nx = (size_t)c->n * c->c_in * c->h * c->w, ny = (size_t)c->n * c->c_out * ho * wo;
-  size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
+  const layer_sizes z = layer_desc(&d, sh, layout, c->lo, c->hi);
+  const size_t nx = z.x, nw = z.w, ny = z.y;
   float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
-  float *bias = xalloc((size_t)c->c_out * sizeof(float));
+  float *bias = xalloc((size_t)sh->c_out * sizeof(float));
   float *ybuf = xalloc((ny + 2 * GUARD) * sizeof(float)), *y = ybuf + GUARD;
   double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
-  for (int i = 0; i < c->c_out; i++) bias[i] = frand();
+  for (int i = 0; i < sh->c_out; i++) bias[i] = frand();
   for (size_t i = 0; i < ny + 2 * GUARD; i++) ybuf[i] = i < GUARD || i >= GUARD + ny ? SENTINEL : NAN;
 
-  dlconv_options opt;
-  dlconv_options_init(&opt);
-  opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-  opt.isa = isa;
-  opt.num_threads = threads;
+  const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, isa, threads);
   dlconv_plan *p = NULL;
   dlconv_status st = dlconv_plan_conv2d(&p, &d, w, bias, NULL, &opt);
   if (st != DLCONV_OK) fail_msg("%s: plan failed: %s", c->what, dlconv_last_error());
@@ -450,8 +373,8 @@ static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa,
   assert_int_equal(dlconv_execute(p, x, y2, wsb ? ws : NULL), DLCONV_OK);
   dlconv_plan_destroy(p);
 
-  naive_conv(&d, x, w, bias, ref, mag);
-  size_t K = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+  oracle_conv2d(&d, x, w, bias, ref, mag);
+  size_t K = (size_t)(sh->c_in / sh->groups) * sh->kh * sh->kw;
   for (size_t i = 0; i < GUARD; i++) {
     if (!(ybuf[i] == SENTINEL) || !(ybuf[GUARD + ny + i] == SENTINEL))
       fail_msg("%s layout=%d isa=%d: guard float %zu overwritten", c->what, layout, isa, i);
@@ -469,15 +392,14 @@ static void check_conv(const conv_case *c, dlconv_layout layout, dlconv_isa isa,
 static void test_driver_conv(void **state) {
   (void)state;
   int tested = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     tested++;
     for (size_t i = 0; i < N_CONV_CASES; i++) {
       for (int layout = 0; layout <= 1; layout++) {
-        check_conv(&conv_cases[i], (dlconv_layout)layout, all_isas[s], 1);
-        check_conv(&conv_cases[i], (dlconv_layout)layout, all_isas[s], 3);
+        check_conv(&conv_cases[i], (dlconv_layout)layout, kt->isa, 1);
+        check_conv(&conv_cases[i], (dlconv_layout)layout, kt->isa, 3);
       }
     }
   }
@@ -489,10 +411,9 @@ static void test_driver_conv(void **state) {
 static void test_driver_dense(void **state) {
   (void)state;
   static const int32_t shapes[][3] = {{1, 1000, 37}, {5, 700, 65}, {17, 33, 1}, {3, 1, 40}, {2, 5000, 20}};
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
       int32_t bt = shapes[t][0], in = shapes[t][1], out = shapes[t][2];
       float *x = xalloc((size_t)bt * in * sizeof(float)), *w = xalloc((size_t)out * in * sizeof(float));
@@ -503,11 +424,7 @@ static void test_driver_dense(void **state) {
       for (int32_t i = 0; i < out; i++) bias[i] = frand();
       for (size_t i = 0; i < (size_t)bt * out + 2 * GUARD; i++) ybuf[i] = SENTINEL;
       for (int threads = 1; threads <= 2; threads++) {
-        dlconv_options opt;
-        dlconv_options_init(&opt);
-        opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-        opt.isa = all_isas[s];
-        opt.num_threads = threads;
+        const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, kt->isa, threads);
         dlconv_plan *p = NULL;
         if (dlconv_plan_dense(&p, bt, in, out, DLCONV_F32, w, bias, -2.0f, INFINITY, NULL, &opt) != DLCONV_OK)
           fail_msg("dense %d x %d -> %d: %s", bt, in, out, dlconv_last_error());
@@ -522,7 +439,7 @@ static void test_driver_dense(void **state) {
             }
             r = clampd(r, -2.0, INFINITY);
             if (!close_enough(y[(size_t)b * out + o], r, m, (size_t)in))
-              fail_msg("dense %d x %d -> %d isa=%d: y[%d][%d] = %.9g, want %.9g", bt, in, out, all_isas[s], b, o,
+              fail_msg("dense %d x %d -> %d isa=%d: y[%d][%d] = %.9g, want %.9g", bt, in, out, kt->isa, b, o,
                        (double)y[(size_t)b * out + o], r);
           }
         }
@@ -537,10 +454,9 @@ static void test_driver_dense(void **state) {
 /* A NaN in x reaches exactly the outputs whose window covers it, through the clamp. */
 static void test_driver_nan(void **state) {
   (void)state;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    if (!dlconv_isa_available(all_isas[s])) continue;
-    const dlc_isa_kernels *kt = dlc_kernels_for(all_isas[s]);
-    if (!kt || !kt->gemm) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
     for (int layout = 0; layout <= 1; layout++) {
       dlconv_conv2d_desc d;
       dlconv_conv2d_desc_init(&d, 1, 3, 6, 7, 4, 3, 3);
@@ -552,18 +468,14 @@ static void test_driver_nan(void **state) {
       for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) w[i] = frand();
       /* channel 1, pixel (2, 3) */
       x[layout ? (2 * 7 + 3) * 3 + 1 : (1 * 6 + 2) * 7 + 3] = NAN;
-      dlconv_options opt;
-      dlconv_options_init(&opt);
-      opt.algo = DLCONV_ALGO_IM2COL_GEMM;
-      opt.isa = all_isas[s];
-      opt.num_threads = 1;
+      const dlconv_options opt = forced_options(DLCONV_ALGO_IM2COL_GEMM, kt->isa, 1);
       assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &opt), DLCONV_OK);
       for (int oc = 0; oc < 4; oc++) {
         for (int oy = 0; oy < 6; oy++) {
           for (int ox = 0; ox < 7; ox++) {
             float v = y[layout ? (oy * 7 + ox) * 4 + oc : (oc * 6 + oy) * 7 + ox];
             int hit = abs(oy - 2) <= 1 && abs(ox - 3) <= 1;
-            if (hit != !!isnan(v)) fail_msg("isa=%d layout=%d: y(%d,%d,%d) = %g", all_isas[s], layout, oc, oy, ox, (double)v);
+            if (hit != !!isnan(v)) fail_msg("isa=%d layout=%d: y(%d,%d,%d) = %g", kt->isa, layout, oc, oy, ox, (double)v);
             if (!hit) assert_true(v >= 0.0f && v <= 6.0f);
           }
         }
@@ -573,15 +485,7 @@ static void test_driver_nan(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_pack_rows),
-      cmocka_unit_test(test_pack_cols),
-      cmocka_unit_test(test_copy),
-      cmocka_unit_test(test_driver_conv),
-      cmocka_unit_test(test_driver_dense),
-      cmocka_unit_test(test_driver_nan),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x2545F4914F6CDD1Dull;
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy,
+                   test_driver_conv, test_driver_dense, test_driver_nan);
 }

@@ -1,6 +1,6 @@
 /* test_ukernel_gspc.c - the grouped spatial pack (GSPC) micro-kernels of every ISA this machine
- * runs, at every tile edge, and the GSPC driver through the public API with every ISA forced,
- * both against naive double-precision references written here (not the library's code).
+ * runs, at every tile edge, against a naive double-precision reference written here, and the GSPC
+ * driver through the public API with every ISA forced, against the oracle (tests/oracle.c).
  *
  *   meson test -C <build> ukernel_gspc        (or run <build>/tests/test_ukernel_gspc)
  */
@@ -17,49 +17,16 @@
 
 #include "arch/families.h"
 #include "dlconv.h"
+#include "oracle.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/kernel_tables.h"
+#include "support/layer.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 static const float SENTINEL = -7777.0f;
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Deterministic values in [-1, 1). */
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static double clampd(double v, double lo, double hi) {
-  v = v < lo ? lo : v;
-  return v > hi ? hi : v;
-}
-
-/* got agrees with ref within the float rounding of a k-term sum whose terms sum to mag in
-   absolute value. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const char *isa_str(dlconv_isa i) {
-  switch (i) {
-    case DLCONV_ISA_GENERIC: return "generic";
-    case DLCONV_ISA_AVX2: return "avx2";
-    case DLCONV_ISA_AVX512: return "avx512";
-    case DLCONV_ISA_NEON: return "neon";
-    default: return "?";
-  }
-}
 
 static const dlc_f32_gspc_family *family_of(dlconv_isa isa) {
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
@@ -108,26 +75,21 @@ static void ktest_setup(ktest *t, const dlc_f32_gspc_family *f, size_t gpv, size
   t->tap_off[2] = (ptrdiff_t)(2 * row + gpv);
   p->tap_off = t->tap_off;
   t->nin = K_NCT * (size_t)p->in_ct_stride + 4 * row;
-  t->in = xalloc(t->nin * sizeof(float));
+  t->in = xalloc_slack(t->nin * sizeof(float));
   for (size_t i = 0; i < t->nin; i++) t->in[i] = frand();
   const size_t nw = K_NCT * K_TAPS * t_i * t->nvl;
-  t->w = xalloc(nw * sizeof(float));
+  t->w = xalloc_slack(nw * sizeof(float));
   for (size_t i = 0; i < nw; i++) t->w[i] = frand();
-  t->bias = xalloc(t->nvl * sizeof(float));
+  t->bias = xalloc_slack(t->nvl * sizeof(float));
   for (size_t i = 0; i < t->nvl; i++) t->bias[i] = frand();
   /* Room for both layouts with gaps between rows, pixels and channels. */
   t->nout = rn * (wn + 3) * (t->nvl + 5) + 2 * GUARD;
-  t->out = xalloc(t->nout * sizeof(float));
+  t->out = xalloc_slack(t->nout * sizeof(float));
   p->out_min = -INFINITY;
   p->out_max = INFINITY;
 }
 
-static void ktest_free(ktest *t) {
-  free(t->in);
-  free(t->w);
-  free(t->bias);
-  free(t->out);
-}
+static void ktest_free(ktest *t) { free(t->in), free(t->w), free(t->bias), free(t->out); }
 
 static void set_layout(ktest *t, int nchw) {
   dlc_f32_gspc_params *p = &t->prm;
@@ -252,48 +214,16 @@ static void ukernels_of(const dlc_f32_gspc_family *f) {
 
 static void test_ukernels(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_f32_gspc_family *f = family_of(all_isas[i]);
-    if (f) ukernels_of(f);
-  }
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++)
+    if (kt->gspc) ukernels_of(kt->gspc);
 }
 
 /* ---------------------------------------------------------------------------------------------
  * Driver level, through the public API with opt.algo = GSPC and every ISA forced. */
 
-static void ref_conv(const dlconv_conv2d_desc *d, const float *x, const float *w, const float *b,
-                     double *y, double *mag) {
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(d, &ho, &wo), DLCONV_OK);
-  const int64_t cing = d->c_in / d->groups, coutg = d->c_out / d->groups;
-  for (int64_t n = 0; n < d->n; n++)
-    for (int64_t oc = 0; oc < d->c_out; oc++)
-      for (int64_t oh = 0; oh < ho; oh++)
-        for (int64_t ow = 0; ow < wo; ow++) {
-          const int64_t g = oc / coutg;
-          double acc = b ? b[oc] : 0.0, m = fabs(acc);
-          for (int64_t ic = 0; ic < cing; ic++)
-            for (int64_t ky = 0; ky < d->k_h; ky++)
-              for (int64_t kx = 0; kx < d->k_w; kx++) {
-                const int64_t ih = oh * d->stride_h - d->pad_top + ky * d->dilation_h;
-                const int64_t iw = ow * d->stride_w - d->pad_left + kx * d->dilation_w;
-                if (ih < 0 || ih >= d->h_in || iw < 0 || iw >= d->w_in) continue;
-                const int64_t c = g * cing + ic;
-                const float xv = d->layout == DLCONV_NCHW ? x[((n * d->c_in + c) * d->h_in + ih) * d->w_in + iw]
-                                                          : x[((n * d->h_in + ih) * d->w_in + iw) * d->c_in + c];
-                const float wv = w[((oc * cing + ic) * d->k_h + ky) * d->k_w + kx];
-                acc += (double)xv * wv;
-                m += fabs((double)xv * wv);
-              }
-          const size_t o = d->layout == DLCONV_NCHW ? (size_t)(((n * d->c_out + oc) * ho + oh) * wo + ow)
-                                                    : (size_t)(((n * ho + oh) * wo + ow) * d->c_out + oc);
-          y[o] = clampd(acc, d->out_min, d->out_max);
-          mag[o] = m;
-        }
-}
-
 typedef struct conv_case {
-  int32_t n, c_in, h, w, c_out, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups;
+  layer_shape s;
   float lo, hi;
   int bias;
 } conv_case;
@@ -302,37 +232,18 @@ typedef struct conv_case {
    Returns 0 when the ISA has no GSPC family (the plan must then say UNSUPPORTED). */
 static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, int threads) {
   dlconv_conv2d_desc d;
-  dlconv_conv2d_desc_init(&d, c->n, c->c_in, c->h, c->w, c->c_out, c->kh, c->kw);
-  d.stride_h = c->sh;
-  d.stride_w = c->sw;
-  d.dilation_h = c->dh;
-  d.dilation_w = c->dw;
-  d.pad_top = c->pt;
-  d.pad_bottom = c->pb;
-  d.pad_left = c->pl;
-  d.pad_right = c->pr;
-  d.groups = c->groups;
-  d.layout = layout;
-  d.out_min = c->lo;
-  d.out_max = c->hi;
-  int32_t ho, wo;
-  assert_int_equal(dlconv_conv2d_output_shape(&d, &ho, &wo), DLCONV_OK);
-  const size_t nx = (size_t)c->n * c->c_in * c->h * c->w;
-  const size_t nw = (size_t)c->c_out * (c->c_in / c->groups) * c->kh * c->kw;
-  const size_t ny = (size_t)c->n * c->c_out * ho * wo;
-  float *x = xalloc(nx * sizeof(float)), *w = xalloc(nw * sizeof(float));
-  float *b = xalloc((size_t)c->c_out * sizeof(float)), *y = xalloc((ny + 2 * GUARD) * sizeof(float));
-  double *ref = xalloc(ny * sizeof(double)), *mag = xalloc(ny * sizeof(double));
+  const layer_sizes z = layer_desc(&d, &c->s, layout, c->lo, c->hi);
+  const layer_shape *sh = &c->s;
+  const size_t nx = z.x, nw = z.w, ny = z.y;
+  float *x = xalloc_slack(nx * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
+  float *b = xalloc_slack((size_t)sh->c_out * sizeof(float)), *y = xalloc_slack((ny + 2 * GUARD) * sizeof(float));
+  double *ref = xalloc_slack(ny * sizeof(double)), *mag = xalloc_slack(ny * sizeof(double));
   for (size_t i = 0; i < nx; i++) x[i] = frand();
   for (size_t i = 0; i < nw; i++) w[i] = frand();
-  for (int32_t i = 0; i < c->c_out; i++) b[i] = frand();
+  for (int32_t i = 0; i < sh->c_out; i++) b[i] = frand();
   for (size_t i = 0; i < ny + 2 * GUARD; i++) y[i] = SENTINEL;
 
-  dlconv_options o;
-  dlconv_options_init(&o);
-  o.algo = DLCONV_ALGO_GSPC;
-  o.isa = isa;
-  o.num_threads = threads;
+  const dlconv_options o = forced_options(DLCONV_ALGO_GSPC, isa, threads);
   dlconv_plan *plan = NULL;
   dlconv_status st = dlconv_plan_conv2d(&plan, &d, w, c->bias ? b : NULL, NULL, &o);
   if (!family_of(isa)) {
@@ -349,86 +260,81 @@ static void run_case(const conv_case *c, dlconv_layout layout, dlconv_isa isa, i
   assert_non_null(strstr(info.kernel, "gspc"));
   /* caller-provided workspace, and NULL (the library allocates) */
   const size_t wsb = dlconv_plan_workspace_size(plan);
-  void *ws = wsb ? xalloc(wsb) : NULL;
+  void *ws = wsb ? xalloc_slack(wsb) : NULL;
   assert_int_equal(dlconv_execute(plan, x, y + GUARD, ws), DLCONV_OK);
-  ref_conv(&d, x, w, c->bias ? b : NULL, ref, mag);
-  const size_t k = (size_t)(c->c_in / c->groups) * c->kh * c->kw;
+  oracle_conv2d(&d, x, w, c->bias ? b : NULL, ref, mag);
+  const size_t k = (size_t)(sh->c_in / sh->groups) * sh->kh * sh->kw;
   int bad = 0;
   for (size_t i = 0; i < ny; i++)
     if (!close_enough(y[GUARD + i], ref[i], mag[i], k) && bad++ < 3)
       print_error("%s %s g=%d n=%d cin=%d %dx%d cout=%d k=%dx%d s=%d,%d d=%d,%d p=%d,%d,%d,%d t=%d: y[%zu]=%.7g want %.7g (%s)\n",
-                  isa_str(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", c->groups, c->n, c->c_in, c->h,
-                  c->w, c->c_out, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pt, c->pb, c->pl, c->pr,
+                  isa_label(isa), layout == DLCONV_NCHW ? "nchw" : "nhwc", sh->groups, sh->n, sh->c_in, sh->h,
+                  sh->w, sh->c_out, sh->kh, sh->kw, sh->sh, sh->sw, sh->dh, sh->dw, sh->pt, sh->pb, sh->pl, sh->pr,
                   threads, i, (double)y[GUARD + i], ref[i], info.kernel);
   for (size_t i = 0; i < GUARD; i++)
     if ((y[i] != SENTINEL || y[GUARD + ny + i] != SENTINEL) && bad++ < 6)
-      print_error("%s: guard value %zu overwritten (%s)\n", isa_str(isa), i, info.kernel);
+      print_error("%s: guard value %zu overwritten (%s)\n", isa_label(isa), i, info.kernel);
   /* a second run, library-allocated workspace, must give the same bits */
-  float *y2 = xalloc(ny * sizeof(float));
+  float *y2 = xalloc_slack(ny * sizeof(float));
   assert_int_equal(dlconv_execute(plan, x, y2, NULL), DLCONV_OK);
   if (memcmp(y2, y + GUARD, ny * sizeof(float)) != 0 && bad++ < 7)
-    print_error("%s: second execute differs (%s)\n", isa_str(isa), info.kernel);
+    print_error("%s: second execute differs (%s)\n", isa_label(isa), info.kernel);
   free(y2);
   free(ws);
   assert_int_equal(bad, 0);
 done:
   dlconv_plan_destroy(plan);
-  free(x);
-  free(w);
-  free(b);
-  free(y);
-  free(ref);
-  free(mag);
+  free(x), free(w), free(b), free(y), free(ref), free(mag);
 }
 
 #define NOCLAMP -INFINITY, INFINITY
 static const conv_case cases[] = {
-    /* n  cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g   clamp        bias */
-    {1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},            /* first layer */
-    {2, 16, 7, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.0f, INFINITY, 1},   /* g2, K_PG 8 */
-    {1, 9, 6, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NOCLAMP, 1},           /* g3: 3 in, 4 out */
-    {1, 32, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 0},           /* g4: 8 in, 10 out */
-    {1, 16, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 0.0f, 6.0f, 1},        /* g8: 2 in, 3 out */
-    {1, 64, 5, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, NOCLAMP, 1},          /* g32: 2 in, 2 out */
-    {2, 37, 7, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37, NOCLAMP, 1},          /* depthwise, odd */
-    {1, 19, 8, 6, 38, 3, 3, 2, 1, 1, 1, 0, 2, 1, 0, 19, -0.5f, 0.5f, 1},      /* depthwise x2, asym pad */
-    {1, 24, 12, 12, 48, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 24, NOCLAMP, 1},        /* depthwise x2 5x5 s3 */
-    {1, 38, 10, 13, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NOCLAMP, 1},         /* channel tile + lane remainders */
-    {3, 20, 9, 21, 70, 3, 3, 1, 2, 2, 1, 2, 1, 0, 3, 2, 0.0f, INFINITY, 1},   /* g2, 10 in, 35 out */
-    {1, 12, 14, 15, 18, 3, 2, 2, 3, 3, 2, 3, 0, 2, 1, 3, NOCLAMP, 1},         /* stride 2,3 dilation 3,2 */
-    {1, 8, 11, 17, 8, 3, 3, 3, 1, 1, 3, 1, 2, 3, 3, 8, NOCLAMP, 0},           /* depthwise, dilated w */
-    {2, 6, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, NOCLAMP, 1},             /* 1x1 image */
-    {1, 4, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NOCLAMP, 1},             /* 1x1 image, padded 3x3 */
-    {1, 33, 1, 40, 17, 1, 5, 1, 1, 1, 1, 0, 0, 2, 2, 1, NOCLAMP, 1},          /* one row, wide */
-    {1, 128, 4, 4, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 1},          /* dense-like */
-    {2, 32, 16, 16, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, NOCLAMP, 0},         /* 1x1 stride 2 */
-    {1, 96, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, NOCLAMP, 1},           /* 48 in, 48 out */
-    {1, 12, 33, 35, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, NOCLAMP, 1},         /* g4: 3 in, 3 out */
-    {1, 64, 6, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, NOCLAMP, 1},         /* g16: 4 in, 8 out */
-    {1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5, NOCLAMP, 1},            /* 2 in, 1 out */
-    {2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2, NOCLAMP, 1},          /* unpadded: NCHW read in place */
-    {1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
+    /*  n  cin  h   w cout kh kw sh sw dh dw pt pb pl pr  g    clamp        bias */
+    {{1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, NOCLAMP, 1},            /* first layer */
+    {{2, 16, 7, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0.0f, INFINITY, 1},   /* g2, K_PG 8 */
+    {{1, 9, 6, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, NOCLAMP, 1},           /* g3: 3 in, 4 out */
+    {{1, 32, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 0},           /* g4: 8 in, 10 out */
+    {{1, 16, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8}, 0.0f, 6.0f, 1},        /* g8: 2 in, 3 out */
+    {{1, 64, 5, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32}, NOCLAMP, 1},          /* g32: 2 in, 2 out */
+    {{2, 37, 7, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37}, NOCLAMP, 1},          /* depthwise, odd */
+    {{1, 19, 8, 6, 38, 3, 3, 2, 1, 1, 1, 0, 2, 1, 0, 19}, -0.5f, 0.5f, 1},      /* depthwise x2, asym pad */
+    {{1, 24, 12, 12, 48, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 24}, NOCLAMP, 1},        /* depthwise x2 5x5 s3 */
+    {{1, 38, 10, 13, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, NOCLAMP, 1},         /* channel tile + lane remainders */
+    {{3, 20, 9, 21, 70, 3, 3, 1, 2, 2, 1, 2, 1, 0, 3, 2}, 0.0f, INFINITY, 1},   /* g2, 10 in, 35 out */
+    {{1, 12, 14, 15, 18, 3, 2, 2, 3, 3, 2, 3, 0, 2, 1, 3}, NOCLAMP, 1},         /* stride 2,3 dilation 3,2 */
+    {{1, 8, 11, 17, 8, 3, 3, 3, 1, 1, 3, 1, 2, 3, 3, 8}, NOCLAMP, 0},           /* depthwise, dilated w */
+    {{2, 6, 1, 1, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3}, NOCLAMP, 1},             /* 1x1 image */
+    {{1, 4, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 1},             /* 1x1 image, padded 3x3 */
+    {{1, 33, 1, 40, 17, 1, 5, 1, 1, 1, 1, 0, 0, 2, 2, 1}, NOCLAMP, 1},          /* one row, wide */
+    {{1, 128, 4, 4, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, NOCLAMP, 1},          /* dense-like */
+    {{2, 32, 16, 16, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, NOCLAMP, 0},         /* 1x1 stride 2 */
+    {{1, 96, 6, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, NOCLAMP, 1},           /* 48 in, 48 out */
+    {{1, 12, 33, 35, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4}, NOCLAMP, 1},         /* g4: 3 in, 3 out */
+    {{1, 64, 6, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16}, NOCLAMP, 1},         /* g16: 4 in, 8 out */
+    {{1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5}, NOCLAMP, 1},            /* 2 in, 1 out */
+    {{2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2}, NOCLAMP, 1},          /* unpadded: NCHW read in place */
+    {{1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
 static void test_driver(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    if (!dlconv_isa_available(all_isas[i])) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
     for (size_t c = 0; c < N_CASES; c++)
       for (int layout = 0; layout < 2; layout++)
-        run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1);
+        run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, 1);
   }
 }
 
 /* Several tasks: the split of (group block, image, row tile, oc block) over threads. */
 static void test_driver_threads(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    if (!dlconv_isa_available(all_isas[i])) continue;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
     for (size_t c = 0; c < N_CASES; c += 3)
       for (int layout = 0; layout < 2; layout++)
-        for (int t = 2; t <= 5; t += 3) run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], t);
+        for (int t = 2; t <= 5; t += 3) run_case(&cases[c], layout ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, t);
   }
 }
 
@@ -441,39 +347,40 @@ static void test_driver_random(void **state) {
     memset(&c, 0, sizeof c);
     const int32_t g = gs[next_u32() % 6];
     const int dw = next_u32() % 3 == 0;
-    c.groups = g;
-    c.c_in = g * (dw ? 1 : 1 + (int32_t)(next_u32() % 5));
-    c.c_out = g * (dw ? 1 + (int32_t)(next_u32() % 2) : 1 + (int32_t)(next_u32() % 20));
-    c.n = 1 + (int32_t)(next_u32() % 2);
-    c.kh = 1 + (int32_t)(next_u32() % 3);
-    c.kw = 1 + (int32_t)(next_u32() % 3);
-    c.sh = 1 + (int32_t)(next_u32() % 3);
-    c.sw = 1 + (int32_t)(next_u32() % 3);
-    c.dh = 1 + (int32_t)(next_u32() % 3);
-    c.dw = 1 + (int32_t)(next_u32() % 3);
-    c.pt = (int32_t)(next_u32() % 3);
-    c.pb = (int32_t)(next_u32() % 3);
-    c.pl = (int32_t)(next_u32() % 3);
-    c.pr = (int32_t)(next_u32() % 3);
-    c.h = 1 + (int32_t)(next_u32() % 12);
-    c.w = 1 + (int32_t)(next_u32() % 24);
+    c.s.groups = g;
+    c.s.c_in = g * (dw ? 1 : 1 + (int32_t)(next_u32() % 5));
+    c.s.c_out = g * (dw ? 1 + (int32_t)(next_u32() % 2) : 1 + (int32_t)(next_u32() % 20));
+    c.s.n = 1 + (int32_t)(next_u32() % 2);
+    c.s.kh = 1 + (int32_t)(next_u32() % 3);
+    c.s.kw = 1 + (int32_t)(next_u32() % 3);
+    c.s.sh = 1 + (int32_t)(next_u32() % 3);
+    c.s.sw = 1 + (int32_t)(next_u32() % 3);
+    c.s.dh = 1 + (int32_t)(next_u32() % 3);
+    c.s.dw = 1 + (int32_t)(next_u32() % 3);
+    c.s.pt = (int32_t)(next_u32() % 3);
+    c.s.pb = (int32_t)(next_u32() % 3);
+    c.s.pl = (int32_t)(next_u32() % 3);
+    c.s.pr = (int32_t)(next_u32() % 3);
+    c.s.h = 1 + (int32_t)(next_u32() % 12);
+    c.s.w = 1 + (int32_t)(next_u32() % 24);
     /* the window must fit the padded input */
-    while (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1) c.h++;
-    while (c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1) c.w++;
+    while (c.s.h + c.s.pt + c.s.pb < c.s.dh * (c.s.kh - 1) + 1) c.s.h++;
+    while (c.s.w + c.s.pl + c.s.pr < c.s.dw * (c.s.kw - 1) + 1) c.s.w++;
     c.lo = next_u32() % 2 ? 0.0f : -INFINITY;
     c.hi = next_u32() % 3 ? INFINITY : 0.5f;
     c.bias = (int)(next_u32() % 2);
-    for (size_t i = 0; i < N_ISAS; i++)
-      if (dlconv_isa_available(all_isas[i]))
-        run_case(&c, next_u32() % 2 ? DLCONV_NHWC : DLCONV_NCHW, all_isas[i], 1 + (int)(next_u32() % 3));
+    const dlc_isa_kernels *kt;
+    for (size_t i = 0; (kt = kernel_table(i)); i++)
+      run_case(&c, next_u32() % 2 ? DLCONV_NHWC : DLCONV_NCHW, kt->isa, 1 + (int)(next_u32() % 3));
   }
 }
 
 /* A NaN input reaches exactly the outputs whose window covers it, through a ReLU clamp. */
 static void test_driver_nan(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlconv_isa isa = all_isas[i];
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlconv_isa isa = kt->isa;
     if (!family_of(isa)) continue;
     for (int layout = 0; layout < 2; layout++)
       for (int32_t g = 1; g <= 16; g *= 4) {
@@ -489,11 +396,7 @@ static void test_driver_nan(void **state) {
         for (size_t k = 0; k < 16 * 16 * 9; k++) w[k] = 1.0f;
         /* channel 0 at (2, 3) */
         x[layout ? (2 * 6 + 3) * 16 : 2 * 6 + 3] = NAN;
-        dlconv_options o;
-        dlconv_options_init(&o);
-        o.algo = DLCONV_ALGO_GSPC;
-        o.isa = isa;
-        o.num_threads = 1;
+        const dlconv_options o = forced_options(DLCONV_ALGO_GSPC, isa, 1);
         assert_int_equal(dlconv_conv2d(&d, x, w, NULL, y, NULL, &o), DLCONV_OK);
         const int32_t coutg = 16 / g;
         for (int32_t oc = 0; oc < 16; oc++)
@@ -501,7 +404,7 @@ static void test_driver_nan(void **state) {
             for (int32_t ow = 0; ow < 6; ow++) {
               const float v = layout ? y[(oh * 6 + ow) * 16 + oc] : y[(oc * 6 + oh) * 6 + ow];
               const int hit = oc / coutg == 0 && abs(oh - 2) <= 1 && abs(ow - 3) <= 1;
-              if (hit != (isnan(v) != 0)) print_error("%s g=%d oc=%d (%d,%d): %g\n", isa_str(isa), g, oc, oh, ow, (double)v);
+              if (hit != (isnan(v) != 0)) print_error("%s g=%d oc=%d (%d,%d): %g\n", isa_label(isa), g, oc, oh, ow, (double)v);
               assert_int_equal(hit, isnan(v) != 0);
             }
       }
@@ -509,12 +412,6 @@ static void test_driver_nan(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernels),
-      cmocka_unit_test(test_driver),
-      cmocka_unit_test(test_driver_threads),
-      cmocka_unit_test(test_driver_random),
-      cmocka_unit_test(test_driver_nan),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x2545F4914F6CDD1Dull;
+  return RUN_TESTS(test_ukernels, test_driver, test_driver_threads, test_driver_random, test_driver_nan);
 }

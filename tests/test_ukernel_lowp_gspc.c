@@ -26,40 +26,21 @@
 
 #include <cmocka.h>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <signal.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#define HAVE_GUARD_PAGES 1
-#endif
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/compare.h"
+#include "support/fault.h"
+#include "support/guard_pages.h"
+#include "support/half.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 #define SENT 0xA5A5A5A5u /* 32-bit sentinel of output / dst buffers (a NaN as a float) */
 #define MAX_NVL 64
-
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi]. */
-static int64_t irand(int64_t lo, int64_t hi) {
-  const uint64_t span = (uint64_t)(hi - lo) + 1;
-  const uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-/* Deterministic values in [-1, 1). */
-static float frand(void) { return (float)(next_u32() >> 8) / 8388608.0f - 1.0f; }
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  assert_non_null(p);
-  return p;
-}
 
 static uint32_t get32(const void *buf, size_t i) {
   uint32_t v;
@@ -67,95 +48,6 @@ static uint32_t get32(const void *buf, size_t i) {
   return v;
 }
 static void put32(void *buf, size_t i, uint32_t v) { memcpy((char *)buf + 4 * i, &v, 4); }
-
-/* Readable memory of exactly the asked size with an inaccessible page right after it (at_end) or
-   right before it (guard pages where the system has mmap, else an exactly sized malloc for
-   valgrind / ASan), so a kernel reading one element past either end faults. The payload is
-   page-aligned (!at_end) or ends on a page boundary (at_end), so a size that is a multiple of 32
-   keeps 32-byte alignment. */
-typedef struct gbuf {
-  void *map, *owned;
-  size_t map_len;
-  unsigned char *p;
-} gbuf;
-
-static void *gbuf_open(gbuf *g, size_t bytes, int at_end) {
-  memset(g, 0, sizeof *g);
-  if (!bytes) bytes = 1;
-#ifdef HAVE_GUARD_PAGES
-  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  const size_t data = (bytes + pg - 1) / pg * pg;
-  g->map_len = data + 2 * pg;
-  g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  assert_true(g->map != MAP_FAILED);
-  unsigned char *m = g->map;
-  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
-  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
-  g->p = at_end ? m + pg + data - bytes : m + pg;
-#else
-  (void)at_end;
-  g->owned = aligned_alloc(32, (bytes + 31) / 32 * 32);
-  assert_non_null(g->owned);
-  g->p = g->owned;
-#endif
-  return g->p;
-}
-
-static void gbuf_close(gbuf *g) {
-#ifdef HAVE_GUARD_PAGES
-  if (g->map) munmap(g->map, g->map_len);
-#endif
-  free(g->owned);
-}
-
-/* A kernel that touches a guard page is reported as a failure of its case (which operand, which
-   element) instead of ending the whole test with SIGSEGV, and the other cases still run. */
-#ifdef HAVE_GUARD_PAGES
-static sigjmp_buf g_fault_jmp;
-static volatile sig_atomic_t g_fault_armed;
-static void *volatile g_fault_addr;
-
-static void on_fault(int sig, siginfo_t *si, void *ctx) {
-  (void)ctx;
-  if (!g_fault_armed) {
-    signal(sig, SIG_DFL);
-    raise(sig);
-    return;
-  }
-  g_fault_armed = 0;
-  g_fault_addr = si->si_addr;
-  siglongjmp(g_fault_jmp, 1);
-}
-#endif
-
-/* Runs fn(arg); returns 1 with *addr the faulting address if it touched a guard page, else 0. */
-static int guarded_call(void (*fn)(void *), void *arg, void **addr) {
-#ifdef HAVE_GUARD_PAGES
-  struct sigaction sa, old_segv, old_bus;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_fault;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  assert_int_equal(sigaction(SIGSEGV, &sa, &old_segv), 0);
-  assert_int_equal(sigaction(SIGBUS, &sa, &old_bus), 0);
-  volatile int faulted = 0;
-  if (sigsetjmp(g_fault_jmp, 1) == 0) {
-    g_fault_armed = 1;
-    fn(arg);
-    g_fault_armed = 0;
-  } else {
-    faulted = 1;
-    *addr = g_fault_addr;
-  }
-  sigaction(SIGSEGV, &old_segv, NULL);
-  sigaction(SIGBUS, &old_bus, NULL);
-  return faulted;
-#else
-  (void)addr;
-  fn(arg);
-  return 0;
-#endif
-}
 
 /* Where addr lies relative to an operand of n elements of es bytes starting at mem, whose element
    k is the contract's element k + first. */
@@ -172,16 +64,6 @@ static int describe_addr(char *out, size_t len, const char *name, const void *me
 static size_t g_failures; /* failed cases of the running test */
 #define MAX_REPORTED_CASES 40
 
-/* IEEE binary16 to double, written here (exact). */
-static double h2d(uint16_t h) {
-  const int e = (h >> 10) & 31, m = h & 1023;
-  double v;
-  if (e == 0) v = ldexp((double)m, -24);
-  else if (e == 31) v = m ? NAN : INFINITY;
-  else v = ldexp((double)(1024 + m), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
 /* A finite binary16 of either sign, 2^-24 .. 2^6 (subnormals and zero included). */
 static uint16_t rand_half(void) {
   const uint32_t r = next_u32();
@@ -189,70 +71,10 @@ static uint16_t rand_half(void) {
   return (uint16_t)(((r >> 16) & 0x8000u) | (e << 10) | (r & 1023u));
 }
 
-/* got agrees with ref within the float rounding of a k-term sum whose terms sum to mag in
-   absolute value. */
-static int close_enough(float got, double ref, double mag, size_t k) {
-  if (isnan(ref)) return isnan(got);
-  return fabs((double)got - ref) <= 2e-7 * (double)(k + 2) * mag + 1e-30;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const char *isa_str(dlconv_isa i) {
-  switch (i) {
-    case DLCONV_ISA_GENERIC: return "generic";
-    case DLCONV_ISA_AVX2: return "avx2";
-    case DLCONV_ISA_AVX512: return "avx512";
-    case DLCONV_ISA_NEON: return "neon";
-    default: return "?";
-  }
-}
-
-static const dlc_lowp_gspc_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *k = dlc_kernels_for(isa);
-  return k ? k->lowp_gspc : NULL;
-}
-
 /* A family must exist where this build has written one, so losing it from a table fails; on a
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
-  assert_non_null(family_of(DLCONV_ISA_GENERIC));
-#if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
-#endif
-#if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_lowp_gspc__avxvnni);
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_lowp_gspc__avx512vnni);
-#endif
-}
-
-/* Candidate s of the families under test: each table's, then the avx2 family and the VNNI ones
-   wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). NULL: none there. */
-#define N_CANDIDATES (N_ISAS + 3)
-static const dlc_lowp_gspc_family *candidate(size_t s, const char **label) {
-  if (s < N_ISAS) {
-    *label = isa_str(all_isas[s]);
-    return family_of(all_isas[s]);
-  }
-  *label = "(by name)";
-#if defined(DLC_HAVE_X86)
-  if (s == N_ISAS && dlconv_isa_available(DLCONV_ISA_AVX2) == 1) return &dlc_lowp_gspc__avx2;
-#if defined(DLC_HAVE_AVXVNNI)
-  if (s == N_ISAS + 1 && dlc_cpu()->avx_vnni) return &dlc_lowp_gspc__avxvnni;
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (s == N_ISAS + 2 && dlc_cpu()->avx512_vnni) return &dlc_lowp_gspc__avx512vnni;
-#endif
-#endif
-  if (s == N_ISAS + 1 && !dlc_cpu()->avx_vnni && !dlc_cpu()->avx512_vnni)
-    print_message("[ lowp_gspc ] no VNNI on this CPU: its families untested here\n");
-  return NULL;
+  CHECK_TABLE_FAMILIES(lowp_gspc, IF_AVXVNNI(dlc_lowp_gspc__avxvnni), IF_AVX512VNNI(dlc_lowp_gspc__avx512vnni));
 }
 
 static void check_family_fields(const dlc_lowp_gspc_family *f) {
@@ -281,22 +103,14 @@ static void check_family_fields(const dlc_lowp_gspc_family *f) {
 enum { V_RANDOM, V_NEG_NEG, V_POS_POS, V_POS_NEG, V_MIXED_EXTREMES, N_VALUE_KINDS };
 
 static int16_t q8_in_value(int kind) {
-  switch (kind) {
-    case V_RANDOM: return (int16_t)irand(-255, 255);
-    case V_NEG_NEG: return -255;
-    case V_POS_POS:
-    case V_POS_NEG: return 255;
-    default: return next_u32() & 1 ? -255 : 255;
-  }
+  if (kind == V_RANDOM) return (int16_t)irand(-255, 255);
+  if (kind == V_MIXED_EXTREMES) return next_u32() & 1 ? -255 : 255;
+  return kind == V_NEG_NEG ? -255 : 255;
 }
 static int16_t q8_w_value(int kind) {
-  switch (kind) {
-    case V_RANDOM: return (int16_t)irand(-128, 127);
-    case V_NEG_NEG: return -128;
-    case V_POS_POS: return 127;
-    case V_POS_NEG: return -128;
-    default: return next_u32() & 1 ? -128 : 127;
-  }
+  if (kind == V_RANDOM) return (int16_t)irand(-128, 127);
+  if (kind == V_MIXED_EXTREMES) return next_u32() & 1 ? -128 : 127;
+  return kind == V_POS_POS ? 127 : -128;
 }
 
 typedef struct kspec {
@@ -447,7 +261,7 @@ static void run_kcase(const kspec *s) {
     span = (np - 1) * prm.ldb + nvl;
   }
   const size_t total = GUARD + span + GUARD;
-  void *out = xalloc(total * 4);
+  void *out = xalloc_slack(total * 4);
   char *state = calloc(total, 1); /* 0: must keep the sentinel, 1: may be written, 2: required */
   assert_non_null(state);
   for (size_t i = 0; i < total; i++) put32(out, i, SENT);
@@ -460,7 +274,7 @@ static void run_kcase(const kspec *s) {
 
   const kcall call = {s, &prm, (const char *)in_mem - lo * 4, w, (char *)out + GUARD * 4};
   void *fault_addr = NULL;
-  const int faulted = guarded_call(call_kernel, (void *)&call, &fault_addr);
+  const int faulted = fault_trap(call_kernel, (void *)&call, &fault_addr);
 
   char what[256];
   snprintf(what, sizeof what, "%s %s gpv=%zu nv=%zu r=%zu w=%zu %s n_ct=%zu t_i=%zu ti_last=%zu n_tap=%zu%s kind=%d "
@@ -505,7 +319,7 @@ static void run_kcase(const kspec *s) {
               } else {
                 float fv;
                 memcpy(&fv, &iv, 4);
-                const double prod = (double)fv * h2d(w[wi]);
+                const double prod = (double)fv * half_value(w[wi]);
                 acc += prod;
                 mag += fabs(prod);
               }
@@ -620,24 +434,20 @@ static void test_ukernels(void **state) {
   (void)state;
   check_expected_families();
   g_failures = 0;
-  const dlc_lowp_gspc_family *seen[N_CANDIDATES];
-  size_t n_seen = 0;
-  for (size_t i = 0; i < N_CANDIDATES; i++) {
-    const char *label;
-    const dlc_lowp_gspc_family *f = candidate(i, &label);
+  family_ref refs[MAX_FAMILIES]; /* a VNNI CPU's tables no longer carry avx2's: it too, by name */
+  size_t nrefs = 0;
+  ALL_FAMILY_REFS(refs, nrefs, lowp_gspc);
+  for (size_t i = 0; i < nrefs; i++) {
+    const char *label = refs[i].label;
+    const dlc_lowp_gspc_family *f = refs[i].family;
     if (!f) {
-      if (i < N_ISAS)
-        print_message("[ lowp_gspc ] %s: %s\n", label,
-                      dlc_kernels_for(all_isas[i]) ? "no lowp_gspc family" : "not available on this machine / build");
+      print_message("[ lowp_gspc ] %s: no lowp_gspc family\n", label);
       continue;
     }
-    int dup = 0;
-    for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == f;
-    if (dup) {
+    if (family_seen_before(refs, i)) {
       print_message("[ lowp_gspc ] %s: the %s family (checked above)\n", label, f->isa);
       continue;
     }
-    seen[n_seen++] = f;
     check_family_fields(f);
     counts c;
     memset(&c, 0, sizeof c);
@@ -698,12 +508,12 @@ static void run_pack(const dlc_lowp_gspc_family *f, const pspec *ps) {
   a.src = mem - lo * (ptrdiff_t)es;
 
   const size_t total = GUARD + (a.n_c - 1) * a.dst_c_stride + a.nq * a.gpv + GUARD;
-  void *buf = xalloc(total * 4);
+  void *buf = xalloc_slack(total * 4);
   for (size_t i = 0; i < total; i++) put32(buf, i, SENT);
   a.dst = (char *)buf + GUARD * 4;
   const pcall call = {q8 ? f->pack_q8 : f->pack_f16, &a};
   void *fault_addr = NULL;
-  const int faulted = guarded_call(call_pack, (void *)&call, &fault_addr);
+  const int faulted = fault_trap(call_pack, (void *)&call, &fault_addr);
 
   char what[256];
   snprintf(what, sizeof what, "%s pack_%s n_c=%zu n_src_c=%zu nq=%zu gpv=%zu ng=%zu col0=%td col_step=%td px_step=%td "
@@ -744,7 +554,7 @@ static void run_pack(const dlc_lowp_gspc_family *f, const pspec *ps) {
           const size_t i = (size_t)(src_index(&a, c, q, gl) - lo);
           uint16_t h;
           memcpy(&h, mem + 2 * i, 2);
-          const double d = h2d(h);
+          const double d = half_value(h);
           if (isnan(d)) {
             nan_ok = 1;
           } else {
@@ -854,26 +664,21 @@ static void test_packs(void **state) {
   (void)state;
   check_expected_families();
   g_failures = 0;
-  const dlc_lowp_gspc_family *seen[N_ISAS];
-  size_t n_seen = 0;
-  for (size_t i = 0; i < N_ISAS; i++) {
-    const dlc_lowp_gspc_family *f = family_of(all_isas[i]);
-    if (!f) continue;
-    int dup = 0;
-    for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == f;
-    if (dup) continue;
-    seen[n_seen++] = f;
+  family_ref refs[MAX_FAMILIES];
+  size_t nrefs = 0, n_seen = 0;
+  TABLE_FAMILY_REFS(refs, nrefs, lowp_gspc);
+  for (size_t i = 0; i < nrefs; i++) {
+    const dlc_lowp_gspc_family *f = refs[i].family;
+    if (!f || family_seen_before(refs, i)) continue;
+    n_seen++;
     const size_t n = packs_of(f);
-    print_message("[ lowp_gspc ] %s (%s family): %zu pack cases\n", isa_str(all_isas[i]), f->isa, n);
+    print_message("[ lowp_gspc ] %s (%s family): %zu pack cases\n", refs[i].label, f->isa, n);
   }
   assert_true(n_seen > 0);
   if (g_failures) fail_msg("%zu pack cases failed", g_failures);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernels),
-      cmocka_unit_test(test_packs),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x243F6A8885A308D3ull;
+  return RUN_TESTS(test_ukernels, test_packs);
 }

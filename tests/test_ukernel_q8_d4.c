@@ -4,7 +4,7 @@
  * edge (A s8, B u8, in units of four along k) with A, B and C against guard pages and sentinels
  * around C; ukernel_ib (B read in place through an offset table in 2-byte units) with B, boff, A
  * and C against guard pages; and pack_quads byte for byte. Where no table has a family (no
- * AVX512-VNNI) every test says so and passes. */
+ * AVX512-VNNI) every test says so and skips, and so does the program (exit 77). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,42 +15,23 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/fault.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
+
+#ifdef HAVE_GUARD_PAGES
+#include <sys/mman.h>
+#endif
 
 #define GUARD 37
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 #define GUARD_BYTE 0xA5
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi] (hi - lo < 2^32). */
-static int64_t irand(int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
-  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const dlc_q8d4_gemm_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_d4 : NULL;
-}
 
 /* Where this build has the AVX512-VNNI family and this CPU runs it, the avx512 table must carry it
    (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; and the avx2 table must not
@@ -58,26 +39,20 @@ static const dlc_q8d4_gemm_family *family_of(dlconv_isa isa) {
 static void check_expected_families(void) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8d4_gemm__avx512vnni);
-  if (family_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8d4_gemm__avx512vnni);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_d4), &dlc_q8d4_gemm__avx512vnni);
+  if (TABLE_FAMILY(DLCONV_ISA_AVX2, q8_d4)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_d4), &dlc_q8d4_gemm__avx512vnni);
 #endif
 }
 
 /* The families under test, each once: the one each table gives this CPU, plus the VNNI family
    wherever this CPU runs it. */
-#define MAX_FAMILIES 8
 static size_t families(const dlc_q8d4_gemm_family *out[MAX_FAMILIES]) {
-  const dlc_q8d4_gemm_family *cand[MAX_FAMILIES];
-  size_t nc = 0, n = 0;
-  for (size_t s = 0; s < N_ISAS; s++) cand[nc++] = family_of(all_isas[s]);
+  size_t n = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, n, kt->q8_d4);
 #if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni) cand[nc++] = &dlc_q8d4_gemm__avx512vnni;
+  if (kernel_table_of(DLCONV_ISA_AVX512) && dlc_cpu()->avx512_vnni) ADD_FAMILY(out, n, &dlc_q8d4_gemm__avx512vnni);
 #endif
-  for (size_t i = 0; i < nc; i++) {
-    int seen = !cand[i];
-    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == cand[i];
-    if (!seen) out[n++] = cand[i];
-  }
   for (size_t i = 0; i < n; i++) {
     const dlc_q8d4_gemm_family *f = out[i];
     assert_non_null(f->name);
@@ -97,9 +72,8 @@ static size_t families(const dlc_q8d4_gemm_family *out[MAX_FAMILIES]) {
   return n;
 }
 
-static void say_skipped(const char *test) {
-  print_message("[ %s ] skipped: no q8_d4 family on this CPU\n", test);
-}
+/* The test ran no case: it skips (and where every test does, so does the program). */
+static void say_skipped(const char *test) { skip_test(test, "no q8_d4 family on this CPU (needs AVX512-VNNI)"); }
 
 /* ================================================================ operand values */
 
@@ -187,14 +161,14 @@ static void run_uk_case(const uk_case *t) {
     for (size_t i = 0; i < mr; i++) a[(k / 4) * 4 * mr + 4 * i + k % 4] = i < m ? a_value(t->kind) : (int8_t)next_u32();
     for (size_t j = 0; j < nr; j++) b[(k / 4) * 4 * nr + 4 * j + k % 4] = j < n ? b_value(t->kind) : (uint8_t)next_u32();
   }
-  int8_t *a_copy = xalloc(a_bytes);
-  uint8_t *b_copy = xalloc(b_bytes);
+  int8_t *a_copy = xalloc_slack(a_bytes);
+  uint8_t *b_copy = xalloc_slack(b_bytes);
   memcpy(a_copy, a, a_bytes);
   memcpy(b_copy, b, b_bytes);
 
   cbuf cb;
   cbuf_open(&cb, m, n, ldc, m, t->at_end);
-  int32_t *c = cb.c, *c0 = xalloc(m * n * sizeof(int32_t));
+  int32_t *c = cb.c, *c0 = xalloc_slack(m * n * sizeof(int32_t));
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       c0[i * n + j] = t->accumulate ? (int32_t)irand(-t->c_range, t->c_range) : SENTINEL;
@@ -339,7 +313,7 @@ typedef struct ib_case {
 static void run_ib_case(const ib_case *t) {
   const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, kc = t->kc, ldc = t->ldc, nu = kc / 4, row = 2 * nr;
   assert_true(kc % 4 == 0 && kc >= 4);
-  ptrdiff_t *p = xalloc(nu * sizeof(ptrdiff_t)), base;
+  ptrdiff_t *p = xalloc_slack(nu * sizeof(ptrdiff_t)), base;
   ib_starts(t->off_kind, nu, row, p, &base);
   ptrdiff_t hi = 0;
   for (size_t k = 0; k < nu; k++) hi = p[k] > hi ? p[k] : hi;
@@ -363,16 +337,16 @@ static void run_ib_case(const ib_case *t) {
     for (size_t k = 0; k < nu; k++) assert_true((boff[k] & 1) != 0);
   if (t->off_kind == OFF_NEGATIVE)
     for (size_t k = 0; k < nu; k++) assert_true(boff[k] < 0);
-  int8_t *a_copy = xalloc(a_bytes);
-  uint8_t *b_copy = xalloc(span);
-  ptrdiff_t *o_copy = xalloc(nu * sizeof(ptrdiff_t));
+  int8_t *a_copy = xalloc_slack(a_bytes);
+  uint8_t *b_copy = xalloc_slack(span);
+  ptrdiff_t *o_copy = xalloc_slack(nu * sizeof(ptrdiff_t));
   memcpy(a_copy, a, a_bytes);
   memcpy(b_copy, bspan, span);
   memcpy(o_copy, boff, nu * sizeof(ptrdiff_t));
 
   cbuf cb;
   cbuf_open(&cb, m, nr, ldc, mr, t->at_end);
-  int32_t *c = cb.c, *c0 = xalloc(m * nr * sizeof(int32_t));
+  int32_t *c = cb.c, *c0 = xalloc_slack(m * nr * sizeof(int32_t));
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < nr; j++)
       c[i * ldc + j] = c0[i * nr + j] = t->accumulate ? (int32_t)irand(-(1 << 28), 1 << 28) : SENTINEL;
@@ -472,7 +446,7 @@ static void test_pack_quads(void **state) {
             uint8_t *rows[4], *copy[4];
             for (int r = 0; r < 4; r++) {
               rows[r] = gbuf_open(&gr[r], span, rows_end ^ (r & 1)); /* rows on either side of their pages */
-              copy[r] = xalloc(span + 1);
+              copy[r] = xalloc_slack(span + 1);
               for (size_t j = 0; j < span; j++) {
                 uint8_t v = (uint8_t)next_u32();
                 if (j % 17 == (size_t)r) v = r & 1 ? 0x80 : 0x7f;
@@ -523,9 +497,9 @@ static void test_pack_then_ukernel(void **state) {
   for (size_t s = 0; s < nfam; s++) {
     const dlc_q8d4_gemm_family *f = fams[s];
     const size_t mr = f->mr, nr = f->nr, kc = 24, nu = kc / 4;
-    int8_t *x = xalloc(kc * nr), *a = xalloc(nu * mr * 4);
-    uint8_t *b = xalloc(nu * nr * 4);
-    int32_t *c = xalloc(mr * nr * sizeof(int32_t));
+    int8_t *x = xalloc_slack(kc * nr), *a = xalloc_slack(nu * mr * 4);
+    uint8_t *b = xalloc_slack(nu * nr * 4);
+    int32_t *c = xalloc_slack(mr * nr * sizeof(int32_t));
     for (size_t e = 0; e < kc * nr; e++) x[e] = (int8_t)next_u32();
     for (size_t e = 0; e < nu * mr * 4; e++) a[e] = (int8_t)next_u32();
     for (size_t u = 0; u < nu; u++) {
@@ -661,7 +635,7 @@ static void run_t_case(const t_case *t) {
   const int b_end = t->sides & 1, ops_end = (t->sides >> 1) & 1, c_end = b_end ^ ops_end;
 
   /* positions q (>= 0) and offsets p (any sign, shifted below), in their units */
-  ptrdiff_t *q = xalloc(np * sizeof(ptrdiff_t)), *p = xalloc(nu * sizeof(ptrdiff_t));
+  ptrdiff_t *q = xalloc_slack(np * sizeof(ptrdiff_t)), *p = xalloc_slack(nu * sizeof(ptrdiff_t));
   const int64_t qspan = t->wide ? 1000 : 3 * (int64_t)f->tr + 8;
   if (t->pos_kind == POS_RANDOM) {
     for (size_t r = 0; r < np; r++) q[r] = (ptrdiff_t)irand(0, qspan);
@@ -717,10 +691,10 @@ static void run_t_case(const t_case *t) {
         assert_true(e >= 0 && (size_t)e < span);
         bspan[e] = b_value(t->kind);
       }
-  int8_t *a_copy = xalloc(a_bytes);
-  uint8_t *b_copy = xalloc(span);
-  size_t *pos_copy = xalloc(np * sizeof(size_t));
-  ptrdiff_t *o_copy = xalloc(nu * sizeof(ptrdiff_t));
+  int8_t *a_copy = xalloc_slack(a_bytes);
+  uint8_t *b_copy = xalloc_slack(span);
+  size_t *pos_copy = xalloc_slack(np * sizeof(size_t));
+  ptrdiff_t *o_copy = xalloc_slack(nu * sizeof(ptrdiff_t));
   memcpy(a_copy, a, a_bytes);
   memcpy(b_copy, bspan, span);
   memcpy(pos_copy, pos, np * sizeof(size_t));
@@ -728,7 +702,7 @@ static void run_t_case(const t_case *t) {
 
   cbuf cb;
   cbuf_open(&cb, np, m, ldc, np + 1, c_end);
-  int32_t *c = cb.c, *c0 = xalloc(np * m * sizeof(int32_t));
+  int32_t *c = cb.c, *c0 = xalloc_slack(np * m * sizeof(int32_t));
   for (size_t r = 0; r < np; r++)
     for (size_t i = 0; i < m; i++)
       c[r * ldc + i] = c0[r * m + i] = t->accumulate ? (int32_t)irand(-t->c_range, t->c_range) : SENTINEL;
@@ -826,7 +800,7 @@ static void run_transpose_case(const dlc_q8d4_gemm_family *f, size_t rows, size_
                                int src_end, int dst_end) {
   const size_t src_n = (rows - 1) * lds + cols;
   gbuf gs;
-  int32_t *src = gbuf_open(&gs, src_n * sizeof(int32_t), src_end), *copy = xalloc(src_n * sizeof(int32_t));
+  int32_t *src = gbuf_open(&gs, src_n * sizeof(int32_t), src_end), *copy = xalloc_slack(src_n * sizeof(int32_t));
   for (size_t e = 0; e < src_n; e++) copy[e] = src[e] = (int32_t)next_u32();
   cbuf cb;
   cbuf_open(&cb, cols, rows, ldd, cols + 1, dst_end);
@@ -899,7 +873,7 @@ static dlc_q8_store_t_fn store_t_of(dlconv_isa isa) {
   return kt ? kt->q8_store_t : NULL;
 }
 
-static dlc_q8_store_t_fn check_expected_store_t(void) {
+static void check_expected_store_t(void) {
   if (store_t_of(DLCONV_ISA_GENERIC)) fail_msg("the generic table has a q8_store_t");
   if (store_t_of(DLCONV_ISA_AVX2)) fail_msg("the avx2 table has a q8_store_t (EVEX byte permutes)");
   const dlc_q8_store_t_fn fn = store_t_of(DLCONV_ISA_AVX512);
@@ -909,7 +883,19 @@ static dlc_q8_store_t_fn check_expected_store_t(void) {
     fail_msg("the avx512 table of this AVX512-VNNI/VBMI CPU lacks dlc_q8_store_t__avx512vbmi (q8_store_t %s)",
              fn ? "is another function" : "is NULL");
 #endif
-  return fn;
+  (void)fn;
+}
+
+/* The stores under test: each table's q8_store_t, each once. */
+static size_t store_ts(dlc_q8_store_t_fn out[MAX_KERNEL_TABLES]) {
+  size_t n = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    size_t at = 0;
+    while (at < n && out[at] != kt->q8_store_t) at++;
+    if (kt->q8_store_t && at == n) out[n++] = kt->q8_store_t;
+  }
+  return n;
 }
 
 /* Multipliers: per channel in [1e-4, 1e-2] (the wide screen); 0.5 or 0.25 (exact ties where acc + bias
@@ -1147,23 +1133,18 @@ static void st_pick(st_case *t, size_t np, size_t m, int mult_kind, int screen) 
 /* Every np of 1..40, 49, 196, 784 (tails of 16 positions, several blocks) with every m of 1..70 (tails
    of 16 channels); then every signedness x zero point x clamp x multiplier kind x screen on smaller
    tiles; then whole 784 x 70 tiles and strides of planes (ldc 3137, ldy 4099). */
-static void test_q8_store_t(void **state) {
-  (void)state;
+static void store_t_cases(dlc_q8_store_t_fn fn) {
   st_ctx x;
   memset(&x, 0, sizeof x);
-  x.fn = check_expected_store_t();
-  if (!x.fn) {
-    print_message("[ q8_store_t ] skipped: no q8_store_t in this CPU's tables\n");
-    return;
-  }
+  x.fn = fn;
   gbuf_open(&x.gc_end, ST_C_CAP * sizeof(int32_t), 1);
   gbuf_open(&x.gc_start, ST_C_CAP * sizeof(int32_t), 0);
   gbuf_open(&x.gy, ST_Y_CAP, 1);
   gbuf_open(&x.gmult, ST_CH_CAP * sizeof(double), 1);
   gbuf_open(&x.gbias, ST_CH_CAP * sizeof(int32_t), 1);
   gbuf_open(&x.gmf, ST_CH_CAP * sizeof(float), 1);
-  x.acc = xalloc(ST_NP_MAX * ST_M_MAX * sizeof(int32_t));
-  x.want = xalloc(ST_NP_MAX * ST_M_MAX);
+  x.acc = xalloc_slack(ST_NP_MAX * ST_M_MAX * sizeof(int32_t));
+  x.want = xalloc_slack(ST_NP_MAX * ST_M_MAX);
   size_t idx = 0;
   st_case t;
 
@@ -1222,6 +1203,15 @@ static void test_q8_store_t(void **state) {
                 x.exact_ties, x.sat_lo, x.sat_hi);
 }
 
+static void test_q8_store_t(void **state) {
+  (void)state;
+  check_expected_store_t();
+  dlc_q8_store_t_fn fns[MAX_KERNEL_TABLES];
+  const size_t n = store_ts(fns);
+  if (!n) skip_test("q8_store_t", "no q8_store_t in this CPU's tables (needs AVX512-VNNI + VBMI)");
+  for (size_t i = 0; i < n; i++) store_t_cases(fns[i]);
+}
+
 /* ================================================================ ukernel_q (the last K chunk fused with the store) */
 
 /* The optional ukernel_q (lowp_gemm_ukernel.h): the last K chunk of ukernel (boff NULL: B packed) or
@@ -1268,30 +1258,13 @@ typedef struct uq_case {
   int32_t poison;                         /* c's ints outside the corner */
 } uq_case;
 
-/* A mapping with a guard page on either side; a buffer sits at its start or ends at its end. */
-typedef struct uq_region {
-  gbuf g;
-  size_t cap;
-} uq_region;
-
-static void uq_open(uq_region *r, size_t bytes) {
-#ifdef HAVE_GUARD_PAGES
-  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-#else
-  const size_t pg = 4096;
-#endif
-  r->cap = (bytes + pg - 1) / pg * pg;
-  gbuf_open(&r->g, r->cap, 0);
-}
-
-static void *uq_place(const uq_region *r, size_t bytes, int at_end) {
-  assert_true(bytes <= r->cap);
-  return at_end ? r->g.p + r->cap - bytes : r->g.p;
-}
+/* A mapping with a guard page on either side (guard_pages.h); a buffer sits at its start or ends at
+   its end. */
+static size_t uq_cap(const region *r) { return (size_t)(r->hi - r->lo); }
 
 typedef struct uq_ctx {
   const dlc_q8d4_gemm_family *f;
-  uq_region ra, rb, ro, rc, ry, rmult, rbias, rmf;
+  region ra, rb, ro, rc, ry, rmult, rbias, rmf;
   int8_t *a_copy;
   uint8_t *b_copy;
   ptrdiff_t *o_copy, *p;
@@ -1305,44 +1278,9 @@ typedef struct uq_ctx {
   size_t mult_reads, exact_ties, near_ties, sat_lo, sat_hi;
 } uq_ctx;
 
-#ifdef HAVE_GUARD_PAGES
-#include <signal.h>
-static uintptr_t uq_probe_lo, uq_probe_hi; /* the pages of q->mult while closed */
-static volatile sig_atomic_t uq_probe_hits;
-static char uq_what[640];
-static struct sigaction uq_old_segv, uq_old_bus;
-static void uq_on_fault(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
-  const uintptr_t at = (uintptr_t)si->si_addr;
-  if (sig == SIGSEGV && at >= uq_probe_lo && at < uq_probe_hi) {
-    uq_probe_hits++;
-    if (!mprotect((void *)uq_probe_lo, uq_probe_hi - uq_probe_lo, PROT_READ | PROT_WRITE)) return; /* reads on */
-  }
-  static const char head[] = "\nukernel_q faulted (an access outside its operands?) in: ";
-  if (write(2, head, sizeof head - 1) < 0 || write(2, uq_what, strlen(uq_what)) < 0 || write(2, "\n", 1) < 0) {
-  }
-  /* back to the previous handler (cmocka's): the access repeats and fails the test there */
-  sigaction(sig, sig == SIGSEGV ? &uq_old_segv : &uq_old_bus, NULL);
-}
-static void uq_catch_faults(int on) {
-  if (on) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = uq_on_fault;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &uq_old_segv);
-    sigaction(SIGBUS, &sa, &uq_old_bus);
-  } else {
-    sigaction(SIGSEGV, &uq_old_segv, NULL);
-    sigaction(SIGBUS, &uq_old_bus, NULL);
-  }
-}
-#define UQ_SET_WHAT(s) snprintf(uq_what, sizeof uq_what, "%s", (s))
-#else
-static void uq_catch_faults(int on) { (void)on; }
-#define UQ_SET_WHAT(s) ((void)(s))
-#endif
+/* A fault names its case (fault.h); the pages of q->mult, closed, are a probe: a read there counts
+   and opens them again. */
+#define UQ_SET_WHAT(s) snprintf(fault_case, sizeof fault_case, "%s", (s))
 
 /* The wide screen's fp32 steps on one lane (q8_wide_avx512.h: one fma onto 1.5 x 2^23, one fms for
    the distance d): whether |d| > 1/2 - DLC_Q8_WIDE_MARGIN, the lane that sends a tile to the exact
@@ -1367,7 +1305,7 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
 
   /* A: the panel, rows past m random */
   const size_t a_bytes = nu * mr * 4;
-  int8_t *a = uq_place(&x->ra, a_bytes, ops_end);
+  int8_t *a = region_place(&x->ra, a_bytes, ops_end);
   for (size_t u = 0; u < nu; u++)
     for (size_t i = 0; i < mr; i++)
       for (size_t r = 0; r < 4; r++) a[(u * mr + i) * 4 + r] = i < m ? uq_a(t->kind) : (int8_t)next_u32();
@@ -1378,7 +1316,7 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
   ptrdiff_t *boff = NULL, base = 0;
   if (!t->ib) {
     b_bytes = nu * nr * 4;
-    b = bspan = uq_place(&x->rb, b_bytes, ops_end);
+    b = bspan = region_place(&x->rb, b_bytes, ops_end);
     for (size_t u = 0; u < nu; u++)
       for (size_t j = 0; j < nr; j++)
         for (size_t r = 0; r < 4; r++) b[(u * nr + j) * 4 + r] = j < n ? uq_b(t->kind) : uq_pad(t);
@@ -1390,9 +1328,9 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
     size_t span_units = (size_t)hi + row;
     if ((size_t)base > span_units) span_units = (size_t)base;
     b_bytes = 2 * span_units;
-    bspan = uq_place(&x->rb, b_bytes, ops_end);
+    bspan = region_place(&x->rb, b_bytes, ops_end);
     b = bspan + 2 * base;
-    boff = uq_place(&x->ro, nu * sizeof(ptrdiff_t), !ops_end);
+    boff = region_place(&x->ro, nu * sizeof(ptrdiff_t), !ops_end);
     for (size_t e = 0; e < b_bytes; e++) bspan[e] = (uint8_t)next_u32();
     for (size_t k = 0; k < nu; k++) {
       boff[k] = x->p[k] - base;
@@ -1423,9 +1361,9 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
   assert_true(acc_max <= INT32_MAX);
 
   /* q: per-channel multipliers and biases (test_q8_store_t's), exactly c_out of each against guard pages */
-  double *mult = (double *)uq_place(&x->rmult, c_out * sizeof(double), 1);
-  int32_t *bias = (int32_t *)uq_place(&x->rbias, c_out * sizeof(int32_t), 1);
-  float *mult_f = (float *)uq_place(&x->rmf, c_out * sizeof(float), 1);
+  double *mult = (double *)region_place(&x->rmult, c_out * sizeof(double), 1);
+  int32_t *bias = (int32_t *)region_place(&x->rbias, c_out * sizeof(int32_t), 1);
+  float *mult_f = (float *)region_place(&x->rmf, c_out * sizeof(float), 1);
   st_case sc;
   memset(&sc, 0, sizeof sc);
   sc.m = m, sc.c0 = c0, sc.mult_kind = t->mult_kind, sc.screen = t->screen;
@@ -1451,7 +1389,7 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
   /* c: the corner (accumulate: partial sums or values aimed at; else ints never to be read), every
      other int of its buffer poison, the corner's last int before a guard page or its first after one */
   const size_t c_pre = c_end ? GUARD : 0, c_total = c_end ? GUARD + (m - 1) * ldc + n : m * ldc + GUARD;
-  int32_t *cbuf = uq_place(&x->rc, c_total * sizeof(int32_t), c_end), *c = cbuf + c_pre;
+  int32_t *cbuf = region_place(&x->rc, c_total * sizeof(int32_t), c_end), *c = cbuf + c_pre;
   for (size_t e = 0; e < c_total; e++) cbuf[e] = next_u32() % 4 ? t->poison : (int32_t)next_u32();
   const int halves = t->mult_kind == SM_TIES || t->mult_kind == SM_NEAR_HALF;
   const size_t one_tie = next_u32() % (m * n);
@@ -1506,7 +1444,7 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
   const uint8_t sent = (uint8_t)(0x5A ^ (next_u32() & 0xF1));
   const size_t pre = 1 + next_u32() % UQ_FENCE, body = y_end ? (m - 1) * ldy + n : m * ldy;
   const size_t total = pre + body + (y_end ? 0 : 1 + next_u32() % UQ_FENCE);
-  uint8_t *ybase = uq_place(&x->ry, total, y_end), *y = ybase + pre;
+  uint8_t *ybase = region_place(&x->ry, total, y_end), *y = ybase + pre;
   memset(ybase, sent, total);
 
   char what[600];
@@ -1526,9 +1464,9 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
   int mult_read = 0;
 #ifdef HAVE_GUARD_PAGES
   if (x->probe) {
-    uq_probe_lo = (uintptr_t)x->rmult.g.p, uq_probe_hi = uq_probe_lo + x->rmult.cap;
-    uq_probe_hits = 0;
-    assert_int_equal(mprotect(x->rmult.g.p, x->rmult.cap, PROT_NONE), 0);
+    fault_probe((uintptr_t)x->rmult.lo, (uintptr_t)x->rmult.hi);
+    fault_probe_hits = 0;
+    assert_int_equal(mprotect(x->rmult.lo, uq_cap(&x->rmult), PROT_NONE), 0);
   }
 #endif
 
@@ -1536,9 +1474,9 @@ static void run_uq_case(uq_ctx *x, const uq_case *t) {
 
 #ifdef HAVE_GUARD_PAGES
   if (x->probe) {
-    mult_read = uq_probe_hits != 0;
-    uq_probe_lo = uq_probe_hi = 0;
-    assert_int_equal(mprotect(x->rmult.g.p, x->rmult.cap, PROT_READ | PROT_WRITE), 0);
+    mult_read = fault_probe_hits != 0;
+    fault_probe(0, 0);
+    assert_int_equal(mprotect(x->rmult.lo, uq_cap(&x->rmult), PROT_READ | PROT_WRITE), 0);
   }
 #endif
 
@@ -1656,21 +1594,21 @@ static void test_ukernel_q(void **state) {
     nq++;
     const size_t mr = f->mr, nr = f->nr, nu_max = UQ_K_LONG / 4;
     x.f = f;
-    uq_open(&x.ra, nu_max * mr * 4);
-    uq_open(&x.rb, nu_max * (4 * nr + 16) + 16 * nr); /* the panel, or the widest span of runs */
-    uq_open(&x.ro, nu_max * sizeof(ptrdiff_t));
-    uq_open(&x.rc, (mr * UQ_LD_MAX + nr + GUARD) * sizeof(int32_t));
-    uq_open(&x.ry, 2 * UQ_FENCE + mr * UQ_LD_MAX + nr);
-    uq_open(&x.rmult, ST_CH_CAP * sizeof(double));
-    uq_open(&x.rbias, ST_CH_CAP * sizeof(int32_t));
-    uq_open(&x.rmf, ST_CH_CAP * sizeof(float));
-    x.a_copy = xalloc(x.ra.cap), x.b_copy = xalloc(x.rb.cap), x.o_copy = xalloc(x.ro.cap);
-    x.p = xalloc(x.ro.cap), x.c_copy = xalloc(x.rc.cap);
-    x.prod = xalloc(mr * nr * sizeof(int64_t)), x.cp = xalloc(mr * nr * sizeof(int64_t)), x.want = xalloc(mr * nr);
+    region_open(&x.ra, nu_max * mr * 4);
+    region_open(&x.rb, nu_max * (4 * nr + 16) + 16 * nr); /* the panel, or the widest span of runs */
+    region_open(&x.ro, nu_max * sizeof(ptrdiff_t));
+    region_open(&x.rc, (mr * UQ_LD_MAX + nr + GUARD) * sizeof(int32_t));
+    region_open(&x.ry, 2 * UQ_FENCE + mr * UQ_LD_MAX + nr);
+    region_open(&x.rmult, ST_CH_CAP * sizeof(double));
+    region_open(&x.rbias, ST_CH_CAP * sizeof(int32_t));
+    region_open(&x.rmf, ST_CH_CAP * sizeof(float));
+    x.a_copy = xalloc_slack(uq_cap(&x.ra)), x.b_copy = xalloc_slack(uq_cap(&x.rb)), x.o_copy = xalloc_slack(uq_cap(&x.ro));
+    x.p = xalloc_slack(uq_cap(&x.ro)), x.c_copy = xalloc_slack(uq_cap(&x.rc));
+    x.prod = xalloc_slack(mr * nr * sizeof(int64_t)), x.cp = xalloc_slack(mr * nr * sizeof(int64_t)), x.want = xalloc_slack(mr * nr);
 #ifdef HAVE_GUARD_PAGES
     x.probe = 1;
 #endif
-    uq_catch_faults(1);
+    fault_names_case("\nukernel_q faulted (an access outside its operands?) in: ", 1);
     uq_case t;
     size_t idx = 0;
 
@@ -1738,15 +1676,12 @@ static void test_ukernel_q(void **state) {
       run_uq_case(&x, &t);
     }
 
-    uq_catch_faults(0);
-    gbuf_close(&x.ra.g), gbuf_close(&x.rb.g), gbuf_close(&x.ro.g), gbuf_close(&x.rc.g), gbuf_close(&x.ry.g);
-    gbuf_close(&x.rmult.g), gbuf_close(&x.rbias.g), gbuf_close(&x.rmf.g);
+    fault_names_case(NULL, 0);
+    region_close(&x.ra), region_close(&x.rb), region_close(&x.ro), region_close(&x.rc), region_close(&x.ry);
+    region_close(&x.rmult), region_close(&x.rbias), region_close(&x.rmf);
     free(x.a_copy), free(x.b_copy), free(x.o_copy), free(x.p), free(x.c_copy), free(x.prod), free(x.cp), free(x.want);
   }
-  if (!nq) {
-    print_message("[ ukernel_q ] skipped: no q8_d4 family here has ukernel_q\n");
-    return;
-  }
+  if (!nq) skip_test("ukernel_q", "no q8_d4 family here has ukernel_q");
   /* what the cases were built to reach, reached */
   assert_true(x.ib_cases > 0 && x.acc_cases > 0 && x.c0_cases > 0 && x.signed_cases > 0 && x.long_cases > 0);
   assert_true(x.wide_cases > 0 && x.fast_cases > 0 && x.tie_tiles > 0 && x.exact_cases > 0);
@@ -1769,17 +1704,8 @@ static void test_ukernel_q(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_pack_quads),
-      cmocka_unit_test(test_pack_then_ukernel),
-      cmocka_unit_test(test_gemv),
-      cmocka_unit_test(test_ukernel_t),
-      cmocka_unit_test(test_s32_transpose),
-      cmocka_unit_test(test_q8_store_t),
-      cmocka_unit_test(test_ukernel_q),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x9E3779B97F4A7C15ull;
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_pack_quads,
+                   test_pack_then_ukernel, test_gemv, test_ukernel_t, test_s32_transpose, test_q8_store_t,
+                   test_ukernel_q);
 }

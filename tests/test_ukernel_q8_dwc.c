@@ -33,7 +33,8 @@
  *     computed here.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
- * cmocka reports it. Where no table has the family (no AVX512-VNNI + VBMI) every test skips. */
+ * cmocka reports it. Where no table has the family (no AVX512-VNNI + VBMI) every test skips, and so
+ * does the program (exit 77). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,51 +46,24 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
-#ifdef HAVE_GUARD_PAGES
-#include <signal.h>
-#endif
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
 #include "quant/quant.h"
+#include "support/alloc.h"
+#include "support/fault.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/q8_values.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define LANES DLC_Q8_DWC_LANES
 #define SENT_GUARD 29 /* sentinel bytes on either side of an output */
 
-static uint64_t rng_state = 0xD1B54A32D192ED03ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi] (hi - lo < 2^32). */
-static int64_t irand(int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
-  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-static double urand(void) { return (double)next_u32() / 4294967296.0; }
-static size_t pick(const size_t *v, size_t n) { return v[next_u32() % n]; }
 static size_t round_up16(size_t n) { return (n + LANES - 1) / LANES * LANES; }
 
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  assert_non_null(p);
-  return p;
-}
-
 /* ================================================================ families */
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const dlc_q8_dwc_family *dwc_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_dwc : NULL;
-}
 
 /* Where this build has the VBMI kernel and this CPU runs it, the avx512 table must carry it
    (src/arch/<isa>/config.c), so losing it from the table fails rather than skips; the avx2 and generic tables
@@ -97,25 +71,21 @@ static const dlc_q8_dwc_family *dwc_of(dlconv_isa isa) {
 static void check_expected_dwc(void) {
 #if defined(DLC_HAVE_AVX512VBMI)
   if (dlc_cpu()->avx512_vnni && dlc_cpu()->avx512_vbmi && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(dwc_of(DLCONV_ISA_AVX512), &dlc_q8_dwc__avx512vbmi);
-  if (dwc_of(DLCONV_ISA_AVX2)) assert_ptr_not_equal(dwc_of(DLCONV_ISA_AVX2), &dlc_q8_dwc__avx512vbmi);
-  if (dwc_of(DLCONV_ISA_GENERIC)) assert_ptr_not_equal(dwc_of(DLCONV_ISA_GENERIC), &dlc_q8_dwc__avx512vbmi);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_dwc), &dlc_q8_dwc__avx512vbmi);
+  if (TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwc)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwc), &dlc_q8_dwc__avx512vbmi);
+  if (TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwc)) assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwc), &dlc_q8_dwc__avx512vbmi);
 #endif
 }
 
 /* The families under test, each once: those the tables give this CPU. */
-#define MAX_FAMILIES 4
 static size_t families(const dlc_q8_dwc_family *out[MAX_FAMILIES]) {
   size_t n = 0;
-  for (size_t s = 0; s < N_ISAS; s++) {
-    const dlc_q8_dwc_family *f = dwc_of(all_isas[s]);
-    int seen = !f;
-    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == f;
-    if (seen) continue;
-    assert_non_null(f->name);
-    assert_non_null(f->pack);
-    assert_non_null(f->run);
-    out[n++] = f;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, n, kt->q8_dwc);
+  for (size_t i = 0; i < n; i++) {
+    assert_non_null(out[i]->name);
+    assert_non_null(out[i]->pack);
+    assert_non_null(out[i]->run);
   }
   static int said;
   if (!said) {
@@ -127,84 +97,8 @@ static size_t families(const dlc_q8_dwc_family *out[MAX_FAMILIES]) {
   return n;
 }
 
-/* ================================================================ a guarded region */
-
-/* A readable region with no readable byte right before or right after it: operands of varying
-   size are placed against its end or its start (guard pages where the system has mmap, else an
-   exactly sized malloc per placement). */
-typedef struct region {
-  unsigned char *lo, *hi;
-  void *map;
-  size_t map_len, size;
-} region;
-
-static void region_open(region *r, size_t bytes) {
-  memset(r, 0, sizeof *r);
-  r->size = bytes;
-#ifdef HAVE_GUARD_PAGES
-  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  const size_t data = (bytes + pg - 1) / pg * pg;
-  r->map_len = data + 2 * pg;
-  r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  assert_true(r->map != MAP_FAILED);
-  unsigned char *m = r->map;
-  assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
-  assert_int_equal(mprotect(m + pg + data, pg, PROT_NONE), 0);
-  r->lo = m + pg, r->hi = m + pg + data;
-#endif
-}
-
-static void region_close(region *r) {
-#ifdef HAVE_GUARD_PAGES
-  if (r->map) munmap(r->map, r->map_len);
-#endif
-  memset(r, 0, sizeof *r);
-}
-
-static unsigned char *region_place(region *r, size_t bytes, int at_end, void **owned) {
-  *owned = NULL;
-  assert_true(bytes <= r->size);
-  if (!r->map) {
-    *owned = xmalloc(bytes);
-    return *owned;
-  }
-  return at_end ? r->hi - bytes : r->lo;
-}
-
-/* ================================================================ faults name their case */
-
-static char cur_case[768];
-#ifdef HAVE_GUARD_PAGES
-static size_t cur_len;
-static struct sigaction old_segv, old_bus;
-/* Writes the case prepared before the call, puts cmocka's handler back and returns, so that the
-   faulting access runs again into it. */
-static void on_fault(int sig) {
-  static const char head[] = "q8_dwc: fault in case: ";
-  if (write(2, head, sizeof head - 1) < 0 || write(2, cur_case, cur_len) < 0 || write(2, "\n", 1) < 0) {
-    /* nothing to do */
-  }
-  sigaction(sig, sig == SIGSEGV ? &old_segv : &old_bus, NULL);
-}
-#endif
-static void fault_names_case(int on) {
-#ifdef HAVE_GUARD_PAGES
-  if (on) {
-    cur_len = strlen(cur_case);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fault;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
-  } else {
-    sigaction(SIGSEGV, &old_segv, NULL);
-    sigaction(SIGBUS, &old_bus, NULL);
-  }
-#else
-  (void)on;
-#endif
-}
+/* Operands of varying size go against the end or the start of a guarded region (guard_pages.h). */
+static unsigned char *place(region *r, size_t bytes, int at_end) { return region_place(r, bytes, at_end); }
 
 /* ================================================================ pack */
 
@@ -279,8 +173,7 @@ static void run_pack(region *xr, pack_case *c) {
 
   /* x: nc rows of ldx bytes, the last row n bytes long */
   const size_t xbytes = n ? (nc - 1) * c->ldx + n : 0;
-  void *xowned;
-  uint8_t *x = region_place(xr, xbytes, c->x_end, &xowned);
+  uint8_t *x = place(xr, xbytes, c->x_end);
   const int xk = (int)(next_u32() % 4);
   for (size_t i = 0; i < xbytes; i++) {
     const uint32_t r = next_u32();
@@ -301,10 +194,10 @@ static void run_pack(region *xr, pack_case *c) {
   const uint8_t sent = (pack_cases & 1) ? 0xA5 : 0x3C;
   memset(buf, sent, total);
 
-  pack_describe(c, cur_case, sizeof cur_case);
-  fault_names_case(1);
+  pack_describe(c, fault_case, sizeof fault_case);
+  fault_names_case("q8_dwc: fault in case: ", 1);
   c->f->pack(nc, n, x, c->ldx, c->flip, off, dst);
-  fault_names_case(0);
+  fault_names_case(NULL, 0);
 
   char what[512];
   if (memcmp(x, x_copy, xbytes) || memcmp(off, off_copy, n * sizeof(uint32_t))) {
@@ -334,7 +227,7 @@ static void run_pack(region *xr, pack_case *c) {
                lane, buf[i], lane, j, want, j, off_copy[j]);
     }
   }
-  free(owner), free(x_copy), free(off_copy), free(xowned);
+  free(owner), free(x_copy), free(off_copy);
   gbuf_close(&gd), gbuf_close(&go);
   pack_cases++;
 }
@@ -347,10 +240,7 @@ static void test_pack(void **state) {
   check_expected_dwc();
   const dlc_q8_dwc_family *fams[MAX_FAMILIES];
   const size_t nfam = families(fams);
-  if (!nfam) {
-    print_message("[ q8_dwc pack ] skipped: no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)\n");
-    skip();
-  }
+  if (!nfam) skip_test("q8_dwc pack", "no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)");
   rng_state = 0x243F6A8885A308D3ull;
   size_t ns[80], nn = 0;
   for (size_t n = 0; n <= 70; n++) ns[nn++] = n;
@@ -399,15 +289,6 @@ typedef struct rq_set {
   gbuf gm, gb, gf;
   size_t c_out;
 } rq_set;
-
-static double log_uniform(double lo, double hi) { return exp(log(lo) + (log(hi) - log(lo)) * urand()); }
-
-/* A clamp bound: an integer, a half-integer, a quarter or any fraction. */
-static double frac_bound(int64_t lo, int64_t hi) {
-  static const double fr[] = {0.0, 0.5, -0.5, 0.25};
-  const uint32_t r = next_u32() % 5;
-  return (double)irand(lo, hi) + (r < 4 ? fr[r] : urand());
-}
 
 /* Builds q for c_out channels (arrays against guard pages) of the given kind and derives it with
    acc_max, as plans do; small: the sums are small (x 0..3, w -3..3). */
@@ -466,19 +347,7 @@ static void rq_build(rq_set *s, int kind, int small, int is_signed, size_t c_out
     q->mult[c] = m, q->bias[c] = (int32_t)b;
   }
   if (kind == RQ_CLAMP) {
-    const uint32_t r = next_u32() % 6;
-    const int64_t zl = q->y_min - q->y_zero_point, zh = q->y_max - q->y_zero_point; /* the type in y units */
-    if (r == 0) { /* equal bounds */
-      q->lo = q->hi = frac_bound(zl, zh);
-    } else if (r == 1) {
-      q->lo = frac_bound(zl, zh);
-    } else if (r == 2) {
-      q->hi = frac_bound(zl, zh);
-    } else {
-      double a = frac_bound(zl, zh), b = frac_bound(zl, zh);
-      if (a > b) { const double t = a; a = b, b = t; }
-      q->lo = a, q->hi = b;
-    }
+    clamp_inside_type(q);
   } else if (kind == RQ_TIES && next_u32() % 3 == 0) {
     q->lo = -2.5 - (double)irand(0, 5), q->hi = 1.5 + (double)irand(0, 5);
   } else if ((kind == RQ_SAT || kind == RQ_WIDE) && next_u32() % 3 == 0) {
@@ -498,15 +367,9 @@ static void rq_build(rq_set *s, int kind, int small, int is_signed, size_t c_out
 
 static void rq_close(rq_set *s) { gbuf_close(&s->gm), gbuf_close(&s->gb), gbuf_close(&s->gf); }
 
-static const char *screen_name(const dlc_q8_params *q) {
-  return !q->mult_f ? "no screen" : q->screen_wide ? "wide screen" : "narrow screen";
-}
-
 /* ================================================================ run */
 
 enum { POS_RANDOM, POS_DRIVER, N_POS_KINDS };
-enum { X_RANDOM, X_ALL_255, X_ALL_0, X_ENDS, X_SMALL, N_X_KINDS };
-enum { W_RANDOM, W_ALL_MIN, W_ALL_MAX, W_SMALL, W_ENDS, N_W_KINDS };
 
 typedef struct run_case {
   const dlc_q8_dwc_family *f;
@@ -538,28 +401,6 @@ static void run_describe(const run_case *c, const dlc_q8_params *q, char *buf, s
            c->is_signed ? "s8" : "u8", q->y_zero_point, q->lo, q->hi, screen_name(q), q->bias_s32, c->xkind, c->wkind,
            c->xc_end ? "against the end guard" : "after the start guard",
            c->y_side == 0 ? "in sentinels" : c->y_side == 1 ? "against the end guard" : "after the start guard");
-}
-
-static uint8_t x_byte(int kind) {
-  const uint32_t r = next_u32();
-  switch (kind) {
-    case X_ALL_255: return 0xff;
-    case X_ALL_0: return 0x00;
-    case X_ENDS: return r % 2 ? 0xff : 0x00;
-    case X_SMALL: return (uint8_t)(r % 4);
-    default: return r % 16 == 0 ? 0xff : r % 16 == 1 ? 0x00 : (uint8_t)(r >> 8);
-  }
-}
-
-static int8_t w_byte(int kind) {
-  const uint32_t r = next_u32();
-  switch (kind) {
-    case W_ALL_MIN: return -128;
-    case W_ALL_MAX: return 127;
-    case W_SMALL: return (int8_t)((int)(r % 7) - 3);
-    case W_ENDS: return r % 2 ? (int8_t)127 : (int8_t)-128;
-    default: return r % 16 == 0 ? (int8_t)-128 : r % 16 == 1 ? (int8_t)127 : (int8_t)(uint8_t)(r >> 8);
-  }
 }
 
 #define XC_REGION_BYTES (1u << 20)
@@ -599,9 +440,8 @@ static void run_one(region *xr, run_case *c, run_stats *st) {
   assert_true(extent <= XC_REGION_BYTES);
 
   /* xc, exactly the read extent */
-  void *xowned;
-  uint8_t *xc = region_place(xr, extent, c->xc_end, &xowned);
-  for (size_t i = 0; i < extent; i++) xc[i] = x_byte(c->xkind);
+  uint8_t *xc = place(xr, extent, c->xc_end);
+  for (size_t i = 0; i < extent; i++) xc[i] = x_u(c->xkind);
 
   /* weights: taps past k_w and channels past nc zero */
   gbuf gw;
@@ -639,10 +479,10 @@ static void run_one(region *xr, run_case *c, run_stats *st) {
   int32_t *w_copy = xmalloc(nw * sizeof(int32_t));
   memcpy(xc_copy, xc, extent), memcpy(pos_copy, pos, npad * sizeof(uint32_t)), memcpy(w_copy, w, nw * sizeof(int32_t));
 
-  run_describe(c, q, cur_case, sizeof cur_case);
-  fault_names_case(1);
+  run_describe(c, q, fault_case, sizeof fault_case);
+  fault_names_case("q8_dwc: fault in case: ", 1);
   c->f->run(np, xc, pos, kh, c->ky_step, nq, w, q, c->c0, nc, y, c->ldy);
-  fault_names_case(0);
+  fault_names_case(NULL, 0);
 
   char what[768];
   if (memcmp(xc, xc_copy, extent) || memcmp(pos, pos_copy, npad * sizeof(uint32_t)) ||
@@ -698,7 +538,7 @@ static void run_one(region *xr, run_case *c, run_stats *st) {
   st->by_screen[!q->mult_f ? 0 : q->screen_wide ? 2 : 1]++;
   st->by_rq[c->rq]++;
   st->by_pos[c->pos_kind]++;
-  free(xc_copy), free(pos_copy), free(w_copy), free(xowned);
+  free(xc_copy), free(pos_copy), free(w_copy);
   rq_close(&rs);
   gbuf_close(&gp), gbuf_close(&gw), gbuf_close(&gy);
 }
@@ -736,10 +576,7 @@ static void test_run(void **state) {
   check_expected_dwc();
   const dlc_q8_dwc_family *fams[MAX_FAMILIES];
   const size_t nfam = families(fams);
-  if (!nfam) {
-    print_message("[ q8_dwc run ] skipped: no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)\n");
-    skip();
-  }
+  if (!nfam) skip_test("q8_dwc run", "no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)");
   rng_state = 0x13198A2E03707344ull;
   size_t nps[80], nn = 0;
   for (size_t n = 1; n <= 70; n++) nps[nn++] = n;
@@ -770,10 +607,7 @@ static void test_run_exact_arrays(void **state) {
   (void)state;
   const dlc_q8_dwc_family *fams[MAX_FAMILIES];
   const size_t nfam = families(fams);
-  if (!nfam) {
-    print_message("[ q8_dwc run, exact arrays ] skipped: no q8_dwc family on this CPU\n");
-    skip();
-  }
+  if (!nfam) skip_test("q8_dwc run, exact arrays", "no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)");
   rng_state = 0xA4093822299F31D0ull;
   static const size_t nps[] = {1, 2, 7, 15, 16, 17, 31, 33, 49, 64, 70, 196};
   region xr;
@@ -861,19 +695,18 @@ static void run_e2e(region *xr, const dlc_q8_dwc_family *f, size_t k) {
   int32_t *wb = xmalloc(kh * nq * LANES * sizeof(int32_t));
   uint8_t *y = xmalloc(C * np);
   memset(y, 0x5A, C * np);
-  void *xowned;
-  uint8_t *xc = region_place(xr, extent, (int)(k % 3 != 0), &xowned);
+  uint8_t *xc = place(xr, extent, (int)(k % 3 != 0));
 
   for (size_t c0 = 0; c0 < C; c0 += LANES) {
     const size_t nc = C - c0 < LANES ? C - c0 : LANES;
     memset(xc, zu, extent);
-    snprintf(cur_case, sizeof cur_case,
+    snprintf(fault_case, sizeof fault_case,
              "%s pack then run: C=%zu c0=%zu nc=%zu plane %zux%zu, k %zux%zu, stride %zux%zu, dil_h %zu, "
              "pads t%zu b%zu l%zu r%zu, %s",
              f->name, C, c0, nc, h_in, w_in, kh, kw, sh, sw, dh, pt, pb, pl, pr, is_signed ? "s8" : "u8");
-    fault_names_case(1);
+    fault_names_case("q8_dwc: fault in case: ", 1);
     f->pack(nc, plane, x + c0 * plane, plane, flip, off, xc);
-    fault_names_case(0);
+    fault_names_case(NULL, 0);
     for (size_t ky = 0; ky < kh; ky++)
       for (size_t qd = 0; qd < nq; qd++)
         for (size_t ch = 0; ch < LANES; ch++) {
@@ -883,9 +716,9 @@ static void run_e2e(region *xr, const dlc_q8_dwc_family *f, size_t k) {
               v |= (uint32_t)(uint8_t)wt[((c0 + ch) * kh + ky) * kw + 4 * qd + t] << (8 * t);
           wb[(ky * nq + qd) * LANES + ch] = (int32_t)v;
         }
-    fault_names_case(1);
+    fault_names_case("q8_dwc: fault in case: ", 1);
     f->run(np, xc, pos, kh, ky_step, nq, wb, q, c0, nc, y + c0 * np, np);
-    fault_names_case(0);
+    fault_names_case(NULL, 0);
   }
   for (size_t ch = 0; ch < C; ch++)
     for (size_t oy = 0; oy < ho; oy++)
@@ -911,7 +744,7 @@ static void run_e2e(region *xr, const dlc_q8_dwc_family *f, size_t k) {
                    q->y_zero_point, screen_name(q), ch, oy, ox, got, want, (long long)acc, user_bias[ch]);
       }
   e2e_cases++;
-  free(xowned), free(x), free(wt), free(user_bias), free(pos), free(off), free(wb), free(y);
+  free(x), free(wt), free(user_bias), free(pos), free(off), free(wb), free(y);
   rq_close(&rs);
 }
 
@@ -919,10 +752,7 @@ static void test_pack_then_run(void **state) {
   (void)state;
   const dlc_q8_dwc_family *fams[MAX_FAMILIES];
   const size_t nfam = families(fams);
-  if (!nfam) {
-    print_message("[ q8_dwc pack then run ] skipped: no q8_dwc family on this CPU\n");
-    skip();
-  }
+  if (!nfam) skip_test("q8_dwc pack then run", "no q8_dwc family on this CPU (needs AVX512-VNNI + VBMI)");
   rng_state = 0x082EFA98EC4E6C89ull;
   region xr;
   region_open(&xr, XC_REGION_BYTES);
@@ -933,14 +763,9 @@ static void test_pack_then_run(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pack),
-      cmocka_unit_test(test_run),
-      cmocka_unit_test(test_run_exact_arrays),
-      cmocka_unit_test(test_pack_then_run),
-  };
-  const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0xD1B54A32D192ED03ull;
+  const int rc = RUN_TESTS(test_pack, test_run, test_run_exact_arrays, test_pack_then_run);
   printf("q8_dwc summary: %zu pack cases, %zu run cases, %zu exact-array run cases, %zu pack-then-run tensors%s\n",
-         pack_cases, run_totals.cases, exact_totals.cases, e2e_cases, failed ? " (FAILED)" : "");
-  return failed;
+         pack_cases, run_totals.cases, exact_totals.cases, e2e_cases, rc == 77 ? " (skipped)" : rc ? " (FAILED)" : "");
+  return rc;
 }

@@ -54,8 +54,8 @@
  * read 32 more), or the first pixel right after one; tap against a guard page; the same checks.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
- * cmocka reports it. Where the avx512 table is missing or has no q8_dwn (no AVX512-VNNI, other
- * architectures) every test says so and passes. */
+ * cmocka reports it. Every table under test's family is tested (support/kernel_tables.h); where none
+ * has one (no AVX512-VNNI, other architectures) every test says so and skips (exit 77). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,15 +67,17 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
 #include "quant/quant.h"
-
-#define Q8O_FAMILY "q8_dwn"
-#include "q8_ukernel_oracle.h"
+#include "support/alloc.h"
+#include "support/fault.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/q8_oracle.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define NB 64         /* channels of a block of w and ql (the contract's layout) */
 #define MAX_MR 16     /* the driver's pointers: DLC_IND_MAX_TAPS x 16 on its stack */
@@ -85,40 +87,35 @@ static size_t round_up64(size_t c) { return (c + NB - 1) / NB * NB; }
 
 /* ================================================================ the family */
 
-static const dlc_q8_dwn_family *dwn_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_dwn : NULL;
-}
-
-/* The family under test (NULL: none on this CPU). Where this build has the VNNI kernel and this CPU
-   runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the table fails rather
-   than skips; the generic and avx2 tables must not (EVEX). */
-static const dlc_q8_dwn_family *family(void) {
+/* The families under test: each table's q8_dwn, each once. Where this build has the VNNI kernel and
+   this CPU runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the
+   table fails rather than skips; the generic and avx2 tables must not (EVEX). */
+static size_t families(const dlc_q8_dwn_family *out[MAX_FAMILIES]) {
 #if defined(DLC_HAVE_AVX512VNNI)
   if (dlc_cpu()->avx512_vnni && dlc_kernels_for(DLCONV_ISA_AVX512))
-    assert_ptr_equal(dwn_of(DLCONV_ISA_AVX512), &dlc_q8_dwn__avx512vnni);
+    assert_ptr_equal(TABLE_FAMILY(DLCONV_ISA_AVX512, q8_dwn), &dlc_q8_dwn__avx512vnni);
   /* the strided entry too: dropping it would skip the run_s cases silently */
   assert_non_null(dlc_q8_dwn__avx512vnni.run_s);
-  assert_ptr_not_equal(dwn_of(DLCONV_ISA_AVX2), &dlc_q8_dwn__avx512vnni);
-  assert_ptr_not_equal(dwn_of(DLCONV_ISA_GENERIC), &dlc_q8_dwn__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_dwn), &dlc_q8_dwn__avx512vnni);
+  assert_ptr_not_equal(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_dwn), &dlc_q8_dwn__avx512vnni);
 #endif
-  const dlc_q8_dwn_family *f = dwn_of(DLCONV_ISA_AVX512);
+  size_t n = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) ADD_FAMILY(out, n, kt->q8_dwn);
   static int said;
-  if (f) {
+  for (size_t i = 0; i < n; i++) {
+    const dlc_q8_dwn_family *f = out[i];
     assert_non_null(f->name);
     assert_non_null(f->run);
     assert_true(f->mr >= 1 && f->mr <= MAX_MR);
+    if (!said) printf("q8_dwn family under test: %s (mr %zu%s)\n", f->name, f->mr, f->run_s ? ", run_s" : ", no run_s");
   }
-  if (!said) {
-    said = 1;
-    if (f)
-      printf("q8_dwn family under test: %s (mr %zu%s)\n", f->name, f->mr, f->run_s ? ", run_s" : ", no run_s");
-    else
-      printf("q8_dwn family under test: none (%s: the q8_dwn tests pass without running)\n",
-             dlc_kernels_for(DLCONV_ISA_AVX512) ? "the avx512 table has no q8_dwn (no AVX512-VNNI)"
-                                                : "no avx512 table on this CPU");
-  }
-  return f;
+  if (!said && !n)
+    printf("q8_dwn family under test: none (%s: the q8_dwn tests skip)\n",
+           dlc_kernels_for(DLCONV_ISA_AVX512) ? "the avx512 table has no q8_dwn (no AVX512-VNNI)"
+                                              : "no avx512 table on this CPU");
+  said = 1;
+  return n;
 }
 
 /* ================================================================ cases */
@@ -174,7 +171,7 @@ static const char *const ps_names[] = {"c", "2c", "> c otherwise", "< c", "0", "
 static const char *const lay_names[] = {"runs anywhere", "a window along an image row", "one run for all taps"};
 
 typedef struct stats {
-  q8o_counts o; /* cases, outputs and what they saw (q8_ukernel_oracle.h) */
+  q8o_counts o; /* cases, outputs and what they saw (support/q8_oracle.h) */
   size_t big_bias, by_taps[N_TAP_LIST];
   size_t by_m[MAX_MR + 1];
   /* the wide screen, per row of a 64-channel block (the kernel's tile): fast or fallback; blocks
@@ -197,8 +194,22 @@ typedef struct stats {
   size_t alias_cases, zbuf_cases, dil_cases;
 } stats;
 
-/* the cases through run and those through run_s */
+/* the cases through run and those through run_s, of the family under test */
 static stats totals, stotals;
+static stats family_totals[MAX_FAMILIES], family_stotals[MAX_FAMILIES];
+
+/* Runs body on every family under test, with that family's own counts in totals and stotals; skips
+   the test (test: its name) where there is none. */
+static void for_each_family(void (*body)(const dlc_q8_dwn_family *), const char *test) {
+  const dlc_q8_dwn_family *fams[MAX_FAMILIES];
+  const size_t n = families(fams);
+  if (!n) skip_test(test, "no q8_dwn family on this CPU (needs AVX512-VNNI)");
+  for (size_t i = 0; i < n; i++) {
+    totals = family_totals[i], stotals = family_stotals[i];
+    body(fams[i]);
+    family_totals[i] = totals, family_stotals[i] = stotals;
+  }
+}
 
 static void describe(const dcase *c, const dlc_q8_params *q, char *buf, size_t len) {
   char lay[200] = "", rows[160];
@@ -476,7 +487,7 @@ static void run_case(dcase *c) {
   }
   const uint8_t *bad = NULL;
 #ifdef HAVE_GUARD_PAGES
-  if (c->unused_bad && !c->strided) bad = (const uint8_t *)gx.map + 17; /* the guard page before x */
+  if (c->unused_bad && !c->strided) bad = (const uint8_t *)gx.r.map + 17; /* the guard page before x */
 #endif
   int tail_at_guard = 0, head_at_guard = 0, last_at_guard = 0;
   for (size_t t = 0; t < ntaps; t++)
@@ -539,13 +550,13 @@ static void run_case(dcase *c) {
   memcpy(lbias_copy, ql->bias, cr * sizeof(int32_t));
   if (q->mult_f) memcpy(mf_copy, q->mult_f, nc * sizeof(float)), memcpy(lmf_copy, ql->mult_f, cr * sizeof(float));
 
-  describe(c, q, cur_case, sizeof cur_case);
-  fault_names_case(1);
+  describe(c, q, fault_case, sizeof fault_case);
+  fault_names_case("q8_dwn: fault in case: ", 1);
   if (c->strided)
     c->f->run_s(m, nc, ntaps, tap, c->pstep, w, flip, q, ql, y, c->ldy);
   else
     c->f->run(m, nc, ntaps, ind, w, flip, q, ql, y, c->ldy);
-  fault_names_case(0);
+  fault_names_case(NULL, 0);
 
   char what[1024];
   if (memcmp(x, x_copy, c->xlen) || memcmp(zrow, z_copy, zlen) || memcmp(w, w_copy, wbytes) ||
@@ -558,7 +569,7 @@ static void run_case(dcase *c) {
     describe(c, q, what, sizeof what);
     fail_msg("%s: wrote to x, the zero row (second buffer), w, ind, tap, q or ql", what);
   }
-  ysent_check(&ys, c->ldy, nc, "c", cur_case);
+  ysent_check(&ys, c->ldy, nc, "c", fault_case);
   const size_t nblk = cr / NB;
   for (size_t b = 0; b < nblk; b++) {
     const size_t j0 = b * NB, j1 = j0 + NB < nc ? j0 + NB : nc;
@@ -571,7 +582,7 @@ static void run_case(dcase *c) {
       px[i].screened = px[i].wrong = 0;
       for (size_t j = j0; j < j1; j++) {
         st->big_bias += q->bias[j] > (1 << 30) || q->bias[j] < -(1 << 30);
-        const int fl = q8o_check_output(&st->o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], cur_case);
+        const int fl = q8o_check_output(&st->o, q, c->is_signed, C[i * nc + j], i, j, j, y[i * c->ldy + j], fault_case);
         row_fallback |= fl;
         q8o_row_add(&px[i], j % 4, fl);
       }
@@ -737,13 +748,7 @@ static void run_strided(const dcase *c, size_t k) {
 /* ================================================================ tests */
 
 /* Every m against every c of the list, 8 cases each: ntaps from the list, an occasional 64. */
-static void test_tiles(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("tiles");
-    return;
-  }
+static void tiles_of(const dlc_q8_dwn_family *f) {
   rng_state = 0x13198A2E03707344ull;
   size_t k = 0;
   for (size_t m = 1; m <= f->mr; m++)
@@ -763,13 +768,7 @@ static void test_tiles(void **state) {
 }
 
 /* Ties: the kinds that put outputs on and near half-integers, mostly small operands. */
-static void test_ties(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("ties");
-    return;
-  }
+static void ties_of(const dlc_q8_dwn_family *f) {
   rng_state = 0xA4093822299F31D0ull;
   static const int kinds[] = {RQ_TIES, RQ_NEARTIE, RQ_POW2, RQ_NEARSRCH};
   static const size_t taps[] = {1, 2, 9, 3, 25};
@@ -793,13 +792,7 @@ static void test_ties(void **state) {
 /* The near-tie fallback on some rows of a tile only: one row of a few channels put within 2^-13
    of a tie (the rest fast), in a partial last block of several, in a lone partial block, in full
    blocks. */
-static void test_fallback(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("fallback");
-    return;
-  }
+static void fallback_of(const dlc_q8_dwn_family *f) {
   rng_state = 0x452821E638D01377ull;
   static const size_t cs[] = {1, 5, 17, 31, 32, 33, 63, 64, 65, 70, 80, 96, 100, 127, 128, 129, 144, 200, 960};
   static const size_t taps[] = {1, 9, 25, 3, 49, 2};
@@ -824,13 +817,7 @@ static void test_fallback(void **state) {
 
 /* Extreme sums: all-255 activations against all -128 or 127 weights over 49 and 64 taps, biases at
    the edge of bias_s32, saturation, each with both flips and types. */
-static void test_extremes(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("extremes");
-    return;
-  }
+static void extremes_of(const dlc_q8_dwn_family *f) {
   rng_state = 0xBE5466CF34E90C6Cull;
   static const size_t cs[] = {1, 16, 63, 64, 65, 129, 200};
   static const int kinds[] = {RQ_BIGBIAS, RQ_SAT, RQ_WIDE, RQ_NOSCREEN, RQ_NARROW, RQ_CLAMP};
@@ -857,13 +844,7 @@ static void test_extremes(void **state) {
    pick_pstep's, each without and with flip; the first four with x's end guard right after a tap's
    last pixel (with pstep 32 and c = 32 + 64 k: the last pair's 64 bytes, or a lone pixel's 32 where
    m is odd, the last of x). */
-static void test_strided(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("strided");
-    return;
-  }
+static void strided_of(const dlc_q8_dwn_family *f) {
   if (!f->run_s) {
     print_message("[ strided ] not run: %s has no run_s\n", f->name);
     return;
@@ -899,13 +880,7 @@ static void test_strided(void **state) {
    the other way (a missed screen stores a wrong byte), each on a row drawn for that channel; the
    other channels are wide, away from ties but by chance. Blocks of 64, partial ones, and blocks
    of <= 32 channels (a kernel's row there two pixels, a lone last one with m odd), every m. */
-static void test_vector_ties(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) {
-    say_skipped("vector ties");
-    return;
-  }
+static void vector_ties_of(const dlc_q8_dwn_family *f) {
   rng_state = 0x3F84D5B5B5470917ull;
   static const size_t cs[] = {64, 61, 52, 33, 32, 29, 20, 13, 7, 4, 96, 80, 128, 200};
   static const size_t taps[] = {1, 9, 2, 3, 25};
@@ -926,10 +901,7 @@ static void test_vector_ties(void **state) {
   print_totals("vector ties");
 }
 
-static void test_summary(void **state) {
-  (void)state;
-  const dlc_q8_dwn_family *f = family();
-  if (!f) return;
+static void summary_of(const dlc_q8_dwn_family *f) {
   /* the sweep reaches what it is there for */
   assert_true(totals.o.ties > 0 && totals.o.fp32_ties > 0 && totals.o.near_ties > 0 && totals.o.fp32_differs > 0);
   assert_true(totals.o.clamped > 0 && totals.o.sat_lo > 0 && totals.o.sat_hi > 0 && totals.big_bias > 0);
@@ -974,14 +946,21 @@ static void test_summary(void **state) {
   for (size_t r = 0; r < N_RQ; r++) assert_true(t->o.by_rq[r] > 0);
 }
 
+/* Each test on every family under test (skipped where there is none). */
+static void test_tiles(void **state) { (void)state, for_each_family(tiles_of, "tiles"); }
+static void test_ties(void **state) { (void)state, for_each_family(ties_of, "ties"); }
+static void test_fallback(void **state) { (void)state, for_each_family(fallback_of, "fallback"); }
+static void test_extremes(void **state) { (void)state, for_each_family(extremes_of, "extremes"); }
+static void test_strided(void **state) { (void)state, for_each_family(strided_of, "strided"); }
+static void test_vector_ties(void **state) { (void)state, for_each_family(vector_ties_of, "vector ties"); }
+static void test_summary(void **state) { (void)state, for_each_family(summary_of, "summary"); }
+
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tiles),    cmocka_unit_test(test_ties),    cmocka_unit_test(test_fallback),
-      cmocka_unit_test(test_extremes), cmocka_unit_test(test_strided),
-      cmocka_unit_test(test_vector_ties), cmocka_unit_test(test_summary),
-  };
-  const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  const int rc = RUN_TESTS(test_tiles, test_ties, test_fallback, test_extremes, test_strided, test_vector_ties,
+                           test_summary);
+  /* the counts of the last family under test */
   printf("q8_dwn summary: %zu cases, %zu outputs checked; run_s: %zu strided cases, %zu outputs checked%s\n",
-         totals.o.cases, totals.o.outputs, stotals.o.cases, stotals.o.outputs, failed ? " (FAILED)" : "");
-  return failed;
+         totals.o.cases, totals.o.outputs, stotals.o.cases, stotals.o.outputs,
+         rc == 77 ? " (skipped)" : rc ? " (FAILED)" : "");
+  return rc;
 }

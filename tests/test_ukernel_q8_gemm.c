@@ -15,80 +15,34 @@
 
 #include <cmocka.h>
 
-#include "ukernel_guard.h"
-
 #include "core/cpu.h"
 #include "arch/families.h"
 #include "dlconv.h"
+#include "support/alloc.h"
+#include "support/guard_pages.h"
+#include "support/kernel_tables.h"
+#include "support/rng.h"
+#include "support/skip.h"
 
 #define GUARD 37
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 #define GUARD_BYTE 0xA5
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t next_u32(void) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 32);
-}
-/* Uniform in [lo, hi] (hi - lo < 2^32). */
-static int64_t irand(int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
-  uint64_t r = ((uint64_t)next_u32() << 32) | next_u32();
-  return lo + (int64_t)(span ? r % span : r);
-}
-
-static void *xalloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  assert_non_null(p);
-  return p;
-}
-
-static const dlconv_isa all_isas[] = {DLCONV_ISA_GENERIC, DLCONV_ISA_AVX2, DLCONV_ISA_AVX512,
-                                      DLCONV_ISA_NEON};
-#define N_ISAS (sizeof all_isas / sizeof all_isas[0])
-
-static const dlc_q8_gemm_family *family_of(dlconv_isa isa) {
-  const dlc_isa_kernels *kt = dlc_kernels_for(isa);
-  return kt ? kt->q8_gemm : NULL;
-}
-
 /* A family must exist where this build has written one, so losing it from a table fails; on a
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
-  assert_non_null(family_of(DLCONV_ISA_GENERIC));
-#if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2));
-#endif
-#if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni && family_of(DLCONV_ISA_AVX2)) assert_ptr_equal(family_of(DLCONV_ISA_AVX2), &dlc_q8_gemm__avxvnni);
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni && family_of(DLCONV_ISA_AVX512))
-    assert_ptr_equal(family_of(DLCONV_ISA_AVX512), &dlc_q8_gemm__avx512vnni);
-#endif
+  CHECK_TABLE_FAMILIES(q8_gemm, IF_AVXVNNI(dlc_q8_gemm__avxvnni), IF_AVX512VNNI(dlc_q8_gemm__avx512vnni));
 }
 
 /* The families under test, each once: the one each table gives this CPU, plus the avx2 family and
    the VNNI families wherever this CPU runs them (a VNNI CPU's tables no longer carry avx2's). */
-#define MAX_FAMILIES 8
 static size_t families(const dlc_q8_gemm_family *out[MAX_FAMILIES]) {
-  const dlc_q8_gemm_family *cand[MAX_FAMILIES];
-  size_t nc = 0, n = 0;
-  for (size_t s = 0; s < N_ISAS; s++) cand[nc++] = family_of(all_isas[s]);
-#if defined(DLC_HAVE_X86)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) cand[nc++] = &dlc_q8_gemm__avx2;
-#if defined(DLC_HAVE_AVXVNNI)
-  if (dlc_cpu()->avx_vnni) cand[nc++] = &dlc_q8_gemm__avxvnni;
-#endif
-#if defined(DLC_HAVE_AVX512VNNI)
-  if (dlc_cpu()->avx512_vnni) cand[nc++] = &dlc_q8_gemm__avx512vnni;
-#endif
-#endif
-  for (size_t i = 0; i < nc; i++) {
-    int seen = !cand[i];
-    for (size_t j = 0; j < n && !seen; j++) seen = out[j] == cand[i];
-    if (!seen) out[n++] = cand[i];
-  }
+  family_ref refs[MAX_FAMILIES];
+  size_t nrefs = 0, n = 0;
+  TABLE_FAMILY_REFS(refs, nrefs, q8_gemm);
+  add_x86_families(refs, &nrefs, IF_X86(dlc_q8_gemm__avx2), IF_AVXVNNI(dlc_q8_gemm__avxvnni),
+                   IF_AVX512VNNI(dlc_q8_gemm__avx512vnni), NULL);
+  for (size_t i = 0; i < nrefs; i++) ADD_FAMILY(out, n, (const dlc_q8_gemm_family *)refs[i].family);
   static int said;
   if (!said) {
     said = 1;
@@ -349,9 +303,9 @@ static void test_ukernel_ib(void **state) {
     }
   }
   /* the generic family always has one; where this build has written AVX2's, it must be there */
-  assert_non_null(family_of(DLCONV_ISA_GENERIC)->ukernel_ib);
+  assert_non_null(TABLE_FAMILY(DLCONV_ISA_GENERIC, q8_gemm)->ukernel_ib);
 #if defined(__x86_64__) || defined(__i386__)
-  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(family_of(DLCONV_ISA_AVX2)->ukernel_ib);
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1) assert_non_null(TABLE_FAMILY(DLCONV_ISA_AVX2, q8_gemm)->ukernel_ib);
 #endif
   assert_true(tested >= 1);
 }
@@ -663,15 +617,7 @@ static void test_widen_run(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ukernel_edges),
-      cmocka_unit_test(test_ukernel_wide_ldc),
-      cmocka_unit_test(test_ukernel_ib),
-      cmocka_unit_test(test_reference_ties),
-      cmocka_unit_test(test_store),
-      cmocka_unit_test(test_store_ties_exact),
-      cmocka_unit_test(test_pack_pairs),
-      cmocka_unit_test(test_widen_run),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  rng_state = 0x9E3779B97F4A7C15ull;
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_reference_ties, test_store,
+                   test_store_ties_exact, test_pack_pairs, test_widen_run);
 }

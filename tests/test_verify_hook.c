@@ -11,6 +11,8 @@
  *   caller CSR values, and infinite weights against zero padding.
  *
  * Links the static library and includes the internal test_hooks.h. */
+#include <unistd.h>
+
 #include "test_common.h"
 
 #include "core/test_hooks.h"
@@ -21,6 +23,8 @@ typedef struct vcase {
   dlconv_conv2d_desc d;
 } vcase;
 
+/* The layers every check runs: padded and strided, NCHW and NHWC, grouped, depthwise, 1x1, from
+   caller CSR and dense; returns their count. */
 static int make_cases(vcase *v) {
   int n = 0;
   dlconv_conv2d_desc *d;
@@ -107,13 +111,8 @@ static int count_lines(const char *s) {
   return n;
 }
 
-typedef struct pair {
-  dlconv_algo algo;
-  dlconv_isa isa;
-} pair;
-
 /* every algorithm (AUTO too) on every ISA the machine has, and AUTO/AUTO */
-static int all_pairs(pair *ps) {
+static int verify_pairs(pair *ps) {
   dlconv_isa isas[8];
   int ni = cpu_isas(isas), n = 0;
   for (int a = DLCONV_ALGO_AUTO; a <= DLCONV_ALGO_SPARSE_CSR; a++)
@@ -167,7 +166,7 @@ static void run_hook_cases(int corrupt) {
   vcase vc[16];
   int nc = make_cases(vc);
   pair ps[64];
-  int np = all_pairs(ps);
+  int np = verify_pairs(ps);
   tally t = {0};
   long caught[N_ALGOS][N_ISAS] = {{0}}, planned[N_ALGOS][N_ISAS] = {{0}};
   for (int k = 0; k < nc; k++) {
@@ -241,7 +240,7 @@ static void test_nonfinite_no_false_alarm(void **state) {
   (void)state;
   require_verify_env();
   pair ps[64];
-  int np = all_pairs(ps);
+  int np = verify_pairs(ps);
   tally t = {0};
   for (int v = 0; v < 4; v++) {
     dlconv_conv2d_desc d;
@@ -306,7 +305,7 @@ static void test_denormals_no_false_alarm(void **state) {
   (void)state;
   require_verify_env();
   pair ps[64];
-  int np = all_pairs(ps);
+  int np = verify_pairs(ps);
   tally t = {0};
   dlconv_conv2d_desc d;
   dlconv_conv2d_desc_init(&d, 1, 4, 6, 6, 5, 3, 3);
@@ -337,11 +336,6 @@ static void test_denormals_no_false_alarm(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_clean_kernels_pass),
-      cmocka_unit_test(test_corrupt_kernels_caught),
-      cmocka_unit_test(test_nonfinite_no_false_alarm),
-      cmocka_unit_test(test_denormals_no_false_alarm),
-  };
-  return cmocka_run_group_tests_name("verify_hook", tests, NULL, NULL);
+  return RUN_GROUP("verify_hook", test_clean_kernels_pass, test_corrupt_kernels_caught, test_nonfinite_no_false_alarm,
+                   test_denormals_no_false_alarm);
 }

@@ -32,6 +32,8 @@
 
 #include "dlconv.h"
 #include "oracle.h"
+#include "support/canary.h"
+#include "support/csr_build.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Byte reader                                                                                */
@@ -73,42 +75,6 @@ static void failf(report *rp, const char *fmt, ...) {
     rp->msg[rp->used++] = ' ';
     rp->msg[rp->used] = 0;
   }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Guarded buffers: canary bytes around a payload shifted `shift` bytes off 64-byte alignment */
-
-#define GUARD 64
-
-typedef struct gb {
-  unsigned char *raw;
-  size_t total, pre, bytes;
-  void *p;
-} gb;
-
-static unsigned char canary(size_t i) { return (unsigned char)(0xA5u ^ (i * 0x3Bu) ^ (i >> 7)); }
-
-static void gb_alloc(gb *g, size_t bytes, size_t shift) {
-  g->pre = GUARD + shift;
-  g->bytes = bytes;
-  g->total = (g->pre + bytes + GUARD + 63) / 64 * 64;
-  g->raw = aligned_alloc(64, g->total);
-  if (!g->raw) abort();
-  for (size_t i = 0; i < g->total; i++) g->raw[i] = canary(i);
-  g->p = g->raw + g->pre;
-}
-
-static void gb_free(gb *g) {
-  free(g->raw);
-  memset(g, 0, sizeof *g);
-}
-
-static int gb_guards_ok(const gb *g) {
-  for (size_t i = 0; i < g->pre; i++)
-    if (g->raw[i] != canary(i)) return 0;
-  for (size_t i = g->pre + g->bytes; i < g->total; i++)
-    if (g->raw[i] != canary(i)) return 0;
-  return 1;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -287,12 +253,14 @@ static uint32_t mix(uint64_t *s) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return (uint32_t)((z ^ (z >> 31)) >> 16);
 }
+/* mix(seed) % m: the draw the CSR row shuffle always made */
+static uint32_t mix_below(void *seed, uint32_t m) { return mix(seed) % m; }
 
 static const float SPECIALS[] = {NAN, INFINITY, -INFINITY, 1e-40f, -1e-42f, -0.0f, 1e15f, -1e15f, FLT_MIN, 3e-39f};
 #define N_SPECIALS (sizeof SPECIALS / sizeof SPECIALS[0])
 
 typedef struct data {
-  gb xb, wb, bb;
+  canary_buf xb, wb, bb;
   float *x, *w, *bias;
   float *x0, *w0, *b0;
   /* csr */
@@ -303,9 +271,9 @@ typedef struct data {
 } data;
 
 static void data_free(data *t) {
-  gb_free(&t->xb);
-  gb_free(&t->wb);
-  if (t->bb.raw) gb_free(&t->bb);
+  canary_free(&t->xb);
+  canary_free(&t->wb);
+  if (t->bb.raw) canary_free(&t->bb);
   free(t->x0); free(t->w0); free(t->b0);
   free(t->vals); free(t->vals0); free(t->cols); free(t->cols0); free(t->rowptr); free(t->rowptr0);
   memset(t, 0, sizeof *t);
@@ -337,8 +305,8 @@ static void decode_data(rd *r, fcase *c, data *t) {
   uint64_t seed = u8(r);
   seed |= (uint64_t)u8(r) << 8;
 
-  gb_alloc(&t->xb, c->x_len * 4, c->x_shift);
-  gb_alloc(&t->wb, c->w_len * 4 + 4, c->w_misalign ? (size_t)c->w_misalign : c->w_shift);
+  canary_alloc(&t->xb, c->x_len * 4, c->x_shift);
+  canary_alloc(&t->wb, c->w_len * 4 + 4, c->w_misalign ? (size_t)c->w_misalign : c->w_shift);
   t->x = t->xb.p;
   t->w = t->wb.p;
   for (size_t i = 0; i < c->x_len; i++) t->x[i] = value_from(mix(&seed));
@@ -349,7 +317,7 @@ static void decode_data(rd *r, fcase *c, data *t) {
     memcpy(&t->w[i], &v, 4);   /* w may be misaligned on purpose */
   }
   if (c->has_bias) {
-    gb_alloc(&t->bb, (size_t)d->c_out * 4 + 4, c->bias_misalign ? (size_t)c->bias_misalign : c->b_shift);
+    canary_alloc(&t->bb, (size_t)d->c_out * 4 + 4, c->bias_misalign ? (size_t)c->bias_misalign : c->b_shift);
     t->bias = t->bb.p;
     for (int i = 0; i < d->c_out; i++) {
       float v = value_from(mix(&seed));
@@ -393,33 +361,9 @@ static void build_csr(rd *r, fcase *c, data *t) {
   t->rowptr = malloc(4 * (size_t)(rows + 1));
   t->cols = malloc(4 * (c->w_len + 1));
   t->vals = malloc(4 * (c->w_len + 1));
-  int32_t k = 0;
-  t->rowptr[0] = 0;
   uint64_t seed = b;
-  for (int32_t o = 0; o < rows; o++) {
-    int32_t start = k;
-    for (int32_t j = 0; j < cols; j++) {
-      float v;
-      memcpy(&v, &t->w[(size_t)o * cols + j], 4);
-      if (v != 0.0f || (c->csr_zeros && (j % 3) == 0)) {
-        t->cols[k] = j;
-        t->vals[k] = v;
-        k++;
-      }
-    }
-    for (int32_t i = k - 1; i > start; i--) {   /* shuffle the row */
-      int32_t s = start + (int32_t)(mix(&seed) % (uint32_t)(i - start + 1));
-      int32_t tc = t->cols[i]; t->cols[i] = t->cols[s]; t->cols[s] = tc;
-      float tv = t->vals[i]; t->vals[i] = t->vals[s]; t->vals[s] = tv;
-    }
-    t->rowptr[o + 1] = k;
-  }
-  t->csr.rows = rows;
-  t->csr.cols = cols;
-  t->csr.nnz = k;
-  t->csr.values = t->vals;
-  t->csr.col_indices = t->cols;
-  t->csr.row_ptr = t->rowptr;
+  const int32_t k =
+      csr_from_dense(t->w, rows, cols, c->csr_zeros, t->rowptr, t->cols, t->vals, &t->csr, mix_below, &seed);
   switch (c->csr_bad) {
     case 1: if (k > 0) t->cols[k - 1] = cols; else c->csr_bad = 0; break;              /* out of range */
     case 2: if (k > 0) t->cols[0] = -1; else c->csr_bad = 0; break;                    /* negative */
@@ -442,8 +386,8 @@ static void build_csr(rd *r, fcase *c, data *t) {
 
 static int inputs_unchanged(const fcase *c, const data *t) {
   if (memcmp(t->x, t->x0, c->x_len * 4) || memcmp(t->w, t->w0, c->w_len * 4)) return 0;
-  if (!gb_guards_ok(&t->xb) || !gb_guards_ok(&t->wb)) return 0;
-  if (c->has_bias && (memcmp(t->bias, t->b0, (size_t)c->d.c_out * 4) || !gb_guards_ok(&t->bb))) return 0;
+  if (!canary_guards_ok(&t->xb) || !canary_guards_ok(&t->wb)) return 0;
+  if (c->has_bias && (memcmp(t->bias, t->b0, (size_t)c->d.c_out * 4) || !canary_guards_ok(&t->bb))) return 0;
   if (t->vals) {
     size_t nnz = 0;
     for (int32_t o = 0; o < t->csr.rows; o++) nnz = (size_t)t->rowptr0[o + 1];
@@ -668,8 +612,8 @@ static void fill_sentinel(float *y, size_t n) {
 static void execute_hostile(report *rp, const fcase *c, data *t, const dlconv_plan *plan) {
   size_t wsb = dlconv_plan_workspace_size(plan);
   size_t span = (c->x_len > c->y_len ? c->x_len : c->y_len) * 2 + 16;
-  gb buf;
-  gb_alloc(&buf, span * 4, 0);
+  canary_buf buf;
+  canary_alloc(&buf, span * 4, 0);
   float *base = buf.p;
   fill_sentinel(base, span);
   memcpy(base, t->x, c->x_len * 4);
@@ -678,7 +622,7 @@ static void execute_hostile(report *rp, const fcase *c, data *t, const dlconv_pl
   const void *x = base;
   void *y = base + c->x_len + 4, *ws = NULL;
   const dlconv_plan *p = plan;
-  gb wsbuf = {0};
+  canary_buf wsbuf = {0};
   int must_fail = 1;
   switch (c->exec) {
     case X_Y_MISALIGNED: y = (char *)y + 1 + (c->x_len % 3); break;
@@ -686,7 +630,7 @@ static void execute_hostile(report *rp, const fcase *c, data *t, const dlconv_pl
     case X_ALIAS: y = base; break;
     case X_OVERLAP: y = base + c->x_len / 2; break;
     case X_WS_MISALIGNED:
-      gb_alloc(&wsbuf, wsb + 64, 0);
+      canary_alloc(&wsbuf, wsb + 64, 0);
       ws = (char *)wsbuf.p + 4 * (1 + c->K % 15);
       break;
     case X_WS_OVERLAP:
@@ -706,9 +650,9 @@ static void execute_hostile(report *rp, const fcase *c, data *t, const dlconv_pl
   } else if (st != DLCONV_OK) {
     failf(rp, "execute with a workspace of size 0 at x -> %s (%s)", dlconv_status_string(st), dlconv_last_error());
   }
-  if (wsbuf.raw) gb_free(&wsbuf);
+  if (wsbuf.raw) canary_free(&wsbuf);
   free(snap);
-  gb_free(&buf);
+  canary_free(&buf);
 }
 
 static void run_case(report *rp, fcase *c, data *t) {
@@ -763,12 +707,12 @@ static void run_case(report *rp, fcase *c, data *t) {
   expect e;
   expected(c, t, w_eff, &e);
   size_t wsb = dlconv_plan_workspace_size(plan);
-  gb yb, yb2, wsbuf = {0};
-  gb_alloc(&yb, c->y_len * 4, c->y_shift);
+  canary_buf yb, yb2, wsbuf = {0};
+  canary_alloc(&yb, c->y_len * 4, c->y_shift);
   fill_sentinel(yb.p, c->y_len);
   void *ws = NULL;
   if (c->exec == X_CALLER_WS) {
-    gb_alloc(&wsbuf, wsb, 0);
+    canary_alloc(&wsbuf, wsb, 0);
     for (size_t i = 0; i + 4 <= wsb; i += 4) memcpy((char *)wsbuf.p + i, &(float){NAN}, 4);
     ws = wsb ? wsbuf.p : NULL;
   }
@@ -778,23 +722,23 @@ static void run_case(report *rp, fcase *c, data *t) {
     failf(rp, "execute -> %s (%s)", dlconv_status_string(st), dlconv_last_error());
   } else {
     check_output(rp, c, &e, yb.p);
-    if (!gb_guards_ok(&yb)) failf(rp, "execute wrote outside y");
-    if (ws && !gb_guards_ok(&wsbuf)) failf(rp, "execute wrote past dlconv_plan_workspace_size = %zu", wsb);
+    if (!canary_guards_ok(&yb)) failf(rp, "execute wrote outside y");
+    if (ws && !canary_guards_ok(&wsbuf)) failf(rp, "execute wrote past dlconv_plan_workspace_size = %zu", wsb);
     if (!inputs_unchanged(c, t)) failf(rp, "execute wrote to its inputs");
     /* again, with the other workspace mode: bitwise the same */
-    gb_alloc(&yb2, c->y_len * 4, 4 * (c->y_len % 16));
+    canary_alloc(&yb2, c->y_len * 4, 4 * (c->y_len % 16));
     fill_sentinel(yb2.p, c->y_len);
-    gb ws2 = {0};
-    if (!ws && wsb) gb_alloc(&ws2, wsb, 0);
+    canary_buf ws2 = {0};
+    if (!ws && wsb) canary_alloc(&ws2, wsb, 0);
     st = dlconv_execute(plan, t->x, yb2.p, ws ? NULL : (wsb ? ws2.p : NULL));
     if (st != DLCONV_OK) failf(rp, "second execute -> %s (%s)", dlconv_status_string(st), dlconv_last_error());
     else if (memcmp(yb.p, yb2.p, c->y_len * 4)) failf(rp, "second execute differs bitwise");
-    if (ws2.raw) gb_free(&ws2);
-    gb_free(&yb2);
+    if (ws2.raw) canary_free(&ws2);
+    canary_free(&yb2);
   }
   (void)d;
-  gb_free(&yb);
-  if (wsbuf.raw) gb_free(&wsbuf);
+  canary_free(&yb);
+  if (wsbuf.raw) canary_free(&wsbuf);
   expect_free(&e);
   free(w_csr);
   dlconv_plan_destroy(plan);
