@@ -70,4 +70,8 @@ INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
   dlc_avx2_store_first_f16(p, n, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+/* Added for the f32 direct and GEMM templates (src/arch/template/README.md). */
+INLINE vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+
 #endif

@@ -100,4 +100,8 @@ INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
     _mm256_mask_storeu_epi16(p, v_first(n), h);
 }
 
+/* Added for the f32 direct and GEMM templates (src/arch/template/README.md). */
+INLINE vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+
 #endif
