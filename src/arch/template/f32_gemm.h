@@ -36,16 +36,7 @@
 #endif
 #endif
 
-/* NR = 2 * DLC_VL as a literal, for the family's name */
-#if DLC_VL == 16
-#define DLC_GEMM_NR 32
-#elif DLC_VL == 8
-#define DLC_GEMM_NR 16
-#elif DLC_VL == 4
-#define DLC_GEMM_NR 8
-#else
-#error "f32_gemm.h: no NR literal for this DLC_VL"
-#endif
+#define DLC_GEMM_NR DLC_VL_X2 /* a literal: it names the family */
 
 /* 16 k steps (1 KB at NR = 16) cover B streaming from L2 for a full tile; a one- or two-row tile
    (dense, batch 1) is bound by memory and must run a DRAM latency ahead, some 4 KB. */

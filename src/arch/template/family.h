@@ -16,6 +16,15 @@
 /* "<isa>", e.g. "avx512" */
 #define DLC_ISA_STR DLC_STR(DLC_VEC_ISA)
 
+/* 2 * DLC_VL as a literal, for names (a tile of two vectors) */
+#if DLC_VL == 16
+#define DLC_VL_X2 32
+#elif DLC_VL == 8
+#define DLC_VL_X2 16
+#elif DLC_VL == 4
+#define DLC_VL_X2 8
+#endif
+
 /* DLC_REPEAT(N, X, arg) expands to X(1, arg) X(2, arg) ... X(N, arg); N a literal up to 32. */
 #define DLC_REPEAT(N, X, arg) DLC_CAT(DLC_REPEAT_, N)(X, arg)
 #define DLC_REPEAT_1(X, a) X(1, a)
