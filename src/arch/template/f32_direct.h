@@ -445,9 +445,11 @@ static void dwp_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 
 static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2); }
 #endif
 
-/* One instantiation per pixel count: case N: F(a, N). */
+/* One instantiation per pixel count up to TW: case N: F(a, N). */
 #define TILE_CASE(N, F) \
   case N: F(a, N); break;
+#define TILE_SWITCH(TW, F) \
+  switch (nw) { DLC_REPEAT(TW, TILE_CASE, F) default: break; }
 #define CONV1(a, NW) conv_tile(a, NW, 1, 0)
 #define CONV2(a, NW) conv_tile(a, NW, 2, 0)
 #define CONV1X1(a, NW) conv_tile(a, NW, 1, 1)
@@ -458,39 +460,27 @@ static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 
 #define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
 #define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
 #define DWC2P(a, NW) dwc_tile(a, NW, 2, 1)
+/* conv tiles of NV vectors, pixel stride 1 or 2 as a compile-time constant */
+#define CONV_TILES(TW, NV)             \
+  if (a->x_pix == 1) {                 \
+    TILE_SWITCH(TW, CONV##NV##X1)      \
+  } else if (a->x_pix == 2) {          \
+    TILE_SWITCH(TW, CONV##NV##X2)      \
+  } else {                             \
+    TILE_SWITCH(TW, CONV##NV)          \
+  }
+/* dwc tiles of NV vectors, the channel permute as a compile-time choice */
+#define DWC_TILES(TW, NV)              \
+  if (a->perm) {                       \
+    TILE_SWITCH(TW, DWC##NV##P)        \
+  } else {                             \
+    TILE_SWITCH(TW, DWC##NV)           \
+  }
 
-static void conv_1v_tile(size_t nw, const dlc_f32_direct_args *a) {
-  if (a->x_pix == 1) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW1, TILE_CASE, CONV1X1) default: break; }
-  } else if (a->x_pix == 2) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW1, TILE_CASE, CONV1X2) default: break; }
-  } else {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW1, TILE_CASE, CONV1) default: break; }
-  }
-}
-static void conv_2v_tile(size_t nw, const dlc_f32_direct_args *a) {
-  if (a->x_pix == 1) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW2, TILE_CASE, CONV2X1) default: break; }
-  } else if (a->x_pix == 2) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW2, TILE_CASE, CONV2X2) default: break; }
-  } else {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_CONV_TW2, TILE_CASE, CONV2) default: break; }
-  }
-}
-static void dwc_1v_tile(size_t nw, const dlc_f32_direct_args *a) {
-  if (a->perm) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_DWC_TW1, TILE_CASE, DWC1P) default: break; }
-  } else {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_DWC_TW1, TILE_CASE, DWC1) default: break; }
-  }
-}
-static void dwc_2v_tile(size_t nw, const dlc_f32_direct_args *a) {
-  if (a->perm) {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_DWC_TW2, TILE_CASE, DWC2P) default: break; }
-  } else {
-    switch (nw) { DLC_REPEAT(DLC_DIRECT_DWC_TW2, TILE_CASE, DWC2) default: break; }
-  }
-}
+static void conv_1v_tile(size_t nw, const dlc_f32_direct_args *a) { CONV_TILES(DLC_DIRECT_CONV_TW1, 1) }
+static void conv_2v_tile(size_t nw, const dlc_f32_direct_args *a) { CONV_TILES(DLC_DIRECT_CONV_TW2, 2) }
+static void dwc_1v_tile(size_t nw, const dlc_f32_direct_args *a) { DWC_TILES(DLC_DIRECT_DWC_TW1, 1) }
+static void dwc_2v_tile(size_t nw, const dlc_f32_direct_args *a) { DWC_TILES(DLC_DIRECT_DWC_TW2, 2) }
 
 /* Whole runs of pixels, in balanced register tiles. */
 static void conv_1v(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW1, a, conv_1v_tile); }
