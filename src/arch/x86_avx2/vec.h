@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "avx2_store.h"
 #include "avx2_transpose.h"
@@ -68,6 +69,30 @@ INLINE void v_prefetch(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T
 INLINE vf v_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
   dlc_avx2_store_first_f16(p, n, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* Added for the f32 direct and GEMM templates (src/arch/template/README.md). */
+INLINE vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
+/* the first n binary16 widened, zeros elsewhere; no 16-bit masked load: a short run goes through
+   a zeroed copy */
+INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) {
+  if (n >= DLC_VL) return v_load_f16(p);
+  uint16_t t[DLC_VL] = {0};
+  if (n > 0) memcpy(t, p, (size_t)n * sizeof *t);
+  return v_load_f16(t);
+}
+typedef __m256i vidx; /* DLC_VL lane indices */
+INLINE vidx v_load_idx(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+INLINE vf v_permute(vf v, vidx i) { return _mm256_permutevar8x32_ps(v, i); } /* lane l = v[i[l]] */
+/* the even floats of a then b (2 * VL consecutive floats) in evens order, here e0 e1 e4 e5 e2 e3
+   e6 e7: one in-lane shuffle, no lane-crossing permute per load; v_evens_in_order sorts them */
+INLINE vf v_evens(vf a, vf b) { return _mm256_shuffle_ps(a, b, 0x88); }
+INLINE vf v_evens_in_order(vf v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8)); }
+/* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
+INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
+  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)stride));
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(m), 4);
 }
 
 #endif

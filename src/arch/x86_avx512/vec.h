@@ -100,4 +100,24 @@ INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
     _mm256_mask_storeu_epi16(p, v_first(n), h);
 }
 
+/* Added for the f32 direct and GEMM templates (src/arch/template/README.md). */
+INLINE vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+INLINE vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+/* the first n binary16 widened, zeros elsewhere (one masked 16-bit load) */
+INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(v_first(n), p)); }
+typedef __m512i vidx; /* DLC_VL lane indices */
+INLINE vidx v_load_idx(const int32_t *p) { return _mm512_loadu_si512((const void *)p); }
+INLINE vf v_permute(vf v, vidx i) { return _mm512_permutexvar_ps(i, v); } /* lane l = v[i[l]] */
+/* the even floats of a then b (2 * VL consecutive floats), in order (one two-source permute) */
+INLINE vf v_evens(vf a, vf b) {
+  return _mm512_permutex2var_ps(a, _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0), b);
+}
+INLINE vf v_evens_in_order(vf v) { return v; }
+/* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
+INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
+  const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                         _mm512_set1_epi32((int)stride));
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);
+}
+
 #endif

@@ -1,0 +1,596 @@
+/* f32_direct.h - the f32 direct micro-kernel family (ukernel/direct_ukernel.h says what each
+ * kernel computes; src/arch/generic/f32_direct_generic.c is the readable specification), written
+ * once over the vector layer and instantiated per ISA by src/arch/<isa>/f32_direct_<isa>.c, which
+ * includes its vec.h, may set the knobs below, then includes this file.
+ *
+ * conv: up to CONV_TW2 pixels x 2 vectors of output channels (2 * CONV_TW2 accumulators, 2 weight
+ * vectors, 1 broadcast: AVX2 6 x 16 in 16 ymm, AVX-512 14 x 32 in 32 zmm) or CONV_TW1 pixels x 1
+ * vector; every (ky, kx, ic) step is nv weight loads + nw broadcasts for nv * nw FMAs. The three
+ * reduction loops come from the driver (their order and merging suit the layout).
+ * dwc: the same tiles (DWC_TW1, DWC_TW2 pixels), one x vector load per FMA.
+ * dwp: up to DWP_VECS vectors of VL pixels x a few rows, kx outermost so the lane masks of a tap
+ * column are made once per kx; stride 1 and 2 with contiguous loads, other strides gathered.
+ * Tiles are compile-time shapes: one always-inline body instantiated per pixel count, so the
+ * accumulators live in registers. NCHW output is stored through VL x VL in-register transposes.
+ *
+ * Knobs (macros the instantiating file may set before including this file; the tile widths are
+ * literals, as they name the family):
+ *   DLC_DIRECT_CONV_TW1, _TW2    conv: pixels of a tile of 1, 2 vectors (16 registers: 12, 6;
+ *                                32 registers: 24, 14)
+ *   DLC_DIRECT_DWC_TW1, _TW2     dwc: the same (16 registers: 12, 6; 32 registers: 24, 12)
+ *   DLC_DIRECT_PF_STEPS          conv at NCHW stride 1 or 2: prefetch the tile's pixels this many
+ *                                input channels ahead; 0 (default) for none
+ *   DLC_DIRECT_DWP_NR            dwp: rows of a one-vector tile, a literal (default 8)
+ *   DLC_DIRECT_DWP_ROWS(npv)     dwp: rows of a tile of npv pixel vectors (default 8, 4, 2, 2, 1...)
+ *   DLC_DIRECT_DWP_FAST          1: dwp takes the fast path below for 3x3 and 5x5 kernels of stride
+ *                                1 or 2 (one vector x DWP_NR rows, input rows loaded once per kx);
+ *                                the family then promises DWP_NR rows per call for every npv
+ *   DLC_DIRECT_DWP_F16           1: the family has dwp_f16 (binary16 x and y); the instantiating
+ *                                file then defines dwp_load_f16(xr, ixb, w_in, v, m, SW): pixels
+ *                                ixb + (v * VL + lane) * SW (SW 1 or 2) of the binary16 row xr,
+ *                                lanes of m, widened and in order; and DLC_DIRECT_DWP_ROWS_F16(npv) */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../ukernel/direct_ukernel.h"
+#include "family.h"
+
+#ifndef DLC_DIRECT_CONV_TW1
+#if DLC_NREGS >= 32
+#define DLC_DIRECT_CONV_TW1 24
+#define DLC_DIRECT_CONV_TW2 14
+#define DLC_DIRECT_DWC_TW1 24
+#define DLC_DIRECT_DWC_TW2 12
+#else
+#define DLC_DIRECT_CONV_TW1 12
+#define DLC_DIRECT_CONV_TW2 6
+#define DLC_DIRECT_DWC_TW1 12
+#define DLC_DIRECT_DWC_TW2 6
+#endif
+#endif
+#ifndef DLC_DIRECT_PF_STEPS
+#define DLC_DIRECT_PF_STEPS 0
+#endif
+#ifndef DLC_DIRECT_DWP_NR
+#define DLC_DIRECT_DWP_NR 8
+#endif
+#ifndef DLC_DIRECT_DWP_ROWS
+#define DLC_DIRECT_DWP_ROWS(npv) ((npv) == 1 ? DLC_DIRECT_DWP_NR : (npv) == 2 ? 4 : (npv) <= 4 ? 2 : 1)
+#endif
+#ifndef DLC_DIRECT_DWP_FAST
+#define DLC_DIRECT_DWP_FAST 0
+#endif
+#ifndef DLC_DIRECT_DWP_F16
+#define DLC_DIRECT_DWP_F16 0
+#endif
+
+#define VL DLC_VL
+#define CONV_TW1 DLC_DIRECT_CONV_TW1
+#define CONV_TW2 DLC_DIRECT_CONV_TW2
+#define DWC_TW1 DLC_DIRECT_DWC_TW1
+#define DWC_TW2 DLC_DIRECT_DWC_TW2
+#define DWP_VECS 8 /* <= DLC_DIRECT_MAX_DWP_VECS */
+#define DWP_NR DLC_DIRECT_DWP_NR
+
+/* Start of a tile: acc_in, or the bias on the nc valid lanes. */
+INLINE void tile_init(vf acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a) {
+  if (a->acc_in) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) acc[p][v] = v_load(a->acc_in + p * a->acc_ld + v * VL);
+  } else {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const vf b = v_load_first(a->bias + v * VL, (ptrdiff_t)a->nc - v * VL);
+      UNROLL
+      for (int p = 0; p < NW; p++) acc[p][v] = b;
+    }
+  }
+}
+
+/* The first n lanes of v into y at element offset off, or (F16) into yh rounded to binary16. */
+INLINE void put_first(const dlc_f32_direct_args *a, ptrdiff_t off, ptrdiff_t n, vf v, const int F16) {
+  if (F16)
+    v_store_f16_first(a->yh + off, n, v);
+  else
+    v_store_first(a->y + off, n, v);
+}
+
+/* The clamped tile, from buf (pixel p, vector v at buf + (p * 2 + v) * VL, vector-aligned), into
+   y or (F16, a compile-time choice) into yh: NHWC rows, NCHW transposed VL pixels at a time, other
+   strides one element at a time. Out of line and with run-time sizes: inlined into each of the
+   226 register-tile instances of AVX-512 (with the binary16 twin) these stores made its file take
+   173 s to compile (Zen 5; AVX2's 37 s); the detour through L1 costs a tile nw * nv stores and
+   loads against its cin_g * taps * nw * nv FMAs. */
+INLINE void tile_put_body(const float *buf, int nw, int nv, const dlc_f32_direct_args *a, const int F16) {
+  if (a->y_c == 1) {
+    for (int v = 0; v < nv; v++) {
+      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
+      for (int p = 0; p < nw; p++) put_first(a, p * a->y_pix + v * VL, n, v_load_aligned(buf + (p * 2 + v) * VL), F16);
+    }
+    return;
+  }
+  if (a->y_pix == 1) {
+    for (int v = 0; v < nv; v++) {
+      const int nch = (int)a->nc - v * VL < VL ? (int)a->nc - v * VL : VL;
+      for (int p0 = 0; p0 < nw; p0 += VL) {
+        vf r[VL];
+        UNROLL
+        for (int i = 0; i < VL; i++) r[i] = p0 + i < nw ? v_load_aligned(buf + ((p0 + i) * 2 + v) * VL) : v_zero();
+        v_transpose(r);
+        for (int c = 0; c < nch; c++) put_first(a, (v * VL + c) * a->y_c + p0, nw - p0, r[c], F16);
+      }
+    }
+    return;
+  }
+  for (int v = 0; v < nv; v++) {
+    uint16_t h[VL];
+    for (int p = 0; p < nw; p++) {
+      const float *t = buf + (p * 2 + v) * VL;
+      if (F16) v_store_f16_first(h, VL, v_load_aligned(t));
+      for (int c = 0; c < VL && v * VL + c < (int)a->nc; c++) {
+        const ptrdiff_t at = p * a->y_pix + (v * VL + c) * a->y_c;
+        if (F16)
+          a->yh[at] = h[c];
+        else
+          a->y[at] = t[c];
+      }
+    }
+  }
+}
+
+static __attribute__((noinline)) void tile_put_f32(const float *buf, int nw, int nv, const dlc_f32_direct_args *a) {
+  tile_put_body(buf, nw, nv, a, 0);
+}
+
+static __attribute__((noinline)) void tile_put_f16(const float *buf, int nw, int nv, const dlc_f32_direct_args *a) {
+  tile_put_body(buf, nw, nv, a, 1);
+}
+
+/* End of a tile: raw into acc_out, or clamped into y: NHWC rows of fp32 stored here (most stores
+   whole vectors), every other output (NCHW, binary16 into yh, other strides) through tile_put_*.
+   F16_OUT: the caller may set yh (conv); dwc never does. */
+INLINE void tile_store(vf acc[][2], const int NW, const int NV, const dlc_f32_direct_args *a, const int F16_OUT) {
+  if (a->acc_out) {
+    UNROLL
+    for (int p = 0; p < NW; p++)
+      UNROLL
+      for (int v = 0; v < NV; v++) v_store(a->acc_out + p * a->acc_ld + v * VL, acc[p][v]);
+    return;
+  }
+  /* The bound is the first operand: max/min return the second when either is NaN. */
+  const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
+  UNROLL
+  for (int p = 0; p < NW; p++)
+    UNROLL
+    for (int v = 0; v < NV; v++) acc[p][v] = v_clamp(acc[p][v], lo, hi);
+  if (a->y_c == 1 && !(F16_OUT && a->yh)) {
+    UNROLL
+    for (int v = 0; v < NV; v++) {
+      const ptrdiff_t n = (ptrdiff_t)a->nc - v * VL;
+      UNROLL
+      for (int p = 0; p < NW; p++) v_store_first(a->y + p * a->y_pix + v * VL, n, acc[p][v]);
+    }
+    return;
+  }
+  __attribute__((aligned(VL * sizeof(float)))) float buf[CONV_TW1 * 2 * VL];
+  UNROLL
+  for (int p = 0; p < NW; p++)
+    UNROLL
+    for (int v = 0; v < NV; v++) v_store_aligned(buf + (p * 2 + v) * VL, acc[p][v]);
+  if (F16_OUT && a->yh)
+    tile_put_f16(buf, NW, NV, a);
+  else
+    tile_put_f32(buf, NW, NV, a);
+}
+
+/* XP: the pixel stride x_pix when it is 1 or 2 (NCHW, stride 1 or 2), known at compile time so
+   every broadcast addresses its pixel by an immediate offset; 0: read from the arguments (NHWC),
+   where GCC has to keep nw pixel offsets in registers or on the stack. */
+INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int XP) {
+  vf acc[CONV_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const ptrdiff_t xp = XP ? XP : a->x_pix, wv = a->w_v, xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const vf w0 = v_load(wk);
+        const vf w1 = NV > 1 ? v_load(wk + wv) : w0;
+        if (XP && DLC_DIRECT_PF_STEPS) {
+          /* NCHW: consecutive steps read other channel planes, a stride the hardware prefetchers
+             do not follow past 2 KiB; fetch the tile's pixels PF_STEPS channels ahead. */
+          v_prefetch(xk + DLC_DIRECT_PF_STEPS * xs2);
+          if ((NW - 1) * XP >= 8) v_prefetch(xk + DLC_DIRECT_PF_STEPS * xs2 + (NW - 1) * XP);
+        }
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          const vf b = v_bcast(xk + p * xp);
+          acc[p][0] = v_fma(w0, b, acc[p][0]);
+          if (NV > 1) acc[p][1] = v_fma(w1, b, acc[p][1]);
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a, 1);
+}
+
+/* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
+INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
+  vf acc[DWC_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const vmask m0 = v_first(a->n_in[0]), m1 = v_first(a->n_in[1]);
+  const vidx perm0 = PERM ? v_load_idx(a->perm) : (vidx){0};
+  const vidx perm1 = PERM && NV > 1 ? v_load_idx(a->perm + VL) : perm0;
+  const ptrdiff_t xo0 = a->x_v[0], xo1 = a->x_v[1], xp = a->x_pix, wv = a->w_v;
+  const ptrdiff_t xs2 = a->x_s[2], ws2 = a->w_s[2];
+  const size_t n2 = a->n[2];
+  for (size_t i0 = 0; i0 < a->n[0]; i0++) {
+    for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+      const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
+      const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      for (size_t i2 = 0; i2 < n2; i2++) {
+        const vf w0 = v_load(wk);
+        const vf w1 = NV > 1 ? v_load(wk + wv) : w0;
+        UNROLL
+        for (int p = 0; p < NW; p++) {
+          vf x0 = v_load_mask(xk + p * xp + xo0, m0);
+          if (PERM) x0 = v_permute(x0, perm0);
+          acc[p][0] = v_fma(x0, w0, acc[p][0]);
+          if (NV > 1) {
+            vf x1 = v_load_mask(xk + p * xp + xo1, m1);
+            if (PERM) x1 = v_permute(x1, perm1);
+            acc[p][1] = v_fma(x1, w1, acc[p][1]);
+          }
+        }
+        xk += xs2;
+        wk += ws2;
+      }
+    }
+  }
+  tile_store(acc, NW, NV, a, 0);
+}
+
+/* Lanes of the row at columns [e, e + VL) that lie in [0, w_in). */
+INLINE vmask row_mask(ptrdiff_t e, ptrdiff_t w_in) { return v_range(-e, w_in - e); }
+
+/* The pixels [lo, hi) of an nw-pixel tile whose input column ixb + p*sw lies in [0, w_in); divides
+   only at the borders of the row, as interior tiles are most of the work of a small kernel. */
+INLINE void dwp_valid(ptrdiff_t ixb, ptrdiff_t sw, ptrdiff_t w_in, ptrdiff_t nw, ptrdiff_t *lo, ptrdiff_t *hi) {
+  *lo = ixb >= 0 ? 0 : sw == 1 ? -ixb : (-ixb + sw - 1) / sw;
+  const ptrdiff_t room = w_in - ixb;
+  if (room <= 0)
+    *hi = 0;
+  else if ((nw - 1) * sw < room)
+    *hi = nw;
+  else
+    *hi = sw == 1 ? room : (room + sw - 1) / sw;
+}
+
+/* dwp, the general path (any kernel, stride, dilation): rows [r0, r0 + nr) of the call's, nr <= NR,
+   kx outermost. Stride 2 loads 2 * VL consecutive floats masked to the row (pixels outside it
+   read zeros; lanes past nw are computed and not stored) and keeps the even ones with v_evens, in
+   its evens order: the accumulators stay in that order and v_evens_in_order puts them right once,
+   at the store (AVX2: no lane-crossing permute per load). Other strides gather. F16 (binary16 x
+   and y, stride 1 or 2) loads through the ISA's dwp_load_f16, in order. */
+INLINE void dwp_tile(size_t nw, const dlc_f32_dwp_args *a, size_t r0, size_t nr, const int NPV, const int NR,
+                     const int SW, const int F16) {
+  vf acc[DWP_NR][DWP_VECS];
+  UNROLL
+  for (int r = 0; r < NR; r++)
+    UNROLL
+    for (int v = 0; v < NPV; v++) acc[r][v] = v_set1(a->bias);
+  /* the arguments in locals: read through a in the loops, GCC reloaded them on every row */
+  const ptrdiff_t sw = SW ? SW : a->sw, w_in = a->w_in, h_in = a->h_in, sh = a->sh, dh = a->dh;
+  const ptrdiff_t kh = a->kh, kw = a->kw, iy0 = a->iy0 + (ptrdiff_t)r0 * sh;
+  const float *x = a->x;
+  const int EVENS = SW == 2 && !F16;
+  for (ptrdiff_t kx = 0; kx < kw; kx++) {
+    const ptrdiff_t ixb = a->ix0 + kx * a->dw;
+    ptrdiff_t lo, hi;
+    dwp_valid(ixb, sw, w_in, (ptrdiff_t)nw, &lo, &hi);
+    if (lo >= hi) continue;
+    /* the pixels' lanes, or (EVENS) the row's lanes of each of the two loads per vector */
+    vmask m[2 * DWP_VECS];
+    UNROLL
+    for (int v = 0; v < NPV; v++) {
+      if (EVENS) {
+        m[2 * v] = row_mask(ixb + 2 * v * VL, w_in);
+        m[2 * v + 1] = row_mask(ixb + 2 * v * VL + VL, w_in);
+      } else {
+        m[v] = v_range(lo - v * VL, hi - v * VL);
+      }
+    }
+    for (ptrdiff_t ky = 0; ky < kh; ky++) {
+      const vf wv = v_set1(a->w[ky * kw + kx]);
+      UNROLL
+      for (int r = 0; r < NR; r++) {
+        if ((size_t)r >= nr) break;
+        const ptrdiff_t iy = iy0 + r * sh + ky * dh;
+        if (iy < 0 || iy >= h_in) continue;
+        UNROLL
+        for (int v = 0; v < NPV; v++) {
+          vf xv;
+#if DLC_DIRECT_DWP_F16
+          if (F16) {
+            xv = dwp_load_f16(a->xh + iy * w_in, ixb, w_in, v, m[v], SW);
+          } else
+#endif
+          {
+            const float *xr = x + iy * w_in;
+            if (SW == 1)
+              xv = v_load_mask(xr + ixb + v * VL, m[v]);
+            else if (EVENS)
+              xv = v_evens(v_load_mask(xr + ixb + 2 * v * VL, m[2 * v]), v_load_mask(xr + ixb + 2 * v * VL + VL, m[2 * v + 1]));
+            else
+              xv = v_gather(xr + ixb + v * VL * sw, sw, m[v]);
+          }
+          acc[r][v] = v_fma(wv, xv, acc[r][v]);
+        }
+      }
+    }
+  }
+  const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
+  UNROLL
+  for (int r = 0; r < NR; r++) {
+    if ((size_t)r >= nr) break;
+    UNROLL
+    for (int v = 0; v < NPV; v++) {
+      const vf c = v_clamp(EVENS ? v_evens_in_order(acc[r][v]) : acc[r][v], lo, hi);
+      const ptrdiff_t at = (ptrdiff_t)(r0 + r) * a->y_row + v * VL;
+      if (F16)
+        v_store_f16_first(a->yh + at, (ptrdiff_t)nw - v * VL, c);
+      else
+        v_store_first(a->y + at, (ptrdiff_t)nw - v * VL, c);
+    }
+  }
+}
+
+/* The call's rows in tiles of NR (one tile unless the family promises more rows per call than the
+   general path's tile holds, as with DLC_DIRECT_DWP_FAST). */
+INLINE void dwp_rows(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const int NR, const int SW, const int F16) {
+  const size_t nr = (size_t)NR;
+  for (size_t r0 = 0; r0 < a->nr; r0 += nr) dwp_tile(nw, a, r0, a->nr - r0 < nr ? a->nr - r0 : nr, NPV, NR, SW, F16);
+}
+
+#if DLC_DIRECT_DWP_FAST
+/* dwp, the fast path: kernel height KH and stride S (both directions) known at compile time, no
+   row dilation; a tile of one vector x DWP_NR rows. Input row j of the tile is loaded once per kx
+   and feeds every output row r with ky = j - r*S in range (3x3 stride 1: 10 loads for 24 FMAs,
+   where one load per FMA was the bound). Per kx one branch picks plain loads when the tile's loads
+   lie inside the row (all but the first and last tiles of a row), else masked loads with masks
+   made once for the kx; row bounds cost one branch per tile unless the tile is clipped at the top
+   or bottom. Rows past nr are computed (on clipped inputs, like any row) and not stored. On AVX2
+   8 accumulators + KH weights + the loads and masks fit 16 ymm with no spills up to KH 5 stride
+   2; 12 accumulators (4 rows x 3 vectors, 6 x 2) spilled and ran no faster on Zen 2. */
+#define DWP_KH_MAX 5
+
+/* Input rows j of the tile (row iy0 + j at xb + j*w_in, which points at column ixb); ROWCHK: only
+   j in [jlo, jhi) are inside the input. */
+INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, ptrdiff_t w_in, ptrdiff_t jlo, ptrdiff_t jhi,
+                          const vf *wk, const vmask *m, const int KH, const int S, const int MASKED, const int ROWCHK) {
+  const float *p = xb;
+  UNROLL
+  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++, p += w_in) {
+    if (ROWCHK && (j < jlo || j >= jhi)) continue;
+    vf xv;
+    if (S == 1) {
+      xv = MASKED ? v_load_mask(p, m[0]) : v_load(p);
+    } else {
+      const vf e = MASKED ? v_load_mask(p, m[0]) : v_load(p);
+      const vf o = MASKED ? v_load_mask(p + VL, m[1]) : v_load(p + VL);
+      xv = v_evens(e, o);
+    }
+    UNROLL
+    for (int r = 0; r < DWP_NR; r++) {
+      const int ky = j - r * S;
+      if (ky >= 0 && ky < KH) acc[r] = v_fma(wk[ky], xv, acc[r]);
+    }
+  }
+}
+
+/* nw <= VL pixels from input column ix0, rows from iy0; nr <= DWP_NR of them stored at y. */
+INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, ptrdiff_t nw, size_t nr,
+                    const int KH, const int S) {
+  vf acc[DWP_NR];
+  UNROLL
+  for (int r = 0; r < DWP_NR; r++) acc[r] = v_set1(a->bias);
+  const ptrdiff_t w_in = a->w_in, kw = a->kw, span = VL * S, nj = (DWP_NR - 1) * S + KH;
+  const ptrdiff_t jlo = iy0 < 0 ? -iy0 : 0, jhi = a->h_in - iy0 < nj ? a->h_in - iy0 : nj;
+  const int rows_in = jlo == 0 && jhi == nj;
+  const float *xr = a->x + iy0 * w_in;
+  for (ptrdiff_t kx = 0; kx < kw; kx++) {
+    const ptrdiff_t ixb = ix0 + kx * a->dw;
+    vf wk[DWP_KH_MAX];
+    UNROLL
+    for (int ky = 0; ky < KH; ky++) wk[ky] = v_set1(a->w[ky * kw + kx]);
+    if (ixb >= 0 && ixb + span <= w_in) {
+      if (rows_in)
+        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 0);
+      else
+        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 1);
+    } else if (ixb < w_in && ixb + span > 0) {
+      vmask m[2];
+      UNROLL
+      for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
+      dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, m, KH, S, 1, 1);
+    }
+  }
+  const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
+  UNROLL
+  for (int r = 0; r < DWP_NR; r++) {
+    if ((size_t)r >= nr) break;
+    v_store_first(y + r * a->y_row, nw, v_clamp(S == 2 ? v_evens_in_order(acc[r]) : acc[r], lo, hi));
+  }
+}
+
+INLINE void dwp_fast(size_t nw, const dlc_f32_dwp_args *a, const int KH, const int S) {
+  for (size_t r0 = 0; r0 < a->nr; r0 += DWP_NR) {
+    const size_t nr = a->nr - r0 < DWP_NR ? a->nr - r0 : DWP_NR;
+    const ptrdiff_t iy0 = a->iy0 + (ptrdiff_t)r0 * S;
+    float *y = a->y + (ptrdiff_t)r0 * a->y_row;
+    for (size_t p0 = 0; p0 < nw; p0 += VL)
+      dwp_vec(a, iy0, a->ix0 + (ptrdiff_t)p0 * S, y + p0, (ptrdiff_t)(nw - p0 < VL ? nw - p0 : VL), nr, KH, S);
+  }
+}
+
+static void dwp_k3s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 1); }
+static void dwp_k3s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 2); }
+static void dwp_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 1); }
+static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2); }
+#endif
+
+/* One instantiation per pixel count up to TW: case N: F(a, N). */
+#define TILE_CASE(N, F) \
+  case N: F(a, N); break;
+#define TILE_SWITCH(TW, F) \
+  switch (nw) { DLC_REPEAT(TW, TILE_CASE, F) default: break; }
+#define CONV1(a, NW) conv_tile(a, NW, 1, 0)
+#define CONV2(a, NW) conv_tile(a, NW, 2, 0)
+#define CONV1X1(a, NW) conv_tile(a, NW, 1, 1)
+#define CONV2X1(a, NW) conv_tile(a, NW, 2, 1)
+#define CONV1X2(a, NW) conv_tile(a, NW, 1, 2)
+#define CONV2X2(a, NW) conv_tile(a, NW, 2, 2)
+#define DWC1(a, NW) dwc_tile(a, NW, 1, 0)
+#define DWC2(a, NW) dwc_tile(a, NW, 2, 0)
+#define DWC1P(a, NW) dwc_tile(a, NW, 1, 1)
+#define DWC2P(a, NW) dwc_tile(a, NW, 2, 1)
+/* conv tiles of NV vectors, pixel stride 1 or 2 as a compile-time constant */
+#define CONV_TILES(TW, NV)             \
+  if (a->x_pix == 1) {                 \
+    TILE_SWITCH(TW, CONV##NV##X1)      \
+  } else if (a->x_pix == 2) {          \
+    TILE_SWITCH(TW, CONV##NV##X2)      \
+  } else {                             \
+    TILE_SWITCH(TW, CONV##NV)          \
+  }
+/* dwc tiles of NV vectors, the channel permute as a compile-time choice */
+#define DWC_TILES(TW, NV)              \
+  if (a->perm) {                       \
+    TILE_SWITCH(TW, DWC##NV##P)        \
+  } else {                             \
+    TILE_SWITCH(TW, DWC##NV)           \
+  }
+
+static void conv_1v_tile(size_t nw, const dlc_f32_direct_args *a) { CONV_TILES(DLC_DIRECT_CONV_TW1, 1) }
+static void conv_2v_tile(size_t nw, const dlc_f32_direct_args *a) { CONV_TILES(DLC_DIRECT_CONV_TW2, 2) }
+static void dwc_1v_tile(size_t nw, const dlc_f32_direct_args *a) { DWC_TILES(DLC_DIRECT_DWC_TW1, 1) }
+static void dwc_2v_tile(size_t nw, const dlc_f32_direct_args *a) { DWC_TILES(DLC_DIRECT_DWC_TW2, 2) }
+
+/* Whole runs of pixels, in balanced register tiles. */
+static void conv_1v(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW1, a, conv_1v_tile); }
+static void conv_2v(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, CONV_TW2, a, conv_2v_tile); }
+static void dwc_1v(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW1, a, dwc_1v_tile); }
+static void dwc_2v(size_t nw, const dlc_f32_direct_args *a) { dlc_f32_direct_split(nw, DWC_TW2, a, dwc_2v_tile); }
+
+/* npv pixel vectors a row, ROWS(npv) rows a tile. */
+#define DWP_CASES(SW, F16, ROWS)                                   \
+  switch ((nw + VL - 1) / VL) {                                    \
+    case 1: dwp_rows(nw, a, 1, ROWS(1), SW, F16); break;           \
+    case 2: dwp_rows(nw, a, 2, ROWS(2), SW, F16); break;           \
+    case 3: dwp_rows(nw, a, 3, ROWS(3), SW, F16); break;           \
+    case 4: dwp_rows(nw, a, 4, ROWS(4), SW, F16); break;           \
+    case 5: dwp_rows(nw, a, 5, ROWS(5), SW, F16); break;           \
+    case 6: dwp_rows(nw, a, 6, ROWS(6), SW, F16); break;           \
+    case 7: dwp_rows(nw, a, 7, ROWS(7), SW, F16); break;           \
+    case 8: dwp_rows(nw, a, 8, ROWS(8), SW, F16); break;           \
+    default: break;                                                \
+  }
+
+static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
+#if DLC_DIRECT_DWP_FAST
+  if (a->dh == 1 && a->sh == a->sw && (a->sw == 1 || a->sw == 2) && (a->kh == 3 || a->kh == 5)) {
+    if (a->kh == 3)
+      (a->sw == 1 ? dwp_k3s1 : dwp_k3s2)(nw, a);
+    else
+      (a->sw == 1 ? dwp_k5s1 : dwp_k5s2)(nw, a);
+    return;
+  }
+#endif
+  if (a->sw == 1) {
+    DWP_CASES(1, 0, DLC_DIRECT_DWP_ROWS)
+  } else if (a->sw == 2) {
+    DWP_CASES(2, 0, DLC_DIRECT_DWP_ROWS)
+  } else {
+    DWP_CASES(0, 0, DLC_DIRECT_DWP_ROWS)
+  }
+}
+
+#if DLC_DIRECT_DWP_F16
+/* F16 in and out, stride_w 1 or 2 (direct_ukernel.h), DLC_DIRECT_DWP_ROWS_F16 rows per tile. */
+static void dwp_f16(size_t nw, const dlc_f32_dwp_args *a) {
+  if (a->sw == 1) {
+    DWP_CASES(1, 1, DLC_DIRECT_DWP_ROWS_F16)
+  } else {
+    DWP_CASES(2, 1, DLC_DIRECT_DWP_ROWS_F16)
+  }
+}
+#endif
+
+/* NCHW rows to channel-last: VL channels x VL pixels at a time, VL row loads masked at the row's
+   end (binary16 widened on the way), the in-register transpose, a store of the block's channels
+   per pixel. (AVX-512 once borrowed AVX2's 8 x 8 binary16 version, a short row of halves through
+   a zeroed copy: 26% of an F16 960x7x7>160 layer's time.) */
+INLINE void to_channel_last_body(const void *src, size_t plane, size_t w, size_t ci, float *dst, const int F16) {
+  for (size_t c0 = 0; c0 < ci; c0 += VL) {
+    const size_t nc = ci - c0 < VL ? ci - c0 : VL;
+    for (size_t x0 = 0; x0 < w; x0 += VL) {
+      const size_t nx = w - x0 < VL ? w - x0 : VL;
+      vf r[VL];
+      UNROLL
+      for (size_t i = 0; i < VL; i++) {
+        if (i >= nc) {
+          r[i] = v_zero();
+        } else if (F16) {
+          r[i] = v_load_f16_first((const uint16_t *)src + (c0 + i) * plane + x0, (ptrdiff_t)nx);
+        } else {
+          const float *s = (const float *)src + (c0 + i) * plane + x0;
+          r[i] = nx == VL ? v_load(s) : v_load_first(s, (ptrdiff_t)nx);
+        }
+      }
+      v_transpose(r);
+      for (size_t j = 0; j < nx; j++) v_store_first(dst + (x0 + j) * ci + c0, (ptrdiff_t)nc, r[j]);
+    }
+  }
+}
+
+static void to_channel_last(const float *src, size_t plane, size_t w, size_t ci, float *dst) {
+  to_channel_last_body(src, plane, w, ci, dst, 0);
+}
+
+static void to_channel_last_f16(const uint16_t *src, size_t plane, size_t w, size_t ci, float *dst) {
+  to_channel_last_body(src, plane, w, ci, dst, 1);
+}
+
+const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
+    .name = "f32_direct_" DLC_STR(DLC_DIRECT_CONV_TW2) "x" DLC_STR(DLC_VL_X2) "__" DLC_ISA_STR,
+    .dw_name = "f32_dwconv_" DLC_STR(DLC_DIRECT_DWC_TW2) "x" DLC_STR(DLC_VL_X2) "c_" DLC_STR(DLC_DIRECT_DWP_NR) "x" DLC_STR(
+        DLC_VL) "p__" DLC_ISA_STR,
+    .vl = VL,
+    .conv_tw = {CONV_TW1, CONV_TW2},
+    .conv = {conv_1v, conv_2v},
+    .dwc_tw = {DWC_TW1, DWC_TW2},
+    .dwc = {dwc_1v, dwc_2v},
+    .dwp_vecs = DWP_VECS,
+#if DLC_DIRECT_DWP_FAST
+    .dwp_rows = {DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR},
+#else
+    .dwp_rows = {DLC_DIRECT_DWP_ROWS(1), DLC_DIRECT_DWP_ROWS(2), DLC_DIRECT_DWP_ROWS(3), DLC_DIRECT_DWP_ROWS(4),
+                 DLC_DIRECT_DWP_ROWS(5), DLC_DIRECT_DWP_ROWS(6), DLC_DIRECT_DWP_ROWS(7), DLC_DIRECT_DWP_ROWS(8)},
+#endif
+    .dwp = dwp,
+#if DLC_DIRECT_DWP_F16
+    .dwp_f16 = dwp_f16,
+    .dwp_rows_f16 = {DLC_DIRECT_DWP_ROWS_F16(1), DLC_DIRECT_DWP_ROWS_F16(2), DLC_DIRECT_DWP_ROWS_F16(3),
+                     DLC_DIRECT_DWP_ROWS_F16(4), DLC_DIRECT_DWP_ROWS_F16(5), DLC_DIRECT_DWP_ROWS_F16(6),
+                     DLC_DIRECT_DWP_ROWS_F16(7), DLC_DIRECT_DWP_ROWS_F16(8)},
+#endif
+    .f16_out = 1,
+    .to_channel_last = to_channel_last,
+    .to_channel_last_f16 = to_channel_last_f16,
+};
