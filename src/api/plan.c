@@ -1,6 +1,6 @@
 /* Planning: validate, choose ISA and algorithm (heuristic, MEASURE or wisdom), let the
    algorithm pack the weights. Plans are immutable afterwards. */
-#include "plan.h"
+#include "../core/plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "env.h"
+#include "../core/env.h"
+#include "../core/threading.h"
+#include "../core/util.h"
 #include "select.h"
-#include "threading.h"
-#include "util.h"
 #include "validate.h"
 #include "verify.h"
 #include "wisdom.h"

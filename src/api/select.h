@@ -2,7 +2,7 @@
 #ifndef DLC_SELECT_H
 #define DLC_SELECT_H
 
-#include "plan.h"
+#include "../core/plan.h"
 
 #define DLC_MAX_CANDIDATES 8
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "../core/plan.h"
+#include "../core/util.h"
 #include "validate.h"
 
 #define STR2(x) #x

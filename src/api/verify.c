@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "../core/util.h"
 #include "validate.h"
 
 dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const void *w) {

@@ -2,7 +2,7 @@
    Tier 2 (DLCONV_PLAN_MEASURE) times these candidates; tier 3 (wisdom) replays such timings. */
 #include "select.h"
 
-#include "env.h"
+#include "../core/env.h"
 #include "../ukernel/config.h"
 
 const dlc_algo_ops *dlc_algo_ops_for(dlconv_algo a) {

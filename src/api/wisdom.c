@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "select.h"
-#include "util.h"
+#include "../core/util.h"
 
 #define WISDOM_MAGIC "# libdlconv wisdom 1"
 #define KEY_MAX 256

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "env.h"
-#include "fpenv.h"
-#include "plan.h"
-#include "util.h"
+#include "../core/env.h"
+#include "../core/fpenv.h"
+#include "../core/plan.h"
+#include "../core/util.h"
 #include "validate.h"
 #include "verify.h"
 
