@@ -6,6 +6,7 @@
 #include "../core/fpenv.h"
 #include "../core/plan.h"
 #include "../core/util.h"
+#include "names.h"
 #include "validate.h"
 #include "verify.h"
 
@@ -41,7 +42,7 @@ dlconv_status dlconv_execute(const dlconv_plan *p, const void *x, void *y, void 
   if (verbose) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    fprintf(stderr, "dlconv: execute %s kernel=%s macs=%lld ms=%.4f gflops=%.2f\n", p->ops->name, p->kernel,
+    fprintf(stderr, "dlconv: execute %s kernel=%s macs=%lld ms=%.4f gflops=%.2f\n", dlc_algo_name(p->algo), p->kernel,
             (long long)p->macs, ms, ms > 0 ? 2e-6 * (double)p->macs / ms : 0.0);
   }
   dlc_free(owned);

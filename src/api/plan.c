@@ -11,6 +11,9 @@
 #include "../core/env.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "../gemm_im2col/gemm.h"
+#include "impl_list.h"
+#include "names.h"
 #include "select.h"
 #include "validate.h"
 #include "verify.h"
@@ -22,97 +25,15 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *algo_name(dlconv_algo a) {
-  const dlc_algo_ops *o = dlc_algo_ops_for(a);
-  return o ? o->name : "auto";
-}
-
-static const char *isa_name(dlconv_isa i) {
-  static const char *names[] = {"auto", "generic", "avx2", "avx512", "neon", "cuda"};
-  return (unsigned)i <= DLCONV_ISA_CUDA ? names[i] : "?";
-}
-
-static void release_algo(dlconv_plan *p) {
-  if (p->ops && p->ops->destroy) p->ops->destroy(p);
-  p->algo_data = NULL;
-}
-
 void dlconv_plan_destroy(dlconv_plan *p) {
   if (!p) return;
-  release_algo(p);
+  dlc_impl_release(p);
   dlc_free(p->verify_w);
   dlc_free(p->bias);
   dlc_free(p->q8.mult);
   dlc_free(p->q8_mult_f);
   dlc_free(p->q8.bias);
   dlc_free(p);
-}
-
-/* Dense OIHW weights from a validated CSR of es-byte values (for the dense algorithms, and for
-   every F16 / int8 one: those plan from dense weights of their dtype). */
-static void *densify(const dlconv_csr *c, const dlc_conv_shape *s, size_t es) {
-  size_t cols = (size_t)(s->cin_g * s->k_h * s->k_w);
-  char *w = dlc_calloc(dlc_w_elems(s) * es);
-  if (!w) return NULL;
-  const char *v = c->values;
-  for (int32_t r = 0; r < c->rows; r++)
-    for (int32_t i = c->row_ptr[r]; i < c->row_ptr[r + 1]; i++)
-      memcpy(w + ((size_t)r * cols + (size_t)c->col_indices[i]) * es, v + (size_t)i * es, es);
-  return w;
-}
-
-static double density_of(const float *w, size_t n) {
-  size_t nz = 0;
-  for (size_t i = 0; i < n; i++) nz += w[i] != 0.0f;
-  return n ? (double)nz / (double)n : 1.0;
-}
-
-/* F16 (either zero) or S8 weights. */
-static double density_lowp(const void *w, size_t n, int q8) {
-  size_t nz = 0;
-  for (size_t i = 0; i < n; i++) nz += q8 ? ((const int8_t *)w)[i] != 0 : (((const uint16_t *)w)[i] & 0x7fffu) != 0;
-  return n ? (double)nz / (double)n : 1.0;
-}
-
-typedef struct weights {
-  const void *dense;        /* caller's dense weights, or densified CSR (owned when owned != NULL) */
-  void *owned;
-  const dlconv_csr *csr;    /* caller's CSR, or NULL */
-} weights;
-
-static dlconv_status try_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, weights *w) {
-  p->algo = a;
-  p->isa = isa;
-  p->kernels = dlc_kernels_for(isa);
-  p->ops = p->dtype == DLCONV_F32            ? dlc_algo_ops_for(a)
-           : a == DLCONV_ALGO_IM2COL_GEMM ? &dlc_gemm_lowp_ops
-           : a == DLCONV_ALGO_DIRECT      ? &dlc_direct_lowp_ops
-           : a == DLCONV_ALGO_SPATIAL_PACK ? &dlc_spack_lowp_ops
-           : a == DLCONV_ALGO_GSPC        ? &dlc_gspc_lowp_ops
-           : a == DLCONV_ALGO_SPARSE_CSR  ? &dlc_csr_lowp_ops
-                                          : NULL;
-  p->algo_data = NULL;
-  p->packed_weight_bytes = p->workspace_bytes = 0;
-  p->weight_density = 1.0;
-  p->kernel[0] = 0;
-  if (!p->kernels) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", isa_name(isa));
-  if (!p->ops)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "algorithm %s has no %s path yet (every algorithm has)", algo_name(a),
-                    p->dtype == DLCONV_F16 ? "F16" : "int8");
-  if (p->dtype != DLCONV_F32) {
-    dlconv_status st = p->ops->plan_lowp(p, w->dense);
-    if (st != DLCONV_OK) p->algo_data = NULL;
-    return st;
-  }
-  if (w->csr && p->ops->plan_csr) return p->ops->plan_csr(p, w->csr);
-  if (!w->dense) {
-    w->owned = densify(w->csr, &p->s, sizeof(float));
-    if (!w->owned) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
-    w->dense = w->owned;
-  }
-  dlconv_status st = p->ops->plan(p, w->dense);
-  if (st != DLCONV_OK) p->algo_data = NULL;
-  return st;
 }
 
 /* direct_lowp_conv.c computes (h_out - 1) x wq + w_out virtual positions per plane, in tiles of
@@ -217,31 +138,31 @@ static double time_execute(const dlconv_plan *p) {
 }
 
 /* DLCONV_PLAN_MEASURE: plan every candidate that accepts the shape, keep the fastest. */
-static dlconv_status measure(dlconv_plan *p, const dlconv_algo *algos, int n, dlconv_isa isa, weights *w) {
+static dlconv_status measure(dlconv_plan *p, const dlconv_algo *algos, int n, dlconv_isa isa, dlc_weights *w) {
   dlconv_algo best = DLCONV_ALGO_AUTO;
   double best_t = INFINITY;
   for (int i = 0; i < n; i++) {
-    dlconv_status st = try_plan(p, algos[i], isa, w);
+    dlconv_status st = dlc_impl_plan(p, algos[i], isa, w);
     if (st == DLCONV_ERR_UNSUPPORTED) continue;
     if (st != DLCONV_OK) return st;
     double t = time_execute(p);
-    release_algo(p);
+    dlc_impl_release(p);
     if (t < best_t) { best_t = t; best = algos[i]; }
   }
-  if (best == DLCONV_ALGO_AUTO) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "no algorithm accepts this shape on %s", isa_name(isa));
+  if (best == DLCONV_ALGO_AUTO) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "no algorithm accepts this shape on %s", dlc_isa_name(isa));
   char key[256];
   dlc_wisdom_key(p, key, sizeof key);
   dlc_wisdom_remember(key, best);
-  return try_plan(p, best, isa, w);
+  return dlc_impl_plan(p, best, isa, w);
 }
 
-static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, weights *w) {
+static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, dlc_weights *w) {
   dlconv_isa isas[DLC_MAX_CANDIDATES];
   int nisa;
   if (o->isa == DLCONV_ISA_CUDA) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: the CUDA backend is not in this build");
   if (o->isa != DLCONV_ISA_AUTO) {
     if (!dlc_kernels_for(o->isa))
-      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "options->isa = %s is not available on this machine or build", isa_name(o->isa));
+      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "options->isa = %s is not available on this machine or build", dlc_isa_name(o->isa));
     isas[0] = o->isa;
     nisa = 1;
   } else {
@@ -255,7 +176,7 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
     algos[0] = o->algo;
     if (o->algo == DLCONV_ALGO_AUTO) {
       if (p->dtype == DLCONV_F32) {
-        double density = w->csr ? (double)w->csr->nnz / (double)dlc_w_elems(&p->s) : density_of(w->dense, dlc_w_elems(&p->s));
+        double density = dlc_weights_density(w, &p->s, p->dtype);
         nalgo = dlc_auto_algos(&p->s, density, isas[i], algos);
       } else {
         /* the low-precision paths: GSPC for the grouped layers where it pays (above), direct for
@@ -269,7 +190,7 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
            totals csr / dense AUTO: int8 0.86 at density 0.5, 0.76 at 0.4; F16 1.09 at 0.5, 0.90
            at 0.4; both 0.3-0.4 at 0.1) */
         const int q8 = p->dtype != DLCONV_F16;
-        if (density_lowp(w->dense, dlc_w_elems(&p->s), q8) < (q8 ? 0.5 : 0.4)) algos[nalgo++] = DLCONV_ALGO_SPARSE_CSR;
+        if (dlc_weights_density(w, &p->s, p->dtype) < (q8 ? 0.5 : 0.4)) algos[nalgo++] = DLCONV_ALGO_SPARSE_CSR;
         if (gspc_lowp_pays(&p->s, q8)) algos[nalgo++] = DLCONV_ALGO_GSPC;
         const dlc_isa_kernels *k = dlc_kernels_for(isas[i]);
         if (!q8 && p->s.cin_g > 1 && k && k->direct && k->direct->f16_out) {
@@ -292,8 +213,8 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
              pairs (ResNet-50 u8 NHWC, Zen 4, 1 thread, spack / GEMM: 0.49-0.70 on layers with a
              window and on 1 x 1 layers of 256 and more channels in; 1.04-1.32 on 1 x 1 layers of
              64 and 128, whose per-pixel copy of few channels costs more) */
-          const int spack_first = nhwc_conv && !dlc_gemv_q8d4_fits(&p->s, p->dtype, k) &&
-                                  !dlc_igemm_q8_fits(&p->s, p->dtype, k) &&
+          const int spack_first = nhwc_conv && !dlc_gemv_q8d4_applies(&p->s, p->dtype, k) &&
+                                  !dlc_igemm_q8_applies(&p->s, p->dtype, k) &&
                                   (d4 ? p->s.k_h * p->s.k_w > 1 || p->s.cin_g >= 256 : spack_lowp_nhwc_pays(&p->s));
           if (spack_first) algos[nalgo++] = DLCONV_ALGO_SPATIAL_PACK;
           algos[nalgo++] = DLCONV_ALGO_IM2COL_GEMM;
@@ -310,12 +231,12 @@ static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, we
         continue;
       }
       if (dlc_wisdom_lookup(key, &wise)) {
-        st = try_plan(p, wise, isas[i], w);
+        st = dlc_impl_plan(p, wise, isas[i], w);
         if (st != DLCONV_ERR_UNSUPPORTED) return st;
       }
     }
     for (int a = 0; a < nalgo; a++) {
-      st = try_plan(p, algos[a], isas[i], w);
+      st = dlc_impl_plan(p, algos[a], isas[i], w);
       if (st != DLCONV_ERR_UNSUPPORTED) return st;
       if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s", dlconv_last_error());
     }
@@ -332,7 +253,7 @@ static void print_plan(const dlconv_plan *p, double ms) {
           (long long)s->n, (long long)s->c_in, (long long)s->h_in, (long long)s->w_in, (long long)s->c_out,
           (long long)s->k_h, (long long)s->k_w, (long long)s->stride_h, (long long)s->stride_w, (long long)s->dil_h,
           (long long)s->dil_w, (long long)s->pad_t, (long long)s->pad_b, (long long)s->pad_l, (long long)s->pad_r,
-          (long long)s->groups, s->layout == DLCONV_NHWC ? "nhwc" : "nchw", algo_name(p->algo), isa_name(p->isa),
+          (long long)s->groups, s->layout == DLCONV_NHWC ? "nhwc" : "nchw", dlc_algo_name(p->algo), dlc_isa_name(p->isa),
           p->kernel, p->nthreads, p->packed_weight_bytes, p->workspace_bytes, p->weight_density, ms);
 }
 
@@ -407,9 +328,9 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
     return st;
   }
 
-  weights w = {dense, NULL, csr};
+  dlc_weights w = {dense, NULL, csr};
   if (csr && dtype != DLCONV_F32) {
-    w.dense = w.owned = densify(csr, s, dtype == DLCONV_F16 ? 2 : 1);
+    w.dense = w.owned = dlc_densify(csr, s, dlc_weight_elem_size(dtype));
     w.csr = NULL;
     if (!w.dense) {
       dlconv_plan_destroy(p);
@@ -418,7 +339,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   }
   st = choose_and_pack(p, opt, &w);
   if (st == DLCONV_OK && dlc_env()->verify) {
-    if (!w.dense) w.dense = w.owned = densify(csr, s, sizeof(float));
+    if (!w.dense) w.dense = w.owned = dlc_densify(csr, s, dlc_weight_elem_size(dtype));
     st = w.dense ? dlc_verify_keep_weights(p, w.dense)
                  : dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
   }

@@ -5,17 +5,6 @@
 #include "../core/env.h"
 #include "../ukernel/config.h"
 
-const dlc_algo_ops *dlc_algo_ops_for(dlconv_algo a) {
-  switch (a) {
-    case DLCONV_ALGO_DIRECT: return &dlc_direct_ops;
-    case DLCONV_ALGO_IM2COL_GEMM: return &dlc_gemm_ops;
-    case DLCONV_ALGO_SPATIAL_PACK: return &dlc_spack_ops;
-    case DLCONV_ALGO_GSPC: return &dlc_gspc_ops;
-    case DLCONV_ALGO_SPARSE_CSR: return &dlc_csr_ops;
-    default: return NULL;
-  }
-}
-
 int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]) {
   static const dlconv_isa order[] = {DLCONV_ISA_AVX512, DLCONV_ISA_AVX2, DLCONV_ISA_NEON, DLCONV_ISA_GENERIC};
   dlconv_isa cap = dlc_env()->isa_cap;

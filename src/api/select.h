@@ -11,6 +11,5 @@ int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]);
 /* Algorithms to try for an AUTO algorithm on this shape, best first. density: fraction of
    nonzero weights. Every list ends with algorithms that do every valid shape. */
 int dlc_auto_algos(const dlc_conv_shape *s, double density, dlconv_isa isa, dlconv_algo out[DLC_MAX_CANDIDATES]);
-const dlc_algo_ops *dlc_algo_ops_for(dlconv_algo a);
 
 #endif

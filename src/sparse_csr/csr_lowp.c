@@ -22,6 +22,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../quant/quant.h"
+#include "csr.h"
 #include "csr_plan.h"
 
 typedef struct csrl_ws {
@@ -348,13 +349,8 @@ static void csrl_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlc_parallel_for(p, a.ntasks, csrl_task, &a);
 }
 
-const dlc_algo_ops dlc_csr_lowp_ops = {
-    .algo = DLCONV_ALGO_SPARSE_CSR,
-    .name = "sparse_csr",
-    .plan = NULL,
-    .execute = NULL,
+const dlc_impl_ops dlc_csr_lowp_ops = {
+    .plan = csrl_plan,
+    .execute = csrl_execute,
     .destroy = csrl_destroy,
-    .plan_csr = NULL,
-    .plan_lowp = csrl_plan,
-    .execute_lowp = csrl_execute,
 };
