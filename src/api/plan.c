@@ -14,7 +14,7 @@
 #include "../gemm_im2col/gemm.h"
 #include "impl_list.h"
 #include "names.h"
-#include "select.h"
+#include "auto.h"
 #include "validate.h"
 #include "verify.h"
 #include "wisdom.h"
@@ -110,7 +110,7 @@ static dlconv_algo f16_conv_first_choice(const dlc_conv_shape *s) {
   /* NCHW pointwise: GEMM, but on 7 x 7 planes its 49 columns round up to 64 and each widened
      A panel serves two B panels; direct there (F16, Zen 4, 1 thread, direct / GEMM: ResNet-50
      layer4 0.76-0.88, MobileNetV2 0.85-1.07, 0.94 summed). An RGB stem at stride 1: GEMM, as
-     fp32 (select.c), its B panels widened as they are gathered (VGG-16 features.0: 2.37 ms direct). */
+     fp32 (auto.c), its B panels widened as they are gathered (VGG-16 features.0: 2.37 ms direct). */
   if (!pointwise && s->cin_g <= 4 && s->stride_h == 1 && s->stride_w == 1) return DLCONV_ALGO_IM2COL_GEMM;
   return pointwise && pixels > 7 * 7 ? DLCONV_ALGO_IM2COL_GEMM : DLCONV_ALGO_DIRECT;
 }

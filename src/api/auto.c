@@ -1,6 +1,6 @@
 /* The AUTO heuristic (tier 1 of ARCHITECTURE.md's three): a shape-driven order of algorithms.
    Tier 2 (DLCONV_PLAN_MEASURE) times these candidates; tier 3 (wisdom) replays such timings. */
-#include "select.h"
+#include "auto.h"
 
 #include "../core/env.h"
 #include "../ukernel/config.h"

@@ -1,6 +1,6 @@
-/* select.h - the AUTO decisions: which ISA and algorithm to try, best first. */
-#ifndef DLC_SELECT_H
-#define DLC_SELECT_H
+/* auto.h - the AUTO decisions: which ISA and algorithm to try, best first. */
+#ifndef DLC_AUTO_H
+#define DLC_AUTO_H
 
 #include "../core/plan.h"
 
