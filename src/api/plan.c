@@ -1,28 +1,21 @@
-/* Planning: validate, choose ISA and algorithm (heuristic, MEASURE or wisdom), let the
-   algorithm pack the weights. Plans are immutable afterwards. */
+/* Planning entry points: validate, build the plan (threads, bias, quantisation), have choose.c
+   pick the ISA and implementation that packs the weights, and say what was decided
+   (DLCONV_VERBOSE). Plans are immutable afterwards. */
 #include "../core/plan.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../core/clock.h"
 #include "../core/env.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "choose.h"
 #include "impl_list.h"
 #include "names.h"
-#include "auto.h"
 #include "validate.h"
 #include "verify.h"
-#include "wisdom.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "weights.h"
 
 void dlconv_plan_destroy(dlconv_plan *p) {
   if (!p) return;
@@ -33,91 +26,6 @@ void dlconv_plan_destroy(dlconv_plan *p) {
   dlc_free(p->q8_mult_f);
   dlc_free(p->q8.bias);
   dlc_free(p);
-}
-
-/* Median-free quick timing: best of a few executes on scratch data. */
-static double time_execute(const dlconv_plan *p) {
-  size_t xb = dlc_x_elems(&p->s) * 4, yb = dlc_y_elems(&p->s) * 4;
-  float *x = dlc_malloc(xb), *y = dlc_malloc(yb);
-  void *ws = p->workspace_bytes ? dlc_malloc(p->workspace_bytes) : NULL;
-  double best = INFINITY;
-  if (x && y && (ws || !p->workspace_bytes)) {
-    for (size_t i = 0; i < xb / 4; i++) x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
-    dlc_plan_run(p, x, y, ws);
-    for (int r = 0; r < 3; r++) {
-      double t0 = now_s();
-      dlc_plan_run(p, x, y, ws);
-      double t = now_s() - t0;
-      if (t < best) best = t;
-    }
-  }
-  dlc_free(x);
-  dlc_free(y);
-  dlc_free(ws);
-  return best;
-}
-
-/* DLCONV_PLAN_MEASURE: plan every candidate that accepts the shape, keep the fastest. */
-static dlconv_status measure(dlconv_plan *p, const dlconv_algo *algos, int n, dlconv_isa isa, dlc_weights *w) {
-  dlconv_algo best = DLCONV_ALGO_AUTO;
-  double best_t = INFINITY;
-  for (int i = 0; i < n; i++) {
-    dlconv_status st = dlc_impl_plan(p, algos[i], isa, w);
-    if (st == DLCONV_ERR_UNSUPPORTED) continue;
-    if (st != DLCONV_OK) return st;
-    double t = time_execute(p);
-    dlc_impl_release(p);
-    if (t < best_t) { best_t = t; best = algos[i]; }
-  }
-  if (best == DLCONV_ALGO_AUTO) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "no algorithm accepts this shape on %s", dlc_isa_name(isa));
-  char key[256];
-  dlc_wisdom_key(p, key, sizeof key);
-  dlc_wisdom_remember(key, best);
-  return dlc_impl_plan(p, best, isa, w);
-}
-
-static dlconv_status choose_and_pack(dlconv_plan *p, const dlconv_options *o, dlc_weights *w) {
-  dlconv_isa isas[DLC_MAX_CANDIDATES];
-  int nisa;
-  if (o->isa == DLCONV_ISA_CUDA) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: the CUDA backend is not in this build");
-  if (o->isa != DLCONV_ISA_AUTO) {
-    if (!dlc_kernels_for(o->isa))
-      return dlc_fail(DLCONV_ERR_UNSUPPORTED, "options->isa = %s is not available on this machine or build", dlc_isa_name(o->isa));
-    isas[0] = o->isa;
-    nisa = 1;
-  } else {
-    nisa = dlc_auto_isas(isas);
-  }
-  const double density = o->algo == DLCONV_ALGO_AUTO ? dlc_weights_density(w, &p->s, p->dtype) : 1.0;
-  dlconv_status st = DLCONV_ERR_UNSUPPORTED;
-  char first_error[512] = "";
-  for (int i = 0; i < nisa; i++) {
-    dlconv_algo algos[DLC_MAX_CANDIDATES];
-    int nalgo = 1;
-    algos[0] = o->algo;
-    if (o->algo == DLCONV_ALGO_AUTO) {
-      nalgo = dlc_auto_algos(&p->s, p->dtype, density, isas[i], algos);
-      p->isa = isas[i];
-      char key[256];
-      dlconv_algo wise;
-      dlc_wisdom_key(p, key, sizeof key);
-      if (o->flags & DLCONV_PLAN_MEASURE) {
-        st = measure(p, algos, nalgo, isas[i], w);
-        if (st != DLCONV_ERR_UNSUPPORTED) return st;
-        continue;
-      }
-      if (dlc_wisdom_lookup(key, &wise)) {
-        st = dlc_impl_plan(p, wise, isas[i], w);
-        if (st != DLCONV_ERR_UNSUPPORTED) return st;
-      }
-    }
-    for (int a = 0; a < nalgo; a++) {
-      st = dlc_impl_plan(p, algos[a], isas[i], w);
-      if (st != DLCONV_ERR_UNSUPPORTED) return st;
-      if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s", dlconv_last_error());
-    }
-  }
-  return dlc_fail(st, "%s", first_error[0] ? first_error : "no algorithm/isa accepts this shape");
 }
 
 static void print_plan(const dlconv_plan *p, double ms) {
@@ -178,7 +86,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
     dlconv_options_init(&defaults);
     opt = &defaults;
   }
-  double t0 = now_s();
+  double t0 = dlc_now_s();
   dlconv_plan *p = dlc_calloc(sizeof *p);
   if (!p) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory allocating the plan");
   p->s = *s;
@@ -213,7 +121,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
       return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory densifying csr weights");
     }
   }
-  st = choose_and_pack(p, opt, &w);
+  st = dlc_choose_and_plan(p, opt, &w);
   if (st == DLCONV_OK && dlc_env()->verify) {
     if (!w.dense) w.dense = w.owned = dlc_densify(csr, s, dlc_weight_elem_size(dtype));
     st = w.dense ? dlc_verify_keep_weights(p, w.dense)
@@ -224,7 +132,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
     dlconv_plan_destroy(p);
     return st;
   }
-  if (dlc_env()->verbose >= 1) print_plan(p, (now_s() - t0) * 1e3);
+  if (dlc_env()->verbose >= 1) print_plan(p, (dlc_now_s() - t0) * 1e3);
   *out = p;
   return DLCONV_OK;
 }
