@@ -784,10 +784,7 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   exec_ctx c = {.p = p, .x = x, .y = y};
   if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
     transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
-    if (t.ntasks <= 1)
-      transpose_task(&t, 0);
-    else
-      dlc_parallel_for(p, t.ntasks, transpose_task, &t);
+    dlc_parallel_for(p, t.ntasks, transpose_task, &t);
     c.x = workspace;
   }
   dlconv_task_fn fn;
@@ -806,11 +803,6 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
       break;
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
-  if (c.ntasks <= 1) {
-    c.ntasks = 1;
-    fn(&c, 0);
-    return;
-  }
   dlc_parallel_for(p, c.ntasks, fn, &c);
 }
 
@@ -819,10 +811,7 @@ static void direct_f16_execute(const dlconv_plan *p, const void *x, void *y, voi
   const direct_data *d = p->algo_data;
   exec_ctx c = {.p = p, .xh = x, .yh = y, .ws = workspace, .ntasks = d->ntasks};
   c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
-  if (c.ntasks <= 1)
-    conv_task(&c, 0);
-  else
-    dlc_parallel_for(p, c.ntasks, conv_task, &c);
+  dlc_parallel_for(p, c.ntasks, conv_task, &c);
 }
 
 const dlc_impl_ops dlc_direct_f16_conv_ops = {

@@ -345,10 +345,7 @@ static void gspc_execute(const dlconv_plan *p, const void *xv, void *yv, void *w
   float *y = yv;
   const gspc_data *d = p->algo_data;
   gspc_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace};
-  if (d->ntasks <= 1)
-    gspc_task(&c, 0);
-  else
-    dlc_parallel_for(p, d->ntasks, gspc_task, &c);
+  dlc_parallel_for(p, d->ntasks, gspc_task, &c);
 }
 
 const dlc_impl_ops dlc_gspc_ops = {

@@ -333,10 +333,7 @@ static void spack_execute(const dlconv_plan *p, const void *xv, void *yv, void *
   const spack_data *d = p->algo_data;
   spack_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace,
                  .ntasks = DLC_MIN((size_t)p->nthreads, d->njobs)};
-  if (c.ntasks <= 1)
-    spack_task(&c, 0);
-  else
-    dlc_parallel_for(p, c.ntasks, spack_task, &c);
+  dlc_parallel_for(p, c.ntasks, spack_task, &c);
 }
 
 const dlc_impl_ops dlc_spack_ops = {
