@@ -541,19 +541,9 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
   const dlconv_plan *p = a->p;
   const csr_data *d = a->d;
   const dlc_conv_shape *s = &p->s;
-  const size_t groups = (size_t)s->groups, pix = d->pix;
+  const size_t pix = d->pix;
   size_t n, g, blk;
-  if (s->layout == DLCONV_NCHW) {
-    /* Consecutive jobs share (image, group): same weights, neighbouring pixels. */
-    blk = job % d->nblk;
-    g = job / d->nblk % groups;
-    n = job / d->nblk / groups;
-  } else {
-    /* Consecutive jobs share pixels: a pixel's input and output cache lines hold all groups. */
-    g = job % groups;
-    blk = job / groups % d->nblk;
-    n = job / groups / d->nblk;
-  }
+  dlc_csr_job_coords(d, s, job, &n, &g, &blk);
   if (d->slabs) {
     slab_job(p, d, a->x, a->y, n, g, blk, xbuf, tbuf);
     return;
