@@ -11,7 +11,7 @@
 typedef int (*dlc_applies_fn)(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k);
 
 typedef struct dlc_impl {
-  const char *name;         /* says which implementation, in messages */
+  const char *name;         /* which implementation, for a reader of the list or a debugger */
   dlconv_algo algo;         /* the algorithm it belongs to, as dlconv_plan_query reports it */
   unsigned dtypes;          /* bit (1u << dtype) of each dtype it serves */
   unsigned layouts;         /* bit (1u << layout) of each layout it serves */

@@ -75,9 +75,9 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   if ((st = dlc_validate_quant(q, dtype, s->c_out))) return st;
   size_t es = dlc_dtype_size(dtype == DLCONV_U8 || dtype == DLCONV_S8 ? DLCONV_S32 : dtype);
   if (misaligned(bias, es)) return dlc_fail(DLCONV_ERR_INVALID_ARG, "bias is not aligned to its element size %zu", es);
-  if (dense && misaligned(dense, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
+  if (dense && misaligned(dense, dlc_weight_elem_size(dtype)))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "w is not aligned to its element size");
-  if (csr && csr->nnz > 0 && misaligned(csr->values, dtype == DLCONV_F32 ? 4 : dtype == DLCONV_F16 ? 2 : 1))
+  if (csr && csr->nnz > 0 && misaligned(csr->values, dlc_weight_elem_size(dtype)))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr->values is not aligned to its element size");
   if (csr && (st = dlc_validate_csr(csr, s))) return st;
 
