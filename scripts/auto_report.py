@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reads dlconv-bench CSV files run with several explicit algorithms (--algo auto,direct,...)
 and lists, per layer, the fastest explicit algorithm, what AUTO ran and how far it is from the
-best: the data the AUTO heuristic in src/core/select.c is tuned from.
+best: the data the AUTO heuristic in src/api/auto.c is tuned from.
 
     scripts/auto_report.py run1.csv [run2.csv ...] [--misses]"""
 import csv

@@ -236,6 +236,16 @@ static void test_bad_pointers(void **state) {
   reset_last_error();
   expect_failure("plan_dense(plan = NULL)", dlconv_plan_dense(NULL, 2, 8, 4, DLCONV_F32, g_cd.w, NULL, -INFINITY, INFINITY, NULL, NULL),
                  DLCONV_ERR_INVALID_ARG, "plan");
+  /* output_shape's output pointers: refused, naming the pointer, the other output left as it was */
+  int32_t ho = -5, wo = -5;
+  reset_last_error();
+  expect_failure("output_shape(h_out = NULL)", dlconv_conv2d_output_shape(&g_base, NULL, &wo), DLCONV_ERR_INVALID_ARG, "h_out");
+  reset_last_error();
+  expect_failure("output_shape(w_out = NULL)", dlconv_conv2d_output_shape(&g_base, &ho, NULL), DLCONV_ERR_INVALID_ARG, "w_out");
+  reset_last_error();
+  expect_failure("output_shape(h_out = w_out = NULL)", dlconv_conv2d_output_shape(&g_base, NULL, NULL), DLCONV_ERR_INVALID_ARG,
+                 "h_out|w_out");
+  if (ho != -5 || wo != -5) tally_fail(&g_t, "output_shape with a NULL output wrote the other (%d, %d)", ho, wo);
 
   struct { const char *what; const char *fields; const void *x; const void *w; int y_null; } oc[] = {
       {"conv2d(x = NULL)", "x|input", NULL, g_cd.w, 0},

@@ -1,10 +1,11 @@
 /* threading.h - parallel regions on the plan's threads.
  *
  * dlc_parallel_for runs fn(arg, i) for every i in [0, ntasks): on the caller's pool when the plan
- * has one, else with OpenMP when built with it, else serially. Tasks carry no thread id (a pool
- * may run any task on any thread), so a driver that needs per-thread scratch calls it with
- * ntasks = p->nthreads (or fewer) and gives task i the i-th slice of the workspace, splitting its
- * jobs with dlc_split_range. */
+ * has one, else with OpenMP when built with it, else serially; a single task runs inline on the
+ * calling thread (no pool, no parallel region), so a driver need not special-case one. Tasks
+ * carry no thread id (a pool may run any task on any thread), so a driver that needs per-thread
+ * scratch calls it with ntasks = p->nthreads (or fewer) and gives task i the i-th slice of the
+ * workspace, splitting its jobs with dlc_split_range. */
 #ifndef DLC_THREADING_H
 #define DLC_THREADING_H
 

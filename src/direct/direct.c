@@ -40,6 +40,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../quant/quant.h"
+#include "direct.h"
 #include "direct_dwp.h"
 
 #include "../core/test_hooks.h"
@@ -216,7 +217,8 @@ static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, en
   return DLCONV_OK;
 }
 
-static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
+static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
+  const float *w = weights;
   const dlc_f32_direct_family *f = p->kernels->direct;
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
   const int depthwise = p->s.cin_g == 1;
@@ -242,10 +244,9 @@ static dlconv_status direct_plan(dlconv_plan *p, const float *w) {
   return DLCONV_OK;
 }
 
-int dlc_direct_f16_conv_runs(const dlconv_plan *p) {
-  const dlc_f32_direct_family *f = p->kernels->direct;
-  return p->dtype == DLCONV_F16 && p->s.cin_g > 1 && f && f->conv[0] && f->f16_out && p->kernels->f16_gemm &&
-         p->kernels->f16_gemm->widen_run;
+int dlc_direct_f16_conv_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  const dlc_f32_direct_family *f = k->direct;
+  return dtype == DLCONV_F16 && s->cin_g > 1 && f && f->conv[0] && f->f16_out && k->f16_gemm && k->f16_gemm->widen_run;
 }
 
 /* Input rows [*lo, *hi) that output rows [oy0, oy1) read (empty when all of them are padding). */
@@ -256,7 +257,7 @@ static void band_rows_in(const dlc_conv_shape *s, int64_t oy0, int64_t oy1, int6
 
 static dlconv_status direct_f16_plan(dlconv_plan *p, const void *w) {
   const dlc_conv_shape *s = &p->s;
-  if (!dlc_direct_f16_conv_runs(p))
+  if (!dlc_direct_f16_conv_applies(s, p->dtype, p->kernels))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s has no F16 conv kernels", p->kernels->name);
   const dlc_f32_direct_family *f = p->kernels->direct;
   direct_data *d = NULL;
@@ -780,16 +781,15 @@ static void transpose_task(void *arg, size_t task) {
   }
 }
 
-static void direct_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
+  const float *x = xv;
+  float *y = yv;
   const dlc_conv_shape *s = &p->s;
   const direct_data *d = p->algo_data;
   exec_ctx c = {.p = p, .x = x, .y = y};
   if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
     transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
-    if (t.ntasks <= 1)
-      transpose_task(&t, 0);
-    else
-      dlc_parallel_for(p, t.ntasks, transpose_task, &t);
+    dlc_parallel_for(p, t.ntasks, transpose_task, &t);
     c.x = workspace;
   }
   dlconv_task_fn fn;
@@ -808,11 +808,6 @@ static void direct_execute(const dlconv_plan *p, const float *x, float *y, void 
       break;
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
-  if (c.ntasks <= 1) {
-    c.ntasks = 1;
-    fn(&c, 0);
-    return;
-  }
   dlc_parallel_for(p, c.ntasks, fn, &c);
 }
 
@@ -821,25 +816,17 @@ static void direct_f16_execute(const dlconv_plan *p, const void *x, void *y, voi
   const direct_data *d = p->algo_data;
   exec_ctx c = {.p = p, .xh = x, .yh = y, .ws = workspace, .ntasks = d->ntasks};
   c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
-  if (c.ntasks <= 1)
-    conv_task(&c, 0);
-  else
-    dlc_parallel_for(p, c.ntasks, conv_task, &c);
+  dlc_parallel_for(p, c.ntasks, conv_task, &c);
 }
 
-const dlc_algo_ops dlc_direct_f16_conv_ops = {
-    .algo = DLCONV_ALGO_DIRECT,
-    .name = "direct",
+const dlc_impl_ops dlc_direct_f16_conv_ops = {
+    .plan = direct_f16_plan,
+    .execute = direct_f16_execute,
     .destroy = direct_destroy,
-    .plan_lowp = direct_f16_plan,
-    .execute_lowp = direct_f16_execute,
 };
 
-const dlc_algo_ops dlc_direct_ops = {
-    .algo = DLCONV_ALGO_DIRECT,
-    .name = "direct",
+const dlc_impl_ops dlc_direct_ops = {
     .plan = direct_plan,
     .execute = direct_execute,
     .destroy = direct_destroy,
-    .plan_csr = NULL,
 };

@@ -26,9 +26,10 @@
  * family's store finishes the row into y (bias, clamp and binary16 rounding, or the exact
  * requantisation of quant.h). Padding is never materialised.
  *
- * Layers with several input channels per group go to direct.c's F16 conv path (F16, where the
- * direct family stores binary16) or to direct_lowp_conv.c (int8, and F16 elsewhere): this file's
- * plan hands them over, so DIRECT is one algorithm for the caller.
+ * Layers with several input channels per group are direct.c's F16 conv path (F16, where the
+ * direct family stores binary16) or direct_lowp_conv.c's (int8, and F16 elsewhere): entries of
+ * their own in the implementation list (src/api/impl_list.c), so DIRECT is one algorithm for the
+ * caller.
  *
  * NHWC (depth multiplier 1) goes row by row instead: each tap adds a run of all channels of
  * several output pixels (x contiguous along them with stride 1, weights transposed to taps x
@@ -48,6 +49,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../gemm_im2col/lowp_ind.h"
+#include "direct.h"
 #include "lowp_vpos.h"
 #include "direct_dwp.h"
 
@@ -256,14 +258,15 @@ static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
   return DLCONV_OK;
 }
 
+int dlc_direct_lowp_dw_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  (void)dtype;
+  (void)k;
+  return s->cin_g == 1;
+}
+
 static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
-  if (s->cin_g != 1) {
-    /* several input channels per group: the other driver owns the plan from here on */
-    p->ops = !q8 && dlc_direct_f16_conv_runs(p) ? &dlc_direct_f16_conv_ops : &dlc_direct_lowp_conv_ops;
-    return p->ops->plan_lowp(p, w);
-  }
   const int nhwc = s->layout == DLCONV_NHWC;
   if (nhwc && s->cout_g != 1)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED,
@@ -713,10 +716,8 @@ static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *work
                    &c);
 }
 
-const dlc_algo_ops dlc_direct_lowp_ops = {
-    .algo = DLCONV_ALGO_DIRECT,
-    .name = "direct",
+const dlc_impl_ops dlc_direct_lowp_dw_ops = {
+    .plan = dwl_plan,
+    .execute = dwl_execute,
     .destroy = dwl_destroy,
-    .plan_lowp = dwl_plan,
-    .execute_lowp = dwl_execute,
 };

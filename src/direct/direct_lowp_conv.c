@@ -41,6 +41,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "direct.h"
 #include "lowp_vpos.h"
 
 #include "../core/test_hooks.h"
@@ -79,10 +80,13 @@ static void free_data(dlcv_data *d) {
 
 static void dlcv_destroy(dlconv_plan *p) { free_data(p->algo_data); }
 
+/* F16 where direct.c's F16 conv path runs is that path's (see the top of direct.c). */
+int dlc_direct_lowp_conv_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  return s->cin_g > 1 && !dlc_direct_f16_conv_applies(s, dtype, k);
+}
+
 static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   const dlc_conv_shape *s = &p->s;
-  if (s->layout != DLCONV_NCHW)
-    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct has F16/int8 paths for NCHW only (NHWC: im2col_gemm)");
   dlcv_data *d = dlc_calloc(sizeof *d);
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
   dlconv_status st = dlc_lowp_vpos_plan(&d->v, p, w, "direct");
@@ -357,10 +361,8 @@ static void dlcv_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   }
 }
 
-const dlc_algo_ops dlc_direct_lowp_conv_ops = {
-    .algo = DLCONV_ALGO_DIRECT,
-    .name = "direct",
+const dlc_impl_ops dlc_direct_lowp_conv_ops = {
+    .plan = dlcv_plan,
+    .execute = dlcv_execute,
     .destroy = dlcv_destroy,
-    .plan_lowp = dlcv_plan,
-    .execute_lowp = dlcv_execute,
 };

@@ -31,6 +31,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "gemm.h"
 
 /* A run of block columns (pixels) that stays in one output row and one B panel. */
 typedef struct pix_run {
@@ -198,7 +199,8 @@ static void gemm_destroy(dlconv_plan *p) {
   p->algo_data = NULL;
 }
 
-static dlconv_status gemm_plan(dlconv_plan *p, const float *w) {
+static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
+  const float *w = weights;
   const dlc_f32_gemm_family *fam = p->kernels ? p->kernels->gemm : NULL;
   if (!fam) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "im2col_gemm has no f32 kernel for this ISA");
   const dlc_conv_shape *s = &p->s;
@@ -621,7 +623,9 @@ static void subsample_task(void *arg, size_t t) {
   }
 }
 
-static void gemm_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+static void gemm_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
+  const float *x = xv;
+  float *y = yv;
   const gemm_data *d = p->algo_data;
   gemm_ctx c = {p, d, x, y, workspace};
   if (d->subsample) {
@@ -632,11 +636,8 @@ static void gemm_execute(const dlconv_plan *p, const float *x, float *y, void *w
   dlc_parallel_for(p, d->ntasks, gemm_task, &c);
 }
 
-const dlc_algo_ops dlc_gemm_ops = {
-    .algo = DLCONV_ALGO_IM2COL_GEMM,
-    .name = "im2col_gemm",
+const dlc_impl_ops dlc_gemm_ops = {
     .plan = gemm_plan,
     .execute = gemm_execute,
     .destroy = gemm_destroy,
-    .plan_csr = NULL,
 };

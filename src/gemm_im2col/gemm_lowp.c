@@ -24,6 +24,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "gemm.h"
 
 typedef struct lowp_data {
   int q8, nhwc;
@@ -62,25 +63,6 @@ static void lowp_destroy(dlconv_plan *p) {
 }
 
 static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
-  if (dlc_gemv_q8d4_applies(p)) {
-    /* int8 dense layers at small batch: the other driver owns the plan, unless it declines */
-    p->ops = &dlc_gemv_q8d4_ops;
-    const dlconv_status st = p->ops->plan_lowp(p, w);
-    if (st != DLCONV_ERR_UNSUPPORTED) return st;
-    p->ops = &dlc_gemm_lowp_ops;
-  }
-  if (dlc_igemm_q8_applies(p)) {
-    /* int8 NHWC with quads of channels: x read in place by the indirect GEMM, unless it declines */
-    p->ops = &dlc_igemm_q8_ops;
-    const dlconv_status st = p->ops->plan_lowp(p, w);
-    if (st != DLCONV_ERR_UNSUPPORTED) return st;
-    p->ops = &dlc_gemm_lowp_ops;
-  }
-  if (dlc_gemv_f16_applies(p)) {
-    /* F16 dense layers at small batch: the same, on the F16 family's gemv */
-    p->ops = &dlc_gemv_f16_ops;
-    return p->ops->plan_lowp(p, w);
-  }
   const dlc_conv_shape *s = &p->s;
   const int q8 = p->dtype != DLCONV_F16;
   const dlc_f16_gemm_family *f16 = p->kernels->f16_gemm;
@@ -551,10 +533,8 @@ static void lowp_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlc_parallel_for(p, c.d->ntasks, lowp_task, &c);
 }
 
-const dlc_algo_ops dlc_gemm_lowp_ops = {
-    .algo = DLCONV_ALGO_IM2COL_GEMM,
-    .name = "im2col_gemm",
+const dlc_impl_ops dlc_gemm_lowp_ops = {
+    .plan = lowp_plan,
+    .execute = lowp_execute,
     .destroy = lowp_destroy,
-    .plan_lowp = lowp_plan,
-    .execute_lowp = lowp_execute,
 };

@@ -1,5 +1,5 @@
 /* gemv_f16.c - F16 dense layers with few rows (batch <= 8) on the F16 gemm family's gemv,
- * ISA-independent driver (im2col + GEMM's plan hands them here: gemm_lowp.c).
+ * ISA-independent driver: an entry of im2col + GEMM ahead of gemm_lowp.c in the implementation list.
  *
  * A dense layer at batch 1 is a matrix-vector product: every weight is used once, so its time
  * is the time to stream the weights, and binary16 weights are half the stream of fp32 ones only
@@ -18,6 +18,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../quant/quant.h"
+#include "gemm.h"
 
 #define GEMV_MAX_ROWS 8 /* beyond, the GEMM's register tile pays for its packing */
 
@@ -27,10 +28,9 @@ typedef struct gemv_f16_data {
   size_t xf_bytes, ws_slice;
 } gemv_f16_data;
 
-int dlc_gemv_f16_applies(const dlconv_plan *p) {
-  const dlc_f16_gemm_family *f = p->kernels ? p->kernels->f16_gemm : NULL;
-  const dlc_conv_shape *s = &p->s;
-  return p->dtype == DLCONV_F16 && f && f->gemv && s->layout == DLCONV_NHWC && s->groups == 1 && s->h_in == 1 &&
+int dlc_gemv_f16_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  const dlc_f16_gemm_family *f = k ? k->f16_gemm : NULL;
+  return dtype == DLCONV_F16 && f && f->gemv && s->layout == DLCONV_NHWC && s->groups == 1 && s->h_in == 1 &&
          s->w_in == 1 && s->k_h == 1 && s->k_w == 1 && s->h_out == 1 && s->w_out == 1 && s->n <= GEMV_MAX_ROWS;
 }
 
@@ -109,10 +109,8 @@ static void gemv_f16_execute(const dlconv_plan *p, const void *x, void *y, void 
   dlc_parallel_for(p, d->ntasks, gemv_f16_task, &c);
 }
 
-const dlc_algo_ops dlc_gemv_f16_ops = {
-    .algo = DLCONV_ALGO_IM2COL_GEMM,
-    .name = "im2col_gemm",
+const dlc_impl_ops dlc_gemv_f16_ops = {
+    .plan = gemv_f16_plan,
+    .execute = gemv_f16_execute,
     .destroy = gemv_f16_destroy,
-    .plan_lowp = gemv_f16_plan,
-    .execute_lowp = gemv_f16_execute,
 };

@@ -1,5 +1,5 @@
 /* gemv_q8d4.c - int8 dense layers with few rows (batch <= 8) on the q8_d4 family's gemv,
- * ISA-independent driver (im2col + GEMM's plan hands them here: gemm_lowp.c).
+ * ISA-independent driver: an entry of im2col + GEMM ahead of gemm_lowp.c in the implementation list.
  *
  * A dense layer at batch 1 is a matrix-vector product: every weight is used once, so its time
  * is the time to stream the weights. The GEMM path packs them as s16 pairs (2 bytes a weight)
@@ -20,6 +20,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../direct/lowp_vpos.h"
+#include "gemm.h"
 
 #define GEMV_MAX_ROWS 8 /* beyond, the GEMM's register tile pays for reading x as pairs */
 
@@ -31,9 +32,7 @@ typedef struct gemv_data {
   size_t xq_bytes, ws_slice;
 } gemv_data;
 
-int dlc_gemv_q8d4_applies(const dlconv_plan *p) { return dlc_gemv_q8d4_fits(&p->s, p->dtype, p->kernels); }
-
-int dlc_gemv_q8d4_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+int dlc_gemv_q8d4_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
   const dlc_q8d4_gemm_family *f = k ? k->q8_d4 : NULL;
   return (dtype == DLCONV_U8 || dtype == DLCONV_S8) && f && f->gemv && s->layout == DLCONV_NHWC &&
          s->groups == 1 && s->h_in == 1 && s->w_in == 1 && s->k_h == 1 && s->k_w == 1 && s->h_out == 1 &&
@@ -128,10 +127,8 @@ static void gemv_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlc_parallel_for(p, d->ntasks, gemv_task, &c);
 }
 
-const dlc_algo_ops dlc_gemv_q8d4_ops = {
-    .algo = DLCONV_ALGO_IM2COL_GEMM,
-    .name = "im2col_gemm",
+const dlc_impl_ops dlc_gemv_q8d4_ops = {
+    .plan = gemv_plan,
+    .execute = gemv_execute,
     .destroy = gemv_destroy,
-    .plan_lowp = gemv_plan,
-    .execute_lowp = gemv_execute,
 };

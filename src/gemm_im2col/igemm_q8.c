@@ -1,5 +1,5 @@
 /* igemm_q8.c - int8 NHWC convolutions as an indirect GEMM on the q8_igemm family, ISA-independent
- * driver (im2col + GEMM's plan hands them here: gemm_lowp.c).
+ * driver: an entry of im2col + GEMM ahead of gemm_lowp.c in the implementation list.
  *
  * In NHWC the im2col matrix's row for an output pixel is, tap by tap, runs of cin_g input
  * channels that already lie contiguous in x. So instead of gathering and widening them per job
@@ -37,8 +37,9 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
-#include "lowp_ind.h"
 #include "../direct/lowp_vpos.h"
+#include "gemm.h"
+#include "lowp_ind.h"
 
 #define IGEMM_BLOCK_BYTES ((size_t)256 * 1024)
 #define IGEMM_MAX_KINDS 16 /* kinds of output row in line mode */
@@ -84,13 +85,11 @@ typedef struct igemm_data {
   dlc_q8_params col_q[IGEMM_MAX_BORDER];
 } igemm_data;
 
-int dlc_igemm_q8_fits(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+int dlc_igemm_q8_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
   return (dtype == DLCONV_U8 || dtype == DLCONV_S8) && k && k->q8_igemm && s->layout == DLCONV_NHWC &&
          (s->cin_g % 4 == 0 || dlc_nhwc_ind_row_mode(s)) && s->k_h * s->k_w <= DLC_IND_MAX_TAPS &&
          (size_t)(dlc_round_up((size_t)(s->cin_g * s->k_w), 4) * (size_t)s->k_h) <= DLC_Q8_MAX_K;
 }
-
-int dlc_igemm_q8_applies(const dlconv_plan *p) { return dlc_igemm_q8_fits(&p->s, p->dtype, p->kernels); }
 
 static void igemm_free(igemm_data *d) {
   if (!d) return;
@@ -459,10 +458,8 @@ static void igemm_execute(const dlconv_plan *p, const void *x, void *y, void *wo
   dlc_parallel_for(p, d->ntasks, igemm_task, &c);
 }
 
-const dlc_algo_ops dlc_igemm_q8_ops = {
-    .algo = DLCONV_ALGO_IM2COL_GEMM,
-    .name = "im2col_gemm",
+const dlc_impl_ops dlc_igemm_q8_ops = {
+    .plan = igemm_plan,
+    .execute = igemm_execute,
     .destroy = igemm_destroy,
-    .plan_lowp = igemm_plan,
-    .execute_lowp = igemm_execute,
 };

@@ -23,6 +23,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "gspc.h"
 #include "gspc_geom.h"
 
 #define GSPC_MAX_NV 4
@@ -120,7 +121,8 @@ static void gspc_destroy(dlconv_plan *p) {
   p->algo_data = NULL;
 }
 
-static dlconv_status gspc_plan(dlconv_plan *p, const float *w) {
+static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
+  const float *w = weights;
   const dlc_f32_gspc_family *f = p->kernels->gspc;
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no micro-kernels for isa %s", p->kernels->name);
   const dlc_conv_shape *s = &p->s;
@@ -338,20 +340,16 @@ static void gspc_task(void *arg, size_t task) {
   }
 }
 
-static void gspc_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+static void gspc_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
+  const float *x = xv;
+  float *y = yv;
   const gspc_data *d = p->algo_data;
   gspc_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace};
-  if (d->ntasks <= 1)
-    gspc_task(&c, 0);
-  else
-    dlc_parallel_for(p, d->ntasks, gspc_task, &c);
+  dlc_parallel_for(p, d->ntasks, gspc_task, &c);
 }
 
-const dlc_algo_ops dlc_gspc_ops = {
-    .algo = DLCONV_ALGO_GSPC,
-    .name = "gspc",
+const dlc_impl_ops dlc_gspc_ops = {
     .plan = gspc_plan,
     .execute = gspc_execute,
     .destroy = gspc_destroy,
-    .plan_csr = NULL,
 };

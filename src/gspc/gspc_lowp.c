@@ -20,6 +20,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "gspc.h"
 #include "gspc_geom.h"
 #include "../ukernel/lowp_gspc_ukernel.h"
 
@@ -340,13 +341,8 @@ static void glp_execute(const dlconv_plan *p, const void *x, void *y, void *work
   dlc_parallel_for(p, c.d->ntasks, glp_task, &c);
 }
 
-const dlc_algo_ops dlc_gspc_lowp_ops = {
-    .algo = DLCONV_ALGO_GSPC,
-    .name = "gspc",
-    .plan = NULL,
-    .execute = NULL,
+const dlc_impl_ops dlc_gspc_lowp_ops = {
+    .plan = glp_plan,
+    .execute = glp_execute,
     .destroy = glp_destroy,
-    .plan_csr = NULL,
-    .plan_lowp = glp_plan,
-    .execute_lowp = glp_execute,
 };

@@ -29,6 +29,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "csr.h"
 #include "csr_plan.h"
 
 /* Gathered operand per job in floats (operand rows x pixels), sized for the L2 cache. */
@@ -276,7 +277,8 @@ dlconv_status dlc_csr_begin(dlconv_plan *p, csr_data **out, size_t nr_tile, cons
 }
 
 /* Dense OIHW weights: keep the nonzeros (exact zeros, either sign, are dropped). */
-static dlconv_status csr_plan(dlconv_plan *p, const float *w) {
+static dlconv_status csr_plan(dlconv_plan *p, const void *weights) {
+  const float *w = weights;
   csr_data *d;
   dlconv_status st = csr_begin(p, &d);
   if (st != DLCONV_OK) return st;
@@ -539,19 +541,9 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
   const dlconv_plan *p = a->p;
   const csr_data *d = a->d;
   const dlc_conv_shape *s = &p->s;
-  const size_t groups = (size_t)s->groups, pix = d->pix;
+  const size_t pix = d->pix;
   size_t n, g, blk;
-  if (s->layout == DLCONV_NCHW) {
-    /* Consecutive jobs share (image, group): same weights, neighbouring pixels. */
-    blk = job % d->nblk;
-    g = job / d->nblk % groups;
-    n = job / d->nblk / groups;
-  } else {
-    /* Consecutive jobs share pixels: a pixel's input and output cache lines hold all groups. */
-    g = job % groups;
-    blk = job / groups % d->nblk;
-    n = job / groups / d->nblk;
-  }
+  dlc_csr_job_coords(d, s, job, &n, &g, &blk);
   if (d->slabs) {
     slab_job(p, d, a->x, a->y, n, g, blk, xbuf, tbuf);
     return;
@@ -584,16 +576,16 @@ static void csr_task(void *arg, size_t t) {
   for (size_t j = b; j < e; j++) csr_job(a, j, xbuf, tbuf);
 }
 
-static void csr_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+static void csr_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
+  const float *x = xv;
+  float *y = yv;
   const csr_data *d = p->algo_data;
   const size_t njobs = (size_t)(p->s.n * p->s.groups) * d->nblk;
   csr_run a = {p, d, x, y, workspace, DLC_MIN(d->ntasks_max, njobs), njobs};
   dlc_parallel_for(p, a.ntasks, csr_task, &a);
 }
 
-const dlc_algo_ops dlc_csr_ops = {
-    .algo = DLCONV_ALGO_SPARSE_CSR,
-    .name = "sparse_csr",
+const dlc_impl_ops dlc_csr_ops = {
     .plan = csr_plan,
     .execute = csr_execute,
     .destroy = csr_destroy,

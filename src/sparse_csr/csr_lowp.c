@@ -22,6 +22,7 @@
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "../quant/quant.h"
+#include "csr.h"
 #include "csr_plan.h"
 
 typedef struct csrl_ws {
@@ -285,19 +286,11 @@ static void csrl_job(const csrl_run *a, size_t job, char *xb, int32_t *tb, int32
   const csrl_data *d = a->d;
   const csr_data *c = d->c;
   const dlc_conv_shape *s = &p->s;
-  const size_t groups = (size_t)s->groups, pix = c->pix, cout_g = (size_t)s->cout_g, c_out = (size_t)s->c_out;
+  const size_t pix = c->pix, cout_g = (size_t)s->cout_g, c_out = (size_t)s->c_out;
   const size_t yes = d->q8 ? 1 : 2, ldt = d->ws.ldt, w_out = (size_t)s->w_out;
   const int nchw = s->layout == DLCONV_NCHW;
   size_t n, g, blk;
-  if (nchw) { /* as csr.c: consecutive jobs share weights (NCHW) or pixels (NHWC) */
-    blk = job % c->nblk;
-    g = job / c->nblk % groups;
-    n = job / c->nblk / groups;
-  } else {
-    g = job % groups;
-    blk = job / groups % c->nblk;
-    n = job / groups / c->nblk;
-  }
+  dlc_csr_job_coords(c, s, job, &n, &g, &blk);
   const size_t oc0 = g * cout_g;
   if (c->slabs) {
     const size_t oy0 = blk * c->rows_blk, rows = DLC_MIN(c->rows_blk, (size_t)s->h_out - oy0);
@@ -348,13 +341,8 @@ static void csrl_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlc_parallel_for(p, a.ntasks, csrl_task, &a);
 }
 
-const dlc_algo_ops dlc_csr_lowp_ops = {
-    .algo = DLCONV_ALGO_SPARSE_CSR,
-    .name = "sparse_csr",
-    .plan = NULL,
-    .execute = NULL,
+const dlc_impl_ops dlc_csr_lowp_ops = {
+    .plan = csrl_plan,
+    .execute = csrl_execute,
     .destroy = csrl_destroy,
-    .plan_csr = NULL,
-    .plan_lowp = csrl_plan,
-    .execute_lowp = csrl_execute,
 };

@@ -55,4 +55,21 @@ dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols, size_t 
 
 void dlc_csr_data_free(csr_data *d);
 
+/* Job job's image n, group g and block of pixels blk, in the order both drivers run them. */
+static inline void dlc_csr_job_coords(const csr_data *d, const dlc_conv_shape *s, size_t job, size_t *n, size_t *g,
+                                      size_t *blk) {
+  const size_t groups = (size_t)s->groups;
+  if (s->layout == DLCONV_NCHW) {
+    /* Consecutive jobs share (image, group): same weights, neighbouring pixels. */
+    *blk = job % d->nblk;
+    *g = job / d->nblk % groups;
+    *n = job / d->nblk / groups;
+  } else {
+    /* Consecutive jobs share pixels: a pixel's input and output cache lines hold all groups. */
+    *g = job % groups;
+    *blk = job / groups % d->nblk;
+    *n = job / groups / d->nblk;
+  }
+}
+
 #endif

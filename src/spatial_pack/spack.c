@@ -16,6 +16,7 @@
 #include "../core/plan.h"
 #include "../core/threading.h"
 #include "../core/util.h"
+#include "spack.h"
 
 /* Packed input strip budget of one job: the strip is re-read once per channel block and should
    stay in L2 next to one block of weights. */
@@ -135,7 +136,8 @@ static void spack_destroy(dlconv_plan *p) {
   p->algo_data = NULL;
 }
 
-static dlconv_status spack_plan(dlconv_plan *p, const float *w) {
+static dlconv_status spack_plan(dlconv_plan *p, const void *weights) {
+  const float *w = weights;
   const dlc_f32_spack_family *f = p->kernels->spack;
   if (!f)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "spatial_pack: no micro-kernels for isa %s",
@@ -325,21 +327,17 @@ static void spack_task(void *arg, size_t i) {
   for (size_t job = begin; job < end; job++) run_job(c, &prm, job, strip);
 }
 
-static void spack_execute(const dlconv_plan *p, const float *x, float *y, void *workspace) {
+static void spack_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
+  const float *x = xv;
+  float *y = yv;
   const spack_data *d = p->algo_data;
   spack_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace,
                  .ntasks = DLC_MIN((size_t)p->nthreads, d->njobs)};
-  if (c.ntasks <= 1)
-    spack_task(&c, 0);
-  else
-    dlc_parallel_for(p, c.ntasks, spack_task, &c);
+  dlc_parallel_for(p, c.ntasks, spack_task, &c);
 }
 
-const dlc_algo_ops dlc_spack_ops = {
-    .algo = DLCONV_ALGO_SPATIAL_PACK,
-    .name = "spatial_pack",
+const dlc_impl_ops dlc_spack_ops = {
     .plan = spack_plan,
     .execute = spack_execute,
     .destroy = spack_destroy,
-    .plan_csr = NULL,
 };

@@ -28,6 +28,7 @@
 #include "../direct/lowp_vpos.h"
 
 #include "../core/test_hooks.h"
+#include "spack.h"
 
 #if defined(DLC_TEST_HOOKS)
 static atomic_int band_hook = 0;
@@ -289,10 +290,8 @@ static void splp_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlc_parallel_for(p, d->ntasks, splp_task, &c);
 }
 
-const dlc_algo_ops dlc_spack_lowp_ops = {
-    .algo = DLCONV_ALGO_SPATIAL_PACK,
-    .name = "spatial_pack",
+const dlc_impl_ops dlc_spack_lowp_ops = {
+    .plan = splp_plan,
+    .execute = splp_execute,
     .destroy = splp_destroy,
-    .plan_lowp = splp_plan,
-    .execute_lowp = splp_execute,
 };

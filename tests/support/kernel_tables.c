@@ -10,7 +10,7 @@
 
 #include "core/cpu.h"
 #include "core/env.h"
-#include "core/select.h"
+#include "api/auto.h"
 
 /* dlconv_isa values probed: today's and room for those to come (dlc_kernels_for answers NULL for
    a value it does not know). */

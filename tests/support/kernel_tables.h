@@ -3,7 +3,7 @@
  * in dlconv_isa order, generic first. A new ISA's config (src/arch/<isa>/config.c) is so tested by
  * every kernel test without editing one.
  *
- * DLCONV_ISA caps the list as it caps AUTO (src/core/select.c): with DLCONV_ISA=avx2 only the
+ * DLCONV_ISA caps the list as it caps AUTO (src/api/auto.c): with DLCONV_ISA=avx2 only the
  * tables AUTO may then pick are listed, so one machine shows what a lesser one tests (and a test
  * left without a family skips, skip.h). The checks that a table carries the family this CPU
  * should get read the tables themselves (dlc_kernels_for), whatever the cap. */

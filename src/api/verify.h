@@ -3,7 +3,7 @@
 #ifndef DLC_VERIFY_H
 #define DLC_VERIFY_H
 
-#include "plan.h"
+#include "../core/plan.h"
 
 /* At plan time (only when DLCONV_VERIFY is set): keep an OIHW copy of the weights. */
 dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const void *w);  /* OIHW of p->dtype */

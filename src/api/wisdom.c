@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select.h"
-#include "util.h"
+#include "../core/util.h"
+#include "names.h"
 
 #define WISDOM_MAGIC "# libdlconv wisdom 1"
 #define KEY_MAX 256
@@ -97,7 +97,7 @@ dlconv_status dlconv_wisdom_import(const char *path) {
     if (line[0] == '\n') continue;
     if (!strchr(line, '\n') && !feof(f)) { st = dlc_fail(DLCONV_ERR_IO, "%s:%d: line too long", path, ln); break; }
     if (sscanf(line, "%255s %d %c", key, &algo, &extra) != 2 || strncmp(key, "conv2d:", 7) != 0 ||
-        !dlc_algo_ops_for((dlconv_algo)algo)) {
+        !dlc_algo_is_concrete((dlconv_algo)algo)) {
       st = dlc_fail(DLCONV_ERR_IO, "%s:%d: malformed wisdom line", path, ln);
       break;
     }

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "../core/util.h"
 
 #define BAD(...) dlc_fail(DLCONV_ERR_INVALID_ARG, __VA_ARGS__)
 

@@ -1,11 +1,12 @@
 /* Execution: check the pointers, find scratch memory, run the plan's algorithm. */
 #include <stdio.h>
-#include <time.h>
 
-#include "env.h"
-#include "fpenv.h"
-#include "plan.h"
-#include "util.h"
+#include "../core/clock.h"
+#include "../core/env.h"
+#include "../core/fpenv.h"
+#include "../core/plan.h"
+#include "../core/util.h"
+#include "names.h"
 #include "validate.h"
 #include "verify.h"
 
@@ -33,15 +34,13 @@ dlconv_status dlconv_execute(const dlconv_plan *p, const void *x, void *y, void 
     if (!owned) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes of workspace", p->workspace_bytes);
   }
   int verbose = dlc_env()->verbose >= 2;
-  struct timespec t0, t1;
-  if (verbose) clock_gettime(CLOCK_MONOTONIC, &t0);
+  const double t0 = verbose ? dlc_now_s() : 0.0;
   dlc_fpmode fpmode = dlc_fpmode_enter();  /* the calling thread; pool/OpenMP workers: threading.c */
   dlc_plan_run(p, x, y, workspace);
   dlc_fpmode_leave(fpmode);
   if (verbose) {
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    fprintf(stderr, "dlconv: execute %s kernel=%s macs=%lld ms=%.4f gflops=%.2f\n", p->ops->name, p->kernel,
+    const double ms = (dlc_now_s() - t0) * 1e3;
+    fprintf(stderr, "dlconv: execute %s kernel=%s macs=%lld ms=%.4f gflops=%.2f\n", dlc_algo_name(p->algo), p->kernel,
             (long long)p->macs, ms, ms > 0 ? 2e-6 * (double)p->macs / ms : 0.0);
   }
   dlc_free(owned);

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "../core/util.h"
+#include "names.h"
 #include "validate.h"
 
 dlconv_status dlc_verify_keep_weights(dlconv_plan *p, const void *w) {
@@ -177,7 +178,7 @@ dlconv_status dlc_verify_output(const dlconv_plan *p, const void *x, const void 
   snprintf(msg, sizeof msg,
            "DLCONV_VERIFY mismatch: %s/%s kernel %s shape n=%lld c_in=%lld %lldx%lld c_out=%lld k=%lldx%lld g=%lld: "
            "y[n=%lld,c=%lld,h=%lld,w=%lld] = %.9g, reference %.9g (relative error %.3g > %.3g)",
-           p->ops->name, p->kernels->name, p->kernel, (long long)s->n, (long long)s->c_in, (long long)s->h_in,
+           dlc_algo_name(p->algo), p->kernels->name, p->kernel, (long long)s->n, (long long)s->c_in, (long long)s->h_in,
            (long long)s->w_in, (long long)s->c_out, (long long)s->k_h, (long long)s->k_w, (long long)s->groups,
            (long long)wn, (long long)wc, (long long)wh, (long long)ww, wy, wref, worst, tol);
   fprintf(stderr, "dlconv: %s\n", msg);

@@ -3,7 +3,7 @@
 #ifndef DLC_VALIDATE_H
 #define DLC_VALIDATE_H
 
-#include "plan.h"
+#include "../core/plan.h"
 
 /* Descriptor -> normalised shape (also computes h_out, w_out and checks byte counts). */
 dlconv_status dlc_validate_desc(const dlconv_conv2d_desc *d, dlc_conv_shape *s);

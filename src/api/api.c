@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "../core/plan.h"
+#include "../core/util.h"
 #include "validate.h"
 
 #define STR2(x) #x
@@ -58,8 +58,11 @@ dlconv_status dlconv_conv2d_output_shape(const dlconv_conv2d_desc *d, int32_t *h
   dlc_conv_shape s;
   dlconv_status st = dlc_validate_desc(d, &s);
   if (st) return st;
-  if (h_out) *h_out = (int32_t)s.h_out;
-  if (w_out) *w_out = (int32_t)s.w_out;
+  /* both checked before either is written: a failed call leaves the other output as it was */
+  if (!h_out) return dlc_fail(DLCONV_ERR_INVALID_ARG, "h_out (output pointer) is NULL");
+  if (!w_out) return dlc_fail(DLCONV_ERR_INVALID_ARG, "w_out (output pointer) is NULL");
+  *h_out = (int32_t)s.h_out;
+  *w_out = (int32_t)s.w_out;
   return DLCONV_OK;
 }
 

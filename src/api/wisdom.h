@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "plan.h"
+#include "../core/plan.h"
 
 /* The key of a plan's shape, dtype, layout, ISA and thread count, one text token. */
 void dlc_wisdom_key(const dlconv_plan *p, char *buf, size_t size);

@@ -1,0 +1,214 @@
+/* The AUTO heuristic (tier 1 of ARCHITECTURE.md's three), for every dtype: a shape-driven order
+   of algorithms, each of which the implementation list (impl_list.c) then walks. Tier 2
+   (DLCONV_PLAN_MEASURE, measure.c) times these candidates; tier 3 (wisdom) replays such timings. */
+#include "auto.h"
+
+#include "../core/env.h"
+#include "../gemm_im2col/gemm.h"
+#include "../ukernel/config.h"
+
+int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]) {
+  static const dlconv_isa order[] = {DLCONV_ISA_AVX512, DLCONV_ISA_AVX2, DLCONV_ISA_NEON, DLCONV_ISA_GENERIC};
+  dlconv_isa cap = dlc_env()->isa_cap;
+  int n = 0, capped = cap != DLCONV_ISA_AUTO;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    if (capped && order[i] != cap) continue; /* skip ISAs better than the cap */
+    capped = 0;
+    if (dlc_kernels_for(order[i])) out[n++] = order[i];
+  }
+  if (n == 0) out[n++] = DLCONV_ISA_GENERIC; /* a cap naming an ISA this machine lacks */
+  return n;
+}
+
+/* out[0..n) plus a, unless it is there already. */
+static int push(dlconv_algo *out, int n, dlconv_algo a) {
+  for (int i = 0; i < n; i++)
+    if (out[i] == a) return n;
+  out[n] = a;
+  return n + 1;
+}
+
+/* The first choice for a dense-weight shape on a vector ISA. Measured with dlconv-bench over
+   every layer of the bench/layers suites, one thread, NCHW, AVX-512 (scripts/auto_report.py lists
+   where AUTO and the fastest explicit algorithm part): the register-blocked direct kernels win
+   most layers outright once their weights are packed; GEMM wins where its long N dimension
+   (pixels) amortises packing; GSPC's groups-in-lanes layout wins where there is too little work
+   per group for direct's channel tiles (large depthwise windows, tiny planes, few channels per
+   group) and on 1x1-pixel (fully connected) layers. */
+static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) {
+  int64_t pixels = s->h_out * s->w_out;
+  int64_t window = s->k_h * s->k_w;
+  int pointwise = window == 1;
+  if (s->cin_g == 1) { /* depthwise (any channel multiplier) */
+    /* The AVX2 NCHW depthwise kernel (row reuse, 8 x 8 tiles) beats GSPC on every depthwise layer
+       of the suites, 3x3 and 5x5, 7x7 to 112x112 (Zen 2: 1.2-6x). */
+    if (isa == DLCONV_ISA_AVX2 && s->layout == DLCONV_NCHW) return DLCONV_ALGO_DIRECT;
+    return window >= 25 || pixels <= 64 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  }
+  int strided = s->stride_h > 1 || s->stride_w > 1;
+  /* GEMM runs an NCHW strided 1x1 layer without padding as a pointwise one on a subsampled copy
+     of x (gemm.c): for the choice below it is not strided. */
+  int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
+  int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
+  if (s->groups > 1) return s->cin_g < (strided ? 8 : 16) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  if (pointwise) {
+    if (pixels == 1) return DLCONV_ALGO_GSPC;
+    /* GEMM needs enough of a weight matrix to amortise packing the pixels; below that, and
+       on few pixels when the layer projects down (c_out < c_in), direct wins. */
+    int64_t weights = s->c_in * s->c_out;
+    if (strided && !subsampled && weights < 128 * 1024) return DLCONV_ALGO_DIRECT;
+    /* The AVX2 GEMM (6x16 tile, as direct's) keeps up with direct on few pixels from about half a
+       million weights on (Zen 2: 2048x7x7>512 gemm 1.39 ms, direct 1.62; 992x7x7>128 direct 0.18,
+       gemm 0.27). */
+    int64_t direct_below = isa == DLCONV_ISA_AVX2 ? 512 * 1024 : 2048 * 1024;
+    if ((!strided || subsampled) && pixels <= 196 && s->c_out < s->c_in && weights < direct_below)
+      return DLCONV_ALGO_DIRECT;
+    return DLCONV_ALGO_IM2COL_GEMM;
+  }
+  /* An RGB stem at stride 1: too few input channels for direct's reduction, GEMM's K = 27
+     columns pack densely. */
+  if (s->cin_g <= 4 && s->stride_h == 1 && s->stride_w == 1) return DLCONV_ALGO_IM2COL_GEMM;
+  return DLCONV_ALGO_DIRECT;
+}
+
+/* The portable C kernels: the compiler vectorises GEMM's and GSPC's inner loops well, direct's
+   sliding window poorly (measured: generic direct 8x slower than generic GEMM on resnet50). */
+static dlconv_algo generic_first_choice(const dlc_conv_shape *s) {
+  return s->cin_g == 1 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_IM2COL_GEMM;
+}
+
+static int fp32_algos(const dlc_conv_shape *s, double density, dlconv_isa isa, dlconv_algo *out) {
+  int n = 0;
+  /* Pruned weights: below this density the zero-skipping kernel wins even against dense
+     kernels running near peak (thesis ch. 4: CSR pays off at high sparsity only). */
+  if (density < 0.2) n = push(out, n, DLCONV_ALGO_SPARSE_CSR);
+  n = push(out, n, isa == DLCONV_ISA_GENERIC ? generic_first_choice(s) : vector_first_choice(s, isa));
+  /* Fallbacks, should the first choice not take the shape. */
+  n = push(out, n, DLCONV_ALGO_DIRECT);
+  n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
+  n = push(out, n, DLCONV_ALGO_SPATIAL_PACK);
+  n = push(out, n, DLCONV_ALGO_GSPC);
+  n = push(out, n, DLCONV_ALGO_SPARSE_CSR);
+  return n;
+}
+
+/* direct_lowp_conv.c computes (h_out - 1) x wq + w_out virtual positions per plane, in tiles of
+   16, for h_out x w_out outputs (wq: the padded width over the stride): worth it when at least
+   60% of them are outputs (7 x 7 outputs with padding 1: 77%; 1 x 1 outputs: 6%), 80% for 1 x 1
+   kernels, whose im2col is a mere interleave (measured on ResNet-50's 7 x 7 1 x 1 layers: GEMM
+   2-5% faster at 77%). A 1 x 1 kernel with stride 1 and no padding packs for GEMM as whole runs
+   of each plane (gemm_lowp.c): there GEMM wins on small planes, int8 up to 28 x 28 (0.80-0.98 of
+   direct's time on ResNet-50 / MobileNetV2, 1.01 at K = 32), F16 up to 14 x 14 (0.89-1.03; 28 x 28:
+   1.0-1.10). */
+static int direct_lowp_positions_pay(const dlc_conv_shape *s, int q8) {
+  const int64_t wq = (s->w_in + s->pad_l + s->pad_r + s->stride_w - 1) / s->stride_w;
+  const int64_t nvirt = (s->h_out - 1) * wq + s->w_out, tiles = (nvirt + 15) / 16;
+  const int64_t P = s->h_out * s->w_out;
+  const int contiguous_1x1 = s->k_h * s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+                             !(s->pad_t | s->pad_b | s->pad_l | s->pad_r);
+  if (contiguous_1x1 && P <= (q8 ? 28 * 28 : 14 * 14)) return 0;
+  return 10 * P >= (s->k_h * s->k_w == 1 ? 8 : 6) * 16 * tiles;
+}
+
+/* NHWC F16/int8 convolutions: spatial pack (a strip per band of rows, transposed to channel
+   planes; spack_lowp.c) against im2col + GEMM (pixels as rows, whose gather copies runs of c_in/g
+   channels per tap). Measured on Zen 2, 1 thread, spack / GEMM time: short runs favour the strip,
+   c_in/g = 3: 0.31-0.71, 64: 0.83-0.98, 128 at stride 1 on planes of 28 x 28 and more: 0.92-1.00;
+   grouped 3 x 3 layers (ResNeXt-50 g32, WRN-40-2 g8): 0.2-0.8, one F16 layer 1.07. Wide
+   reductions favour GEMM: 256 and more 1.00-1.23, stride 2 1.02-1.31; so do 1 x 1 layers, grouped
+   ones too (1.02-1.12), whose GEMM reads whole pixels' channel runs. */
+static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
+  if (s->k_h * s->k_w == 1) return 0;
+  return s->groups > 1 || s->cin_g <= 64 ||
+         (s->cin_g <= 128 && s->stride_h == 1 && s->stride_w == 1 && s->h_out * s->w_out >= 28 * 28);
+}
+
+/* F16/int8 grouped convolutions (not depthwise: direct's channel kernels are 1.4-8x faster there):
+   GSPC (gspc_lowp.c, groups in lanes) against the best of direct, spatial pack and GEMM, on
+   ResNeXt-50 and WRN-40-2 g2..g16, Zen 2, 1 thread (GSPC / best):
+     F16 NHWC: 0.46-0.97 on every layer of 64 and more pixels (one of 30 at 1.02), 1.03-1.08 below;
+     F16 NCHW: 0.85-0.99 on layers of 64 pixels and fewer, 0.95-1.52 above;
+     int8 NHWC: 0.68-0.89 with 16 or more channels per group in at most 16 groups; with 32 groups
+       (ResNeXt) 0.95-1.33, with 2-8 channels 0.71-1.18;
+     int8 NCHW: 0.87-0.96 with 32 or more channels per group on planes up to 14 x 14, 0.94-1.42
+       elsewhere (vpmaddwd bounds both GSPC and GEMM; the repack and the stores decide). */
+static int gspc_lowp_pays(const dlc_conv_shape *s, int q8) {
+  if (s->groups == 1 || s->cin_g == 1) return 0;
+  const int64_t pixels = s->h_out * s->w_out;
+  if (s->layout == DLCONV_NHWC) return q8 ? s->groups <= 16 && s->cout_g >= 16 : pixels >= 64;
+  return q8 ? pixels <= 14 * 14 && s->cout_g >= 32 : pixels <= 64;
+}
+
+/* F16 convolutions (c_in/groups > 1) on an ISA whose direct family stores binary16 (direct.c's
+   F16 path, the fp32 conv kernels): the first choice among direct, im2col + GEMM and spatial pack.
+   Measured on Zen 2, 1 thread, ResNet-50 and MobileNetV2 (% of fp32 peak):
+     NCHW: direct wins every layer with a window (3x3 and 7x7: 76-90% against 51-79%); GEMM every
+       1 x 1 layer but one (52-91%, with its B panels widened for the fp32 micro-kernel,
+       gemm_lowp.c; spatial pack 49-79%, direct 57-80%);
+     NHWC: direct wins almost everywhere (3x3 85-93% against 54-77%, 1 x 1 with more channels in
+       than out 54-86% against 15-76%), GEMM on 7 x 7 outputs (77-78% against 60-66%) and in 1 x 1
+       expansions on 28 x 28 and less (75-81% against 52-77%). */
+static dlconv_algo f16_conv_first_choice(const dlc_conv_shape *s) {
+  const int64_t pixels = s->h_out * s->w_out;
+  const int pointwise = s->k_h * s->k_w == 1;
+  if (s->layout == DLCONV_NHWC) {
+    if (pixels <= 7 * 7 || (pointwise && s->c_out > s->c_in && pixels <= 28 * 28)) return DLCONV_ALGO_IM2COL_GEMM;
+    return DLCONV_ALGO_DIRECT;
+  }
+  /* NCHW pointwise: GEMM, but on 7 x 7 planes its 49 columns round up to 64 and each widened
+     A panel serves two B panels; direct there (F16, Zen 4, 1 thread, direct / GEMM: ResNet-50
+     layer4 0.76-0.88, MobileNetV2 0.85-1.07, 0.94 summed). An RGB stem at stride 1: GEMM, as
+     fp32 (vector_first_choice), its B panels widened as they are gathered (VGG-16 features.0: 2.37 ms direct). */
+  if (!pointwise && s->cin_g <= 4 && s->stride_h == 1 && s->stride_w == 1) return DLCONV_ALGO_IM2COL_GEMM;
+  return pointwise && pixels > 7 * 7 ? DLCONV_ALGO_IM2COL_GEMM : DLCONV_ALGO_DIRECT;
+}
+
+/* F16 and int8: GSPC for the grouped layers where it pays (above), direct for depthwise (a GEMM
+   of one row per group wastes the register tile; NHWC: depth multiplier 1) and for other NCHW
+   layers (it reads x in place where im2col + GEMM gathers it per job) unless most of its virtual
+   positions would be junk; im2col + GEMM for every shape. F16 convolutions where the direct family
+   stores binary16 follow f16_conv_first_choice instead. */
+static int lowp_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double density, dlconv_isa isa,
+                      dlconv_algo *out) {
+  int n = 0;
+  const int q8 = dtype != DLCONV_F16;
+  /* pruned weights: sparse_csr below these densities (resnet50, Zen 2, 1 thread, model totals
+     csr / dense AUTO: int8 0.86 at density 0.5, 0.76 at 0.4; F16 1.09 at 0.5, 0.90 at 0.4; both
+     0.3-0.4 at 0.1) */
+  if (density < (q8 ? 0.5 : 0.4)) out[n++] = DLCONV_ALGO_SPARSE_CSR;
+  if (gspc_lowp_pays(s, q8)) out[n++] = DLCONV_ALGO_GSPC;
+  const dlc_isa_kernels *k = dlc_kernels_for(isa);
+  if (!q8 && s->cin_g > 1 && k && k->direct && k->direct->f16_out) {
+    /* F16 on the fp32 conv kernels (grouped layers too, after GSPC where it pays), the others as
+       fallbacks */
+    n = push(out, n, s->groups > 1 ? DLCONV_ALGO_DIRECT : f16_conv_first_choice(s));
+    n = push(out, n, DLCONV_ALGO_DIRECT);
+    n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
+    n = push(out, n, DLCONV_ALGO_SPATIAL_PACK);
+    return n;
+  }
+  /* int8 on u8 x s8 quads (k->q8_d4), which direct and spatial pack run and GEMM does not: direct
+     on every NCHW layer (ResNet-50 u8, Zen 4, 1 thread: direct / GEMM 0.53-0.68 on the 1 x 1
+     layers of 28 x 28 and less that GEMM took with s16 pairs) */
+  const int d4 = q8 && k && k->q8_d4;
+  if (s->layout == DLCONV_NCHW ? s->cin_g == 1 || d4 || direct_lowp_positions_pay(s, q8)
+                               : s->cin_g == 1 && s->cout_g == 1)
+    out[n++] = DLCONV_ALGO_DIRECT;
+  const int nhwc_conv = s->layout == DLCONV_NHWC && s->cin_g > 1;
+  /* NHWC with the u8 x s8 quads: spatial pack's copy keeps the bytes, GEMM widens to s16 pairs
+     (ResNet-50 u8 NHWC, Zen 4, 1 thread, spack / GEMM: 0.49-0.70 on layers with a window and on
+     1 x 1 layers of 256 and more channels in; 1.04-1.32 on 1 x 1 layers of 64 and 128, whose
+     per-pixel copy of few channels costs more); not where GEMM's entries that read the bytes as
+     they are (gemv_q8d4, igemm_q8) take the shape */
+  const int spack_first = nhwc_conv && !dlc_gemv_q8d4_applies(s, dtype, k) && !dlc_igemm_q8_applies(s, dtype, k) &&
+                          (d4 ? s->k_h * s->k_w > 1 || s->cin_g >= 256 : spack_lowp_nhwc_pays(s));
+  if (spack_first) out[n++] = DLCONV_ALGO_SPATIAL_PACK;
+  out[n++] = DLCONV_ALGO_IM2COL_GEMM;
+  if (nhwc_conv && !spack_first) out[n++] = DLCONV_ALGO_SPATIAL_PACK;
+  return n;
+}
+
+int dlc_auto_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double density, dlconv_isa isa,
+                   dlconv_algo out[DLC_MAX_CANDIDATES]) {
+  return dtype == DLCONV_F32 ? fp32_algos(s, density, isa, out) : lowp_algos(s, dtype, density, isa, out);
+}
