@@ -4,7 +4,7 @@
  *
  *   test_hostile [denormals]    (no argument: everything but the timing test)
  *
- * Only the public header: the library as a user sees it (API.md, "Limits", "Alignment",
+ * Only the public header: the library as a user sees it (docs/api.md, "Limits", "Alignment",
  * "Clamp"). */
 #include "test_common.h"
 
@@ -229,7 +229,7 @@ static void test_huge_windows(void **state) {
 /* ------------------------------------------------------------------------------------------ */
 /* Pointers                                                                                   */
 
-/* API.md: x, y, w and bias need their element type's alignment (4 bytes for F32). Pointers
+/* docs/api.md: x, y, w and bias need their element type's alignment (4 bytes for F32). Pointers
    off by 1, 2 or 3 bytes are refused with INVALID_ARG and a message, touching nothing (this
    library refuses them rather than reading floats across their alignment); pointers off
    64-byte alignment by any multiple of 4 work for every algorithm and ISA. */
@@ -387,7 +387,7 @@ static void test_aliasing(void **state) {
 
 /* NaN and +-Inf in x (and NaN/Inf in bias, NaN in a weight of an unpadded layer) reach exactly
    the outputs that depend on them, through every algorithm, ISA and clamp: a NaN is never
-   clamped away (API.md, "Clamp"), +-Inf clamps to the bound, Inf + -Inf is NaN, every other
+   clamped away (docs/api.md, "Clamp"), +-Inf clamps to the bound, Inf + -Inf is NaN, every other
    output is finite and right. All weights nonzero, so "depends on" is unambiguous. */
 static void test_nan_inf_propagation(void **state) {
   (void)state;

@@ -1348,7 +1348,7 @@ static void test_f16_nan(void **state) {
     layer L;
     layer_alloc(&L, &d, 0, 1, &r);
     fill_f16(&L, &r, &o);
-    /* no zero weights: sparse_csr drops them (API.md: nnz == 0 gives the bias), so only present
+    /* no zero weights: sparse_csr drops them (docs/api.md: nnz == 0 gives the bias), so only present
        weights meet the NaN, and every algorithm must carry it */
     for (size_t i = 0; i < L.wn; i++)
       if ((((uint16_t *)L.wb.p)[i] & 0x7fff) == 0) ((uint16_t *)L.wb.p)[i] = 0x3c00;

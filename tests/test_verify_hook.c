@@ -1,4 +1,4 @@
-/* DLCONV_VERIFY=1 (API.md, "Self-check"), run with that variable set by meson:
+/* DLCONV_VERIFY=1 (docs/api.md, "Self-check"), run with that variable set by meson:
  *
  * - a wrong micro-kernel (the corrupt-kernel hook of src/core/test_hooks.h, which perturbs the
  *   first element of every tile a kernel stores) is caught for every algorithm (AUTO and the five

@@ -1,4 +1,4 @@
-/* The AUTO heuristic (tier 1 of ARCHITECTURE.md's three), for every dtype: a shape-driven order
+/* The AUTO heuristic (tier 1 of docs/architecture.md's "AUTO, MEASURE and wisdom"), for every dtype: a shape-driven order
    of algorithms, each of which the implementation list (impl_list.c) then walks. Tier 2
    (DLCONV_PLAN_MEASURE, measure.c) times these candidates; tier 3 (wisdom) replays such timings. */
 #include "auto.h"

@@ -1,4 +1,4 @@
-/* The implementation list (ARCHITECTURE.md, "Layers of the house"; the idea of oneDNN's
+/* The implementation list (docs/architecture.md, "Floors"; the idea of oneDNN's
    cpu_convolution_list.cpp): an ordered table of every implementation, each with the dtypes and
    layouts it serves and its own applies-check. A specialised implementation comes before the
    general one of its algorithm, which takes what the specialised ones leave or decline (their

@@ -2,7 +2,7 @@
  * quantisation parameters, the exact requantisation of one accumulator, and the binary16
  * conversions the generic kernels and core use.
  *
- * int8 arithmetic (API.md, "int8 arithmetic"): with acc = sum over taps of (x - x_zero_point) * w
+ * int8 arithmetic (docs/api.md, "int8 arithmetic"): with acc = sum over taps of (x - x_zero_point) * w
  * in exact integers and bias the caller's s32 value,
  *   v = (double)(acc + bias) * mult[oc],  mult[oc] = (double)x_scale * (double)w_scale[oc] / (double)y_scale
  *   v = min(max(v, lo), hi),               lo = (double)out_min / y_scale, hi = (double)out_max / y_scale

@@ -670,7 +670,7 @@ static void run_case(report *rp, fcase *c, data *t) {
   if (st != DLCONV_OK) {
     if (plan) failf(rp, "failed plan left *plan = %p", (void *)plan);
     check_error(rp, "plan", st);
-    /* An explicit algorithm may answer UNSUPPORTED (API.md); for the small structured layers the
+    /* An explicit algorithm may answer UNSUPPORTED (docs/api.md); for the small structured layers the
        suite requires every family to plan (as the sweeps do), for raw ones (huge pads, strides,
        dilations: packed windows beyond the address space) refusing is right. */
     int refusal_ok = c->raw && st == DLCONV_ERR_UNSUPPORTED && !c->opt_null && c->o.algo != DLCONV_ALGO_AUTO;
