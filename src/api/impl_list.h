@@ -4,6 +4,7 @@
 #define DLC_IMPL_LIST_H
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 #include "weights.h"
 
 /* 1 if an implementation takes this shape and dtype on kernel table k (never NULL in the walk;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../ukernel/config.h"
 #include "names.h"
 #include "validate.h"
 

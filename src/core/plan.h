@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "dlconv.h"
-#include "../ukernel/config.h"
 #include "../quant/quant.h"
 
 typedef struct dlc_conv_shape {
@@ -32,7 +31,7 @@ struct dlconv_plan {
   dlconv_dtype dtype;
   dlconv_algo algo;                /* concrete, never AUTO */
   dlconv_isa isa;                  /* concrete, never AUTO */
-  const dlc_isa_kernels *kernels;  /* micro-kernel table of isa */
+  const struct dlc_isa_kernels *kernels; /* micro-kernel table of isa (src/ukernel/config.h) */
   int nthreads;                    /* >= 1: tasks a parallel region is split into */
   dlconv_parallel_for_fn parallel_for;  /* caller's pool, or NULL (OpenMP or serial) */
   void *pool;

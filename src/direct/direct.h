@@ -4,6 +4,7 @@
 #define DLC_DIRECT_H
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 
 /* direct.c: fp32, both layouts, on the family's conv, dwc (NHWC depthwise) or dwp (NCHW
    depthwise) kernels. */

@@ -4,6 +4,7 @@
 #define DLC_GEMM_H
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 
 /* gemm.c: fp32, every shape. */
 extern const dlc_impl_ops dlc_gemm_ops;

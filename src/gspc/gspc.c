@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "gspc.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 #include "../core/threading.h"
 #include "../core/util.h"
 #include "spack.h"
