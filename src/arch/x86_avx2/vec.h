@@ -70,4 +70,12 @@ INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
   dlc_avx2_store_first_f16(p, n, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+/* ---- names the gspc, spack and csr templates added ------------------------------------------ */
+
+/* the first n lanes (n clamped to [0, VL]) as v_store_tail stores them, worked out once for many
+   stores; p[i] = v[i] for the lanes of t, nothing else written: here v_store_first's pieces */
+typedef ptrdiff_t vtail;
+INLINE vtail v_tail(ptrdiff_t n) { return n; }
+INLINE void v_store_tail(float *p, vtail t, vf v) { dlc_avx2_store_first(p, t, v); }
+
 #endif

@@ -100,4 +100,13 @@ INLINE void v_store_f16_first(uint16_t *p, ptrdiff_t n, vf v) {
     _mm256_mask_storeu_epi16(p, v_first(n), h);
 }
 
+/* ---- names the gspc, spack and csr templates added ------------------------------------------ */
+
+/* the first n lanes (n clamped to [0, VL]) as v_store_tail stores them, worked out once for many
+   stores; p[i] = v[i] for the lanes of t, nothing else written: here one masked store, whole
+   vectors too (no branch per store, unlike v_store_first) */
+typedef vmask vtail;
+INLINE vtail v_tail(ptrdiff_t n) { return v_first(n); }
+INLINE void v_store_tail(float *p, vtail t, vf v) { _mm512_mask_storeu_ps(p, t, v); }
+
 #endif
