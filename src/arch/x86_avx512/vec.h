@@ -109,4 +109,33 @@ typedef vmask vtail;
 INLINE vtail v_tail(ptrdiff_t n) { return v_first(n); }
 INLINE void v_store_tail(float *p, vtail t, vf v) { _mm512_mask_storeu_ps(p, t, v); }
 
+#include <string.h> /* memcpy */
+
+/* DLC_VL int32 lane indices (a permutation, gather offsets) */
+typedef __m512i vidx;
+INLINE vidx v_load_idx(const int32_t *p) { return _mm512_loadu_si512(p); }
+/* r[k] = v[i[k]] */
+INLINE vf v_permute(vf v, vidx i) { return _mm512_permutexvar_ps(i, v); }
+/* the lanes of m p[i[k]], zero elsewhere; the other lanes' memory is not read */
+INLINE vf v_gather_mask(const float *p, vidx i, vmask m) {
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, i, p, 4);
+}
+INLINE vmask v_mask_and(vmask a, vmask b) { return (vmask)(a & b); }
+INLINE vmask v_mask_or(vmask a, vmask b) { return (vmask)(a | b); }
+/* p[i] = v[i] for the lanes of m; nothing else is written */
+INLINE void v_store_mask(float *p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
+/* the g floats at p (g = 1, 2, 4, 8 or 16) repeated across the vector: one input pixel of g
+   groups (vbroadcastss, folded into the FMA as {1to16}; vbroadcastsd / f32x4 / f32x8; a load) */
+INLINE vf v_bcast_groups(const float *p, const size_t g) {
+  if (g == 1) return _mm512_set1_ps(*p);
+  if (g == 2) {
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+  }
+  if (g == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+  if (g == 8) return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
+  return _mm512_loadu_ps(p);
+}
+
 #endif
