@@ -8,6 +8,7 @@
 
 #include "../../core/util.h"
 #include "../../ukernel/gspc_ukernel.h"
+#include "gspc_menu.h"
 
 #define TO 8
 #define MAX_P 8        /* R*W */
@@ -73,34 +74,17 @@ static void pack(const dlc_f32_gspc_pack_args *a) {
                                 const float *bias, float *out, size_t n_lanes, size_t r_valid) {  \
     gspc_tile(prm, in, w, bias, out, n_lanes, r_valid, G, V, R, W);                               \
   }
-#define LOG2_1 0
-#define LOG2_2 1
-#define LOG2_4 2
-#define LOG2_8 3
-#define KENTRY(G, V, R, W) [LOG2_##G][V - 1][R - 1][W - 1] = KNAME(G, V, R, W),
+#define KENTRY(G, V, R, W) GSPC_SLOT(G, V, R, W) = KNAME(G, V, R, W),
 
-/* The menu: every gpv with one vector, 1 or 2 rows; two vectors for ordinary groups. */
-#define WS8(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4) \
-                        X(G, V, R, 5) X(G, V, R, 6) X(G, V, R, 7) X(G, V, R, 8)
-#define WS4(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4)
-#define MENU_G(X, G) WS8(X, G, 1, 1) WS4(X, G, 1, 2)
-#define MENU(X) MENU_G(X, 1) MENU_G(X, 2) MENU_G(X, 4) MENU_G(X, 8) WS4(X, 1, 2, 1) WS4(X, 1, 2, 2)
+/* The menu (gspc_menu.h): every gpv with one vector, 1 or 2 rows; two vectors for ordinary
+   groups. */
+GSPC_MENU(KDEF)
 
-MENU(KDEF)
-
-#define N_G 4
-#define N_V 2
-#define N_R 2
-#define N_W 8
-static const dlc_f32_gspc_ukernel_fn table[N_G][N_V][N_R][N_W] = {MENU(KENTRY)};
+static const dlc_f32_gspc_ukernel_fn table[GSPC_N_G][GSPC_N_V][GSPC_N_R][GSPC_N_W] = {GSPC_MENU(KENTRY)};
 
 static dlc_f32_gspc_ukernel_fn get(size_t gpv, size_t nv, size_t r, size_t w) {
-  size_t lg = 0;
-  while (((size_t)1 << lg) < gpv) lg++;
-  if (((size_t)1 << lg) != gpv || lg >= N_G || nv < 1 || nv > N_V || r < 1 || r > N_R || w < 1 ||
-      w > N_W)
-    return NULL;
-  return table[lg][nv - 1][r - 1][w - 1];
+  const int lg = gspc_menu_lg(gpv, nv, r, w);
+  return lg < 0 ? NULL : table[lg][nv - 1][r - 1][w - 1];
 }
 
 const dlc_f32_gspc_family dlc_f32_gspc__generic = {

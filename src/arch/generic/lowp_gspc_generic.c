@@ -7,6 +7,7 @@
 
 #include "../../ukernel/lowp_gspc_ukernel.h"
 #include "../../quant/quant.h"
+#include "gspc_menu.h"
 
 /* gcc 12's loop vectoriser turned these tiles' strided reads (a pixel's gpv inputs, one channel
    after another) into vector loads reaching past the last channel the tile reads: one row or
@@ -140,43 +141,23 @@ static void pack_q8(const dlc_lowp_gspc_pack_args *a) {
                                     int32_t *buf) {                                                       \
     q8_tile(prm, in, w, buf, G, V, R, W);                                                                 \
   }
-#define LOG2_1 0
-#define LOG2_2 1
-#define LOG2_4 2
-#define LOG2_8 3
-#define KENTRY_F16(G, V, R, W) [LOG2_##G][V - 1][R - 1][W - 1] = KNAME(f16, G, V, R, W),
-#define KENTRY_Q8(G, V, R, W) [LOG2_##G][V - 1][R - 1][W - 1] = KNAME(q8, G, V, R, W),
+#define KENTRY_F16(G, V, R, W) GSPC_SLOT(G, V, R, W) = KNAME(f16, G, V, R, W),
+#define KENTRY_Q8(G, V, R, W) GSPC_SLOT(G, V, R, W) = KNAME(q8, G, V, R, W),
 
-/* The menu of the fp32 generic family: every gpv with one vector, 1 or 2 rows; two vectors for
-   ordinary groups. */
-#define WS8(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4) \
-                        X(G, V, R, 5) X(G, V, R, 6) X(G, V, R, 7) X(G, V, R, 8)
-#define WS4(X, G, V, R) X(G, V, R, 1) X(G, V, R, 2) X(G, V, R, 3) X(G, V, R, 4)
-#define MENU_G(X, G) WS8(X, G, 1, 1) WS4(X, G, 1, 2)
-#define MENU(X) MENU_G(X, 1) MENU_G(X, 2) MENU_G(X, 4) MENU_G(X, 8) WS4(X, 1, 2, 1) WS4(X, 1, 2, 2)
+/* The menu the fp32 generic family has too (gspc_menu.h). */
+GSPC_MENU(KDEF_F16)
+GSPC_MENU(KDEF_Q8)
 
-MENU(KDEF_F16)
-MENU(KDEF_Q8)
+static const dlc_f16_gspc_ukernel_fn table_f16[GSPC_N_G][GSPC_N_V][GSPC_N_R][GSPC_N_W] = {GSPC_MENU(KENTRY_F16)};
+static const dlc_q8_gspc_ukernel_fn table_q8[GSPC_N_G][GSPC_N_V][GSPC_N_R][GSPC_N_W] = {GSPC_MENU(KENTRY_Q8)};
 
-#define N_G 4
-#define N_V 2
-#define N_R 2
-#define N_W 8
-static const dlc_f16_gspc_ukernel_fn table_f16[N_G][N_V][N_R][N_W] = {MENU(KENTRY_F16)};
-static const dlc_q8_gspc_ukernel_fn table_q8[N_G][N_V][N_R][N_W] = {MENU(KENTRY_Q8)};
-
-static int tile_index(size_t gpv, size_t nv, size_t r, size_t w, size_t *lg) {
-  *lg = 0;
-  while (((size_t)1 << *lg) < gpv) (*lg)++;
-  return ((size_t)1 << *lg) == gpv && *lg < N_G && nv >= 1 && nv <= N_V && r >= 1 && r <= N_R && w >= 1 && w <= N_W;
-}
 static dlc_f16_gspc_ukernel_fn get_f16(size_t gpv, size_t nv, size_t r, size_t w) {
-  size_t lg;
-  return tile_index(gpv, nv, r, w, &lg) ? table_f16[lg][nv - 1][r - 1][w - 1] : NULL;
+  const int lg = gspc_menu_lg(gpv, nv, r, w);
+  return lg < 0 ? NULL : table_f16[lg][nv - 1][r - 1][w - 1];
 }
 static dlc_q8_gspc_ukernel_fn get_q8(size_t gpv, size_t nv, size_t r, size_t w) {
-  size_t lg;
-  return tile_index(gpv, nv, r, w, &lg) ? table_q8[lg][nv - 1][r - 1][w - 1] : NULL;
+  const int lg = gspc_menu_lg(gpv, nv, r, w);
+  return lg < 0 ? NULL : table_q8[lg][nv - 1][r - 1][w - 1];
 }
 
 const dlc_lowp_gspc_family dlc_lowp_gspc__generic = {

@@ -1,6 +1,6 @@
 /* family.h - what every kernel template needs besides the vector layer: the family's symbol and
- * name string from DLC_VEC_ISA, and a repeat macro that instantiates one register tile per row
- * or pixel count (the tiles are compile-time shapes, so their accumulators live in registers).
+ * name string from DLC_VEC_ISA, and the repeat macros (DLC_REPEAT, DLC_UPTO) that instantiate one
+ * register tile per row or pixel count (the tiles are compile-time shapes, so their accumulators live in registers).
  *
  * Include after the ISA's vec.h. */
 #ifndef DLC_TEMPLATE_FAMILY_H
@@ -59,5 +59,25 @@
 #define DLC_REPEAT_30(X, a) DLC_REPEAT_29(X, a) X(30, a)
 #define DLC_REPEAT_31(X, a) DLC_REPEAT_30(X, a) X(31, a)
 #define DLC_REPEAT_32(X, a) DLC_REPEAT_31(X, a) X(32, a)
+
+/* DLC_UPTO(n, X, a...) is X(a, 1) X(a, 2) ... X(a, n) for a literal n in 1..16 (a knob). The
+   lists do not nest: call DLC_UPTO at most once inside another list's X (a fixed list outside). */
+#define DLC_UPTO(n, ...) DLC_CAT(DLC_UPTO_, n)(__VA_ARGS__)
+#define DLC_UPTO_1(X, ...) X(__VA_ARGS__, 1)
+#define DLC_UPTO_2(X, ...) DLC_UPTO_1(X, __VA_ARGS__) X(__VA_ARGS__, 2)
+#define DLC_UPTO_3(X, ...) DLC_UPTO_2(X, __VA_ARGS__) X(__VA_ARGS__, 3)
+#define DLC_UPTO_4(X, ...) DLC_UPTO_3(X, __VA_ARGS__) X(__VA_ARGS__, 4)
+#define DLC_UPTO_5(X, ...) DLC_UPTO_4(X, __VA_ARGS__) X(__VA_ARGS__, 5)
+#define DLC_UPTO_6(X, ...) DLC_UPTO_5(X, __VA_ARGS__) X(__VA_ARGS__, 6)
+#define DLC_UPTO_7(X, ...) DLC_UPTO_6(X, __VA_ARGS__) X(__VA_ARGS__, 7)
+#define DLC_UPTO_8(X, ...) DLC_UPTO_7(X, __VA_ARGS__) X(__VA_ARGS__, 8)
+#define DLC_UPTO_9(X, ...) DLC_UPTO_8(X, __VA_ARGS__) X(__VA_ARGS__, 9)
+#define DLC_UPTO_10(X, ...) DLC_UPTO_9(X, __VA_ARGS__) X(__VA_ARGS__, 10)
+#define DLC_UPTO_11(X, ...) DLC_UPTO_10(X, __VA_ARGS__) X(__VA_ARGS__, 11)
+#define DLC_UPTO_12(X, ...) DLC_UPTO_11(X, __VA_ARGS__) X(__VA_ARGS__, 12)
+#define DLC_UPTO_13(X, ...) DLC_UPTO_12(X, __VA_ARGS__) X(__VA_ARGS__, 13)
+#define DLC_UPTO_14(X, ...) DLC_UPTO_13(X, __VA_ARGS__) X(__VA_ARGS__, 14)
+#define DLC_UPTO_15(X, ...) DLC_UPTO_14(X, __VA_ARGS__) X(__VA_ARGS__, 15)
+#define DLC_UPTO_16(X, ...) DLC_UPTO_15(X, __VA_ARGS__) X(__VA_ARGS__, 16)
 
 #endif

@@ -82,9 +82,6 @@ INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) {
   if (n > 0) memcpy(t, p, (size_t)n * sizeof *t);
   return v_load_f16(t);
 }
-typedef __m256i vidx; /* DLC_VL lane indices */
-INLINE vidx v_load_idx(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
-INLINE vf v_permute(vf v, vidx i) { return _mm256_permutevar8x32_ps(v, i); } /* lane l = v[i[l]] */
 /* the even floats of a then b (2 * VL consecutive floats) in evens order, here e0 e1 e4 e5 e2 e3
    e6 e7: one in-lane shuffle, no lane-crossing permute per load; v_evens_in_order sorts them */
 INLINE vf v_evens(vf a, vf b) { return _mm256_shuffle_ps(a, b, 0x88); }
@@ -94,5 +91,30 @@ INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)stride));
   return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(m), 4);
 }
+
+/* ---- names the gspc, spack and csr templates added ------------------------------------------ */
+
+/* the first n lanes (n clamped to [0, VL]) as v_store_tail stores them, worked out once for many
+   stores; p[i] = v[i] for the lanes of t, nothing else written: here v_store_first's pieces */
+typedef ptrdiff_t vtail;
+INLINE vtail v_tail(ptrdiff_t n) { return n; }
+INLINE void v_store_tail(float *p, vtail t, vf v) { dlc_avx2_store_first(p, t, v); }
+
+/* DLC_VL int32 lane indices (a permutation, gather offsets) */
+typedef __m256i vidx;
+INLINE vidx v_load_idx(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+/* r[k] = v[i[k]] */
+INLINE vf v_permute(vf v, vidx i) { return _mm256_permutevar8x32_ps(v, i); }
+/* the lanes of m p[i[k]], zero elsewhere; the other lanes' memory is not read */
+INLINE vf v_gather_mask(const float *p, vidx i, vmask m) {
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, i, _mm256_castsi256_ps(m), 4);
+}
+INLINE vmask v_mask_and(vmask a, vmask b) { return _mm256_and_si256(a, b); }
+INLINE vmask v_mask_or(vmask a, vmask b) { return _mm256_or_si256(a, b); }
+/* p[i] = v[i] for the lanes of m; nothing else is written. vmaskmovps: microcoded on AMD cores up
+   to Zen 3 (avx2_store.h), so only where the lanes do not start at 0 (else v_store_first). */
+INLINE void v_store_mask(float *p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
+/* the g floats at p (g = 1, 2, 4 or 8) repeated across the vector: one input pixel of g groups */
+INLINE vf v_bcast_groups(const float *p, const size_t g) { return dlc_avx2_bcast_groups(p, g); }
 
 #endif

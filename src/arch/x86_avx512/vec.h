@@ -105,9 +105,6 @@ INLINE vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
 INLINE vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
 /* the first n binary16 widened, zeros elsewhere (one masked 16-bit load) */
 INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(v_first(n), p)); }
-typedef __m512i vidx; /* DLC_VL lane indices */
-INLINE vidx v_load_idx(const int32_t *p) { return _mm512_loadu_si512((const void *)p); }
-INLINE vf v_permute(vf v, vidx i) { return _mm512_permutexvar_ps(i, v); } /* lane l = v[i[l]] */
 /* the even floats of a then b (2 * VL consecutive floats), in order (one two-source permute) */
 INLINE vf v_evens(vf a, vf b) {
   return _mm512_permutex2var_ps(a, _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0), b);
@@ -118,6 +115,44 @@ INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                                          _mm512_set1_epi32((int)stride));
   return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4);
+}
+
+/* ---- names the gspc, spack and csr templates added ------------------------------------------ */
+
+/* the first n lanes (n clamped to [0, VL]) as v_store_tail stores them, worked out once for many
+   stores; p[i] = v[i] for the lanes of t, nothing else written: here one masked store, whole
+   vectors too (no branch per store, unlike v_store_first) */
+typedef vmask vtail;
+INLINE vtail v_tail(ptrdiff_t n) { return v_first(n); }
+INLINE void v_store_tail(float *p, vtail t, vf v) { _mm512_mask_storeu_ps(p, t, v); }
+
+#include <string.h> /* memcpy */
+
+/* DLC_VL int32 lane indices (a permutation, gather offsets) */
+typedef __m512i vidx;
+INLINE vidx v_load_idx(const int32_t *p) { return _mm512_loadu_si512(p); }
+/* r[k] = v[i[k]] */
+INLINE vf v_permute(vf v, vidx i) { return _mm512_permutexvar_ps(i, v); }
+/* the lanes of m p[i[k]], zero elsewhere; the other lanes' memory is not read */
+INLINE vf v_gather_mask(const float *p, vidx i, vmask m) {
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, i, p, 4);
+}
+INLINE vmask v_mask_and(vmask a, vmask b) { return (vmask)(a & b); }
+INLINE vmask v_mask_or(vmask a, vmask b) { return (vmask)(a | b); }
+/* p[i] = v[i] for the lanes of m; nothing else is written */
+INLINE void v_store_mask(float *p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
+/* the g floats at p (g = 1, 2, 4, 8 or 16) repeated across the vector: one input pixel of g
+   groups (vbroadcastss, folded into the FMA as {1to16}; vbroadcastsd / f32x4 / f32x8; a load) */
+INLINE vf v_bcast_groups(const float *p, const size_t g) {
+  if (g == 1) return _mm512_set1_ps(*p);
+  if (g == 2) {
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+  }
+  if (g == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+  if (g == 8) return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
+  return _mm512_loadu_ps(p);
 }
 
 #endif

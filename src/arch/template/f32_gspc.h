@@ -1,0 +1,417 @@
+/* f32_gspc.h - the f32 gspc micro-kernels and input repack (src/ukernel/gspc_ukernel.h), written
+ * once over the vector layer; an ISA's f32_gspc_<isa>.c includes its vec.h and then this file,
+ * which defines dlc_f32_gspc__<isa>. T_O = DLC_VL lanes.
+ *
+ * Register tile: R rows x W columns x NV vectors of DLC_VL output lanes, all accumulators in
+ * registers (2 FMA pipes x 4 cycles of latency need >= 8 of them in flight). Per reduction step
+ * the NV weight vectors are loaded once and reused by every pixel; each pixel's input is one
+ * broadcast reused by the NV vectors. Groups in lanes: GPV groups share a vector; the input of a
+ * pixel is then GPV consecutive floats repeated over every GPV-lane block (v_bcast_groups).
+ *
+ * The menu: one vector, every GPV up to DLC_VL, up to GSPC_MAX_PIX pixels in 1, 2 or 4 rows
+ * (small images need the rows to fill the accumulators); several vectors (ordinary groups only),
+ * up to GSPC_MAX_ACC accumulators in 1 or 2 rows.
+ *
+ * Knobs (set before the include, else the default for DLC_VL), literal numbers:
+ *   GSPC_MAX_PIX  pixels of a one-vector tile (<= 16): 12 at DLC_VL 8, 16 at DLC_VL 16
+ *   GSPC_MAX_ACC  accumulators of a several-vector tile: 12 at DLC_VL 8 (12 + NV weight vectors
+ *                 + a broadcast fit 16 registers), 24 at DLC_VL 16 (of 32)
+ *   GSPC_MAX_NV   vectors of output lanes (<= 4): 3 at DLC_VL 8, 4 at DLC_VL 16
+ *   GSPC_T_I      preferred input channel tile: 16
+ *   GSPC_BLOCKED  1: kernels for the channel-blocked input (gspc_ukernel.h, a column every t_i
+ *                 floats), which needs a column of t_i channels to be one vector: t_i == DLC_VL
+ *   GSPC_FMA_PER_CYCLE, GSPC_LOADS_PER_CYCLE, GSPC_FMA_LATENCY, GSPC_STORE_NHWC,
+ *   GSPC_STORE_NCHW  the cost model the driver picks tiles with: 2, 2, 4, 0.5, 1 */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../ukernel/gspc_ukernel.h"
+#include "family.h"
+
+#if DLC_VL == 8
+#define GSPC_DEFAULT_MAX_PIX 12
+#define GSPC_DEFAULT_MAX_ACC 12
+#define GSPC_DEFAULT_MAX_NV 3
+#elif DLC_VL == 16
+#define GSPC_DEFAULT_MAX_PIX 16
+#define GSPC_DEFAULT_MAX_ACC 24
+#define GSPC_DEFAULT_MAX_NV 4
+#endif
+#ifndef GSPC_MAX_PIX
+#define GSPC_MAX_PIX GSPC_DEFAULT_MAX_PIX
+#endif
+#ifndef GSPC_MAX_ACC
+#define GSPC_MAX_ACC GSPC_DEFAULT_MAX_ACC
+#endif
+#ifndef GSPC_MAX_NV
+#define GSPC_MAX_NV GSPC_DEFAULT_MAX_NV
+#endif
+#ifndef GSPC_T_I
+#define GSPC_T_I 16
+#endif
+#ifndef GSPC_BLOCKED
+#define GSPC_BLOCKED (GSPC_T_I == DLC_VL)
+#endif
+#ifndef GSPC_FMA_PER_CYCLE
+#define GSPC_FMA_PER_CYCLE 2.0f
+#endif
+#ifndef GSPC_LOADS_PER_CYCLE
+#define GSPC_LOADS_PER_CYCLE 2.0f
+#endif
+#ifndef GSPC_FMA_LATENCY
+#define GSPC_FMA_LATENCY 4.0f
+#endif
+#ifndef GSPC_STORE_NHWC
+#define GSPC_STORE_NHWC 0.5f
+#endif
+#ifndef GSPC_STORE_NCHW
+#define GSPC_STORE_NCHW 1.0f
+#endif
+_Static_assert(DLC_VL <= 16 && GSPC_MAX_PIX <= 16 && GSPC_MAX_NV <= 4 && GSPC_MAX_ACC / 2 <= GSPC_MAX_PIX,
+               "the kernel table's bounds: gpv <= 16, 4 vectors, 16 pixels (a several-vector tile's too)");
+
+#define GSPC_BUF_FLOATS ((GSPC_MAX_ACC > GSPC_MAX_PIX ? GSPC_MAX_ACC : GSPC_MAX_PIX) * DLC_VL) /* a tile's lanes */
+
+/* the identity permutation: what a tile without one loads, never applies */
+static const int32_t gspc_lanes_identity[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+/* Bias, clamp, permutation and NCHW (or any strides) store of the accumulators spilled to
+   buf[P][NV*VL]: the epilogue is shared by every tile of the menu (once per tile, it need not be
+   unrolled). NHWC tiles store from their registers (gspc_tile). */
+static __attribute__((noinline)) void gspc_store_tile(const dlc_f32_gspc_params *prm, float *buf, size_t rn,
+                                                      size_t wn, size_t nv, const float *bias, float *out,
+                                                      size_t n_lanes, size_t r_valid) {
+  const size_t np = rn * wn, nvl = nv * DLC_VL;
+  const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max);
+  const int permute = prm->perm != NULL;
+  const vidx pidx = v_load_idx(permute ? prm->perm : gspc_lanes_identity);
+  for (size_t v = 0; v < nv; v++) {
+    const vf b = v_load(bias + v * DLC_VL);
+    for (size_t p = 0; p < np; p++) {
+      /* bound first: a NaN in x is what max/min return */
+      vf x = v_clamp(v_add(v_load_aligned(buf + p * nvl + v * DLC_VL), b), lo, hi);
+      if (permute) x = v_permute(x, pidx);
+      v_store_aligned(buf + p * nvl + v * DLC_VL, x);
+    }
+  }
+  const ptrdiff_t cs = prm->out_ch_stride, ps = prm->out_pix_stride, rs = prm->out_r_stride;
+  if (ps == 1) {
+    /* NCHW: VL pixels at a time transposed so each lane's pixels are one vector; pixel
+       p = r*wn + x sits in lane p - p0 and row r's run is stored with a lane-range mask from
+       a pointer set back by r*wn - p0. */
+    for (size_t v = 0; v * DLC_VL < n_lanes; v++) {
+      const size_t nl = n_lanes - v * DLC_VL < DLC_VL ? n_lanes - v * DLC_VL : DLC_VL;
+      for (size_t p0 = 0; p0 < np; p0 += DLC_VL) {
+        vf t[DLC_VL];
+        for (size_t p = 0; p < DLC_VL; p++)
+          t[p] = p0 + p < np ? v_load_aligned(buf + (p0 + p) * nvl + v * DLC_VL) : v_zero();
+        v_transpose(t);
+        for (size_t r = 0; r < r_valid; r++) {
+          const ptrdiff_t a = (ptrdiff_t)(r * wn) - (ptrdiff_t)p0, b = a + (ptrdiff_t)wn;
+          if (b <= 0 || a >= DLC_VL) continue;
+          const vmask m = v_range(a, b);
+          for (size_t j = 0; j < nl; j++)
+            v_store_mask(out + (ptrdiff_t)(v * DLC_VL + j) * cs + (ptrdiff_t)r * rs - a, m, t[j]);
+        }
+      }
+    }
+  } else {
+    /* neither layout the library produces; kept exact for any strides */
+    for (size_t r = 0; r < r_valid; r++)
+      for (size_t x = 0; x < wn; x++)
+        for (size_t j = 0; j < n_lanes; j++)
+          out[(ptrdiff_t)r * rs + (ptrdiff_t)x * ps + (ptrdiff_t)j * cs] = buf[(r * wn + x) * nvl + j];
+  }
+}
+
+/* One register tile; the input of column x is at x*pxs (pxs = gpv, or t_i channel-blocked). */
+INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const float *w, const float *bias, float *out,
+                      size_t n_lanes, size_t r_valid, const size_t gpv, const size_t nv, const size_t rn,
+                      const size_t wn, const size_t pxs) {
+  const size_t nvl = nv * DLC_VL;
+  vf acc[GSPC_MAX_PIX][GSPC_MAX_NV];
+  UNROLL
+  for (size_t p = 0; p < rn * wn; p++)
+    UNROLL
+    for (size_t v = 0; v < nv; v++) acc[p][v] = v_zero();
+  const size_t n_ct = prm->n_ct, n_tap = prm->n_tap, t_i = prm->t_i;
+  const ptrdiff_t ti_stride = prm->in_ti_stride, r_stride = prm->in_r_stride;
+  for (size_t ct = 0; ct < n_ct; ct++) {
+    const size_t nti = ct + 1 < n_ct ? t_i : prm->ti_last;
+    const float *in_ct = in + (ptrdiff_t)ct * prm->in_ct_stride;
+    const float *w_ct = w + ct * n_tap * t_i * nvl;
+    for (size_t t = 0; t < n_tap; t++) {
+      const float *ip = in_ct + prm->tap_off[t];
+      const float *wp = w_ct + t * t_i * nvl;
+      for (size_t ti = 0; ti < nti; ti++) {
+        vf wv[GSPC_MAX_NV];
+        UNROLL
+        for (size_t v = 0; v < nv; v++) wv[v] = v_load_aligned(wp + v * DLC_VL);
+        UNROLL
+        for (size_t r = 0; r < rn; r++)
+          UNROLL
+          for (size_t x = 0; x < wn; x++) {
+            const vf b = v_bcast_groups(ip + (ptrdiff_t)r * r_stride + x * pxs, gpv);
+            UNROLL
+            for (size_t v = 0; v < nv; v++) acc[r * wn + x][v] = v_fma(b, wv[v], acc[r * wn + x][v]);
+          }
+        ip += ti_stride;
+        wp += nvl;
+      }
+    }
+  }
+  if (prm->out_ch_stride == 1) {
+    /* NHWC: bias, clamp and stores (the last vector's first lanes) straight from the accumulators */
+    const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max);
+    const int permute = nv == 1 && prm->perm != NULL;
+    const vidx pidx = v_load_idx(permute ? prm->perm : gspc_lanes_identity);
+    const ptrdiff_t ps = prm->out_pix_stride, rs = prm->out_r_stride;
+    vf bv[GSPC_MAX_NV];
+    vtail tl[GSPC_MAX_NV];
+    UNROLL
+    for (size_t v = 0; v < nv; v++) {
+      bv[v] = v_load(bias + v * DLC_VL);
+      tl[v] = v_tail((ptrdiff_t)n_lanes - (ptrdiff_t)(v * DLC_VL));
+    }
+    UNROLL
+    for (size_t r = 0; r < rn; r++) {
+      if (r >= r_valid) break;
+      UNROLL
+      for (size_t x = 0; x < wn; x++)
+        UNROLL
+        for (size_t v = 0; v < nv; v++) {
+          vf o = v_clamp(v_add(acc[r * wn + x][v], bv[v]), lo, hi);
+          if (permute) o = v_permute(o, pidx);
+          v_store_tail(out + (ptrdiff_t)r * rs + (ptrdiff_t)x * ps + v * DLC_VL, tl[v], o);
+        }
+    }
+    return;
+  }
+  float buf[GSPC_BUF_FLOATS] __attribute__((aligned(sizeof(vf))));
+  UNROLL
+  for (size_t p = 0; p < rn * wn; p++)
+    UNROLL
+    for (size_t v = 0; v < nv; v++) v_store_aligned(buf + p * nvl + v * DLC_VL, acc[p][v]);
+  gspc_store_tile(prm, buf, rn, wn, nv, bias, out, n_lanes, r_valid);
+}
+
+/* ---- the repack (gspc_ukernel.h) ------------------------------------------------------------
+   Five ways, by where the source is contiguous:
+   - channels contiguous (NHWC): blocks of VL packed positions u = (q, gl) x VL channels, one
+     (masked) load of VL channels per position, a VL x VL transpose, a store per channel;
+   - one channel of gpv neighbouring groups (NHWC depthwise): gpv floats copied per column;
+   - small groups (NHWC, gpv*C_PG <= VL): one permutation per column;
+   - columns contiguous (NCHW, stride 1, one group per vector): a copy;
+   - otherwise a gather, VL packed floats at a time. */
+static void gspc_pack_zero(const dlc_f32_gspc_pack_args *a) {
+  for (size_t c = 0; c < a->n_c; c++) memset(a->dst + c * a->dst_c_stride, 0, a->nq * a->gpv * sizeof(float));
+}
+
+static inline const float *gspc_src_at(const dlc_f32_gspc_pack_args *a, size_t q, size_t gl) {
+  return a->src + ((ptrdiff_t)q * a->col_step + a->col0) * a->px_step + (ptrdiff_t)gl * a->g_step;
+}
+
+static inline int gspc_inside(const dlc_f32_gspc_pack_args *a, size_t q) { return q >= a->q_lo && q < a->q_hi; }
+
+static void gspc_pack_transpose(const dlc_f32_gspc_pack_args *a) {
+  size_t lg = 0;
+  while (((size_t)1 << lg) < a->gpv) lg++;
+  const size_t total = a->nq << lg;
+  for (size_t u0 = 0; u0 < total; u0 += DLC_VL) {
+    const size_t nu = total - u0 < DLC_VL ? total - u0 : DLC_VL;
+    for (size_t c0 = 0; c0 < a->n_c; c0 += DLC_VL) {
+      const size_t nc = a->n_c - c0 < DLC_VL ? a->n_c - c0 : DLC_VL;
+      const vmask cm = v_first((ptrdiff_t)nc);
+      vf r[DLC_VL];
+      for (size_t i = 0; i < DLC_VL; i++) {
+        const size_t u = u0 + i, q = u >> lg, gl = u & (a->gpv - 1);
+        r[i] = i < nu && gl < a->ng && gspc_inside(a, q) ? v_load_mask(gspc_src_at(a, q, gl) + c0, cm) : v_zero();
+      }
+      v_transpose(r);
+      const vtail tu = v_tail((ptrdiff_t)nu);
+      for (size_t j = 0; j < nc; j++) v_store_tail(a->dst + (c0 + j) * a->dst_c_stride + u0, tu, r[j]);
+    }
+  }
+}
+
+static void gspc_pack_groups(const dlc_f32_gspc_pack_args *a) {
+  const vmask gm = v_first((ptrdiff_t)a->ng);
+  const vtail all = v_tail((ptrdiff_t)a->gpv);
+  for (size_t q = 0; q < a->nq; q++) {
+    const vf v = gspc_inside(a, q) ? v_load_mask(gspc_src_at(a, q, 0), gm) : v_zero();
+    v_store_tail(a->dst + q * a->gpv, all, v);
+  }
+}
+
+/* Small groups (NHWC, gpv*C_PG <= VL): a column's block of gpv groups x C_PG channels is one
+   vector; one permutation turns [group][channel] into [channel][group] and each channel's gpv
+   floats are stored with a mask from a pointer set back by c*gpv. */
+static void gspc_pack_small_groups(const dlc_f32_gspc_pack_args *a) {
+  const size_t gpv = a->gpv, nc = a->n_c;
+  int32_t idx[DLC_VL];
+  for (size_t k = 0; k < DLC_VL; k++) idx[k] = (int32_t)(k < nc * gpv ? (k % gpv) * nc + k / gpv : k);
+  const vidx pidx = v_load_idx(idx);
+  const vmask lm = v_first((ptrdiff_t)(a->ng * nc));
+  vmask cm[DLC_VL]; /* channel c's lanes */
+  for (size_t c = 0; c < nc; c++) cm[c] = v_range((ptrdiff_t)(c * gpv), (ptrdiff_t)((c + 1) * gpv));
+  for (size_t q = 0; q < a->nq; q++) {
+    const vf v = gspc_inside(a, q) ? v_permute(v_load_mask(gspc_src_at(a, q, 0), lm), pidx) : v_zero();
+    for (size_t c = 0; c < nc; c++) v_store_mask(a->dst + c * a->dst_c_stride + q * gpv - c * gpv, cm[c], v);
+  }
+}
+
+static void gspc_pack_gather(const dlc_f32_gspc_pack_args *a) {
+  const size_t gpv = a->gpv, total = a->nq * gpv, qpv = DLC_VL / gpv;
+  const ptrdiff_t qs = a->col_step * a->px_step;
+  const int contig = gpv == 1 && qs == 1;
+  int32_t lane_off[DLC_VL];
+  for (size_t e = 0; e < DLC_VL; e++)
+    lane_off[e] = (int32_t)((ptrdiff_t)(e / gpv) * qs + (ptrdiff_t)(e % gpv) * a->g_step);
+  const vidx voff = v_load_idx(lane_off);
+  /* the lanes of the ng real groups of each gpv-lane block */
+  vmask live = v_first(0);
+  for (size_t g0 = 0; g0 < DLC_VL; g0 += gpv) live = v_mask_or(live, v_range((ptrdiff_t)g0, (ptrdiff_t)(g0 + a->ng)));
+  /* block by block, each block's mask worked out once for the n_c channels */
+  for (size_t e0 = 0, q0 = 0; e0 < total; e0 += DLC_VL, q0 += qpv) {
+    /* lanes [lo, hi) are columns inside the image (q_lo <= q < q_hi) and inside the row */
+    const ptrdiff_t lo = ((ptrdiff_t)a->q_lo - (ptrdiff_t)q0) * (ptrdiff_t)gpv;
+    ptrdiff_t hi = ((ptrdiff_t)a->q_hi - (ptrdiff_t)q0) * (ptrdiff_t)gpv;
+    if (hi > (ptrdiff_t)(total - e0)) hi = (ptrdiff_t)(total - e0);
+    const int whole = lo <= 0 && hi >= DLC_VL; /* all lanes inside: the mask of the image's interior */
+    const vmask m = whole ? live : v_mask_and(live, v_range(lo, hi));
+    const vtail tail = v_tail((ptrdiff_t)(total - e0));
+    /* the block's first column; outside the image its lanes are masked off, never read */
+    const float *sb = a->src + ((ptrdiff_t)q0 * a->col_step + a->col0) * a->px_step;
+    for (size_t c = 0; c < a->n_c; c++, sb += a->src_c_stride) {
+      const vf v = whole && contig ? v_load(sb) : v_gather_mask(sb, voff, m);
+      v_store_tail(a->dst + c * a->dst_c_stride + e0, tail, v);
+    }
+  }
+}
+
+#if GSPC_BLOCKED
+/* Channel-blocked layout from NHWC: a column is VL floats, the channels of the tile then zeros;
+   one masked load and one store per column. */
+static void gspc_pack_blocked(const dlc_f32_gspc_pack_args *a) {
+  for (size_t q = 0; q < a->nq; q++)
+    v_store(a->dst + q * DLC_VL, gspc_inside(a, q) ? v_load_first(gspc_src_at(a, q, 0), (ptrdiff_t)a->n_c) : v_zero());
+}
+#endif
+
+static void gspc_pack_scalar(const dlc_f32_gspc_pack_args *a) {
+  for (size_t c = 0; c < a->n_c; c++) {
+    float *d = a->dst + c * a->dst_c_stride;
+    for (size_t q = 0; q < a->nq; q++)
+      for (size_t gl = 0; gl < a->gpv; gl++)
+        d[q * a->dst_q_stride + gl] =
+            gl < a->ng && gspc_inside(a, q) ? gspc_src_at(a, q, gl)[(ptrdiff_t)c * a->src_c_stride] : 0.0f;
+  }
+}
+
+static void gspc_pack(const dlc_f32_gspc_pack_args *a) {
+  if (a->dst_q_stride != a->gpv) {
+#if GSPC_BLOCKED
+    if (a->dst_c_stride == 1 && a->src_c_stride == 1 && a->gpv == 1 && a->dst_q_stride == DLC_VL && a->n_c <= DLC_VL) {
+      gspc_pack_blocked(a);
+      return;
+    }
+#endif
+    gspc_pack_scalar(a);
+  } else if (a->q_lo >= a->q_hi) {
+    gspc_pack_zero(a);
+  } else if (a->src_c_stride == 1 && a->g_step == 1 && a->gpv > 1) {
+    gspc_pack_groups(a);
+  } else if (a->src_c_stride == 1 && a->gpv > 1 && a->g_step == (ptrdiff_t)a->n_c && a->gpv * a->n_c <= DLC_VL) {
+    gspc_pack_small_groups(a);
+  } else if (a->src_c_stride == 1) {
+    gspc_pack_transpose(a);
+  } else {
+    /* int32 gather offsets must reach the farthest element of the row */
+    const ptrdiff_t far = ((ptrdiff_t)a->nq * a->col_step + (a->col0 < 0 ? -a->col0 : a->col0)) * a->px_step +
+                          (ptrdiff_t)a->gpv * a->g_step;
+    if (far < INT32_MAX / 2)
+      gspc_pack_gather(a);
+    else
+      gspc_pack_scalar(a);
+  }
+}
+
+/* ---- the kernel table ------------------------------------------------------------------------
+   A kernel per tile of the shapes the menu has (one vector: gpv 1..VL, 1, 2 or 4 rows; several
+   vectors: gpv 1, 1 or 2 rows; 1..GSPC_MAX_PIX columns); the table holds those of the menu. The
+   kernels are static inline so that the others, never referenced, are never compiled (a plain
+   static function is emitted at -O0 even when unused). */
+#define GSPC_IN_MENU(V, R, W) \
+  ((V) == 1 ? (R) * (W) <= GSPC_MAX_PIX : (V) <= GSPC_MAX_NV && (V) * (R) * (W) <= GSPC_MAX_ACC)
+#define GSPC_COLS(X, G, V, R) DLC_UPTO(GSPC_MAX_PIX, X, G, V, R)
+#define GSPC_ONE_VECTOR(X, G) GSPC_COLS(X, G, 1, 1) GSPC_COLS(X, G, 1, 2) GSPC_COLS(X, G, 1, 4)
+#define GSPC_VECTORS(X, V) GSPC_COLS(X, 1, V, 1) GSPC_COLS(X, 1, V, 2)
+#define GSPC_GPV1(X) GSPC_ONE_VECTOR(X, 1) GSPC_VECTORS(X, 2) GSPC_VECTORS(X, 3) GSPC_VECTORS(X, 4)
+#define GSPC_GPVS_4(X) GSPC_ONE_VECTOR(X, 2) GSPC_ONE_VECTOR(X, 4)
+#define GSPC_GPVS_8(X) GSPC_GPVS_4(X) GSPC_ONE_VECTOR(X, 8)
+#define GSPC_GPVS_16(X) GSPC_GPVS_8(X) GSPC_ONE_VECTOR(X, 16)
+#define GSPC_ALL(X) GSPC_GPV1(X) DLC_CAT(GSPC_GPVS_, DLC_VL)(X) /* X(G, V, R, W) for each */
+#define GSPC_LOG2_1 0
+#define GSPC_LOG2_2 1
+#define GSPC_LOG2_4 2
+#define GSPC_LOG2_8 3
+#define GSPC_LOG2_16 4
+#define GSPC_N_G (DLC_CAT(GSPC_LOG2_, DLC_VL) + 1) /* gpv 1, 2, 4, ... VL */
+
+#define GSPC_FN(G, V, R, W) gspc_g##G##_v##V##_r##R##_w##W
+#define GSPC_KERNEL(G, V, R, W)                                                                           \
+  static inline void GSPC_FN(G, V, R, W)(const dlc_f32_gspc_params *prm, const float *in, const float *w, \
+                                         const float *bias, float *out, size_t n_lanes, size_t r_valid) { \
+    gspc_tile(prm, in, w, bias, out, n_lanes, r_valid, G, V, R, W, G);                                    \
+  }
+#define GSPC_ENTRY(G, V, R, W) \
+  [GSPC_LOG2_##G][V - 1][R - 1][W - 1] = GSPC_IN_MENU(V, R, W) ? GSPC_FN(G, V, R, W) : NULL,
+GSPC_ALL(GSPC_KERNEL)
+static const dlc_f32_gspc_ukernel_fn gspc_table[GSPC_N_G][4][4][GSPC_MAX_PIX] = {GSPC_ALL(GSPC_ENTRY)};
+
+static dlc_f32_gspc_ukernel_fn gspc_get(size_t gpv, size_t nv, size_t r, size_t w) {
+  size_t lg = 0;
+  while (((size_t)1 << lg) < gpv) lg++;
+  if (((size_t)1 << lg) != gpv || lg >= GSPC_N_G || nv < 1 || nv > 4 || r < 1 || r > 4 || w < 1 || w > GSPC_MAX_PIX)
+    return NULL;
+  return gspc_table[lg][nv - 1][r - 1][w - 1];
+}
+
+#if GSPC_BLOCKED
+/* channel-blocked input: a column every VL floats; the gpv = 1 tiles of the menu */
+#define GSPC_BFN(G, V, R, W) gspc_blk_v##V##_r##R##_w##W
+#define GSPC_BKERNEL(G, V, R, W)                                                                           \
+  static inline void GSPC_BFN(G, V, R, W)(const dlc_f32_gspc_params *prm, const float *in, const float *w, \
+                                          const float *bias, float *out, size_t n_lanes, size_t r_valid) { \
+    gspc_tile(prm, in, w, bias, out, n_lanes, r_valid, 1, V, R, W, DLC_VL);                                \
+  }
+#define GSPC_BENTRY(G, V, R, W) [V - 1][R - 1][W - 1] = GSPC_IN_MENU(V, R, W) ? GSPC_BFN(G, V, R, W) : NULL,
+GSPC_GPV1(GSPC_BKERNEL)
+static const dlc_f32_gspc_ukernel_fn gspc_btable[4][4][GSPC_MAX_PIX] = {GSPC_GPV1(GSPC_BENTRY)};
+
+static dlc_f32_gspc_ukernel_fn gspc_get_blocked(size_t nv, size_t r, size_t w) {
+  if (nv < 1 || nv > 4 || r < 1 || r > 4 || w < 1 || w > GSPC_MAX_PIX) return NULL;
+  return gspc_btable[nv - 1][r - 1][w - 1];
+}
+#endif
+
+const dlc_f32_gspc_family DLC_FAMILY_NAME(f32_gspc) = {
+    .name = "f32_gspc__" DLC_ISA_STR,
+    .isa = DLC_ISA_STR,
+    .t_o = DLC_VL,
+    .t_i = GSPC_T_I,
+    .max_gpv = DLC_VL,
+    .get = gspc_get,
+#if GSPC_BLOCKED
+    .get_blocked = gspc_get_blocked,
+#else
+    .get_blocked = NULL,
+#endif
+    .pack = gspc_pack,
+    .fma_per_cycle = GSPC_FMA_PER_CYCLE,
+    .loads_per_cycle = GSPC_LOADS_PER_CYCLE,
+    .fma_latency = GSPC_FMA_LATENCY,
+    .store_nhwc = GSPC_STORE_NHWC,
+    .store_nchw = GSPC_STORE_NCHW,
+};
