@@ -71,26 +71,20 @@ static dlconv_status gemv_f16_plan(dlconv_plan *p, const void *w) {
   return DLCONV_OK;
 }
 
-typedef struct gemv_f16_ctx {
-  const dlconv_plan *p;
-  const gemv_f16_data *d;
-  const uint16_t *x;
-  uint16_t *y;
-  char *ws;
-} gemv_f16_ctx;
-
 static void gemv_f16_task(void *arg, size_t t) {
-  const gemv_f16_ctx *c = arg;
-  const gemv_f16_data *d = c->d;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
+  const gemv_f16_data *d = p->algo_data;
+  const uint16_t *x = c->x;
+  uint16_t *y = c->y;
   const dlc_f16_gemm_family *f = p->kernels->f16_gemm;
   const size_t n = (size_t)p->s.n, co = (size_t)p->s.c_out;
   float *xf = (float *)(c->ws + t * d->ws_slice);
   float *acc = (float *)(c->ws + t * d->ws_slice + d->xf_bytes);
   if (f->widen_run)
-    f->widen_run(n * d->K, c->x, 1, xf);
+    f->widen_run(n * d->K, x, 1, xf);
   else
-    for (size_t i = 0; i < n * d->K; i++) xf[i] = dlc_f16_to_f32(c->x[i]);
+    for (size_t i = 0; i < n * d->K; i++) xf[i] = dlc_f16_to_f32(x[i]);
   size_t begin, end;
   dlc_split_range(d->panels, d->ntasks, t, &begin, &end);
   for (size_t pn = begin; pn < end; pn++) {
@@ -99,14 +93,13 @@ static void gemv_f16_task(void *arg, size_t t) {
     for (size_t r0 = 0; r0 < n; r0 += 4)
       f->gemv(m, DLC_MIN(4, n - r0), d->K, a, xf + r0 * d->K, d->K, acc + r0 * d->mr, d->mr);
     for (size_t r = 0; r < n; r++)
-      f->store(m, acc + r * d->mr, p->bias, oc0, 1, p->s.out_min, p->s.out_max, c->y + r * co + oc0);
+      f->store(m, acc + r * d->mr, p->bias, oc0, 1, p->s.out_min, p->s.out_max, y + r * co + oc0);
   }
 }
 
 static void gemv_f16_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const gemv_f16_data *d = p->algo_data;
-  gemv_f16_ctx c = {p, d, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, gemv_f16_task, &c);
+  dlc_exec_tasks(p, d->ntasks, gemv_f16_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_gemv_f16_ops = {

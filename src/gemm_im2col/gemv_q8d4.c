@@ -88,23 +88,17 @@ static dlconv_status gemv_plan(dlconv_plan *p, const void *w) {
   return DLCONV_OK;
 }
 
-typedef struct gemv_ctx {
-  const dlconv_plan *p;
-  const gemv_data *d;
-  const uint8_t *x;
-  uint8_t *y;
-  char *ws;
-} gemv_ctx;
-
 static void gemv_task(void *arg, size_t t) {
-  const gemv_ctx *c = arg;
-  const gemv_data *d = c->d;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
+  const gemv_data *d = p->algo_data;
+  const uint8_t *x = c->x;
+  uint8_t *y = c->y;
   const size_t n = (size_t)p->s.n, co = (size_t)p->s.c_out;
   uint8_t *xq = (uint8_t *)(c->ws + t * d->ws_slice);
   int32_t *acc = (int32_t *)(c->ws + t * d->ws_slice + d->xq_bytes);
   for (size_t r = 0; r < n; r++) {
-    for (size_t k = 0; k < d->K; k++) xq[r * d->Kp + k] = c->x[r * d->K + k] ^ d->flip;
+    for (size_t k = 0; k < d->K; k++) xq[r * d->Kp + k] = x[r * d->K + k] ^ d->flip;
     for (size_t k = d->K; k < d->Kp; k++) xq[r * d->Kp + k] = d->zu;
   }
   size_t begin, end;
@@ -117,14 +111,13 @@ static void gemv_task(void *arg, size_t t) {
       p->kernels->q8_d4->gemv(m, nb, d->Kp, a, xq + r0 * d->Kp, d->Kp, acc + r0 * d->mr, d->mr);
     }
     for (size_t r = 0; r < n; r++)
-      p->kernels->q8_gemm->store(m, acc + r * d->mr, &d->q4, oc0, 1, c->y + r * co + oc0);
+      p->kernels->q8_gemm->store(m, acc + r * d->mr, &d->q4, oc0, 1, y + r * co + oc0);
   }
 }
 
 static void gemv_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const gemv_data *d = p->algo_data;
-  gemv_ctx c = {p, d, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, gemv_task, &c);
+  dlc_exec_tasks(p, d->ntasks, gemv_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_gemv_q8d4_ops = {

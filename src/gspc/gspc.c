@@ -276,14 +276,6 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
   }
 }
 
-typedef struct gspc_ctx {
-  const dlconv_plan *p;
-  const gspc_data *d;
-  const float *x;
-  float *y;
-  char *ws;
-} gspc_ctx;
-
 /* First and one-past-last packed row that row tile rt reads. */
 static size_t rt_row0(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
   return rt * d->rn * (size_t)s->stride_h;
@@ -293,10 +285,12 @@ static size_t rt_row1(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
 }
 
 static void gspc_task(void *arg, size_t task) {
-  const gspc_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const gspc_data *d = c->d;
+  const gspc_data *d = p->algo_data;
+  const float *x = c->x;
+  float *y = c->y;
   const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
   float *slab = d->slab ? (float *)(c->ws + task * d->slab * sizeof(float)) : NULL;
   size_t begin, end;
@@ -309,14 +303,14 @@ static void gspc_task(void *arg, size_t task) {
     const size_t r0 = rt_row0(s, d, rt), r1 = rt_row1(s, d, rt);
     const float *in_row;
     if (d->direct) {
-      in_row = c->x + (n * (size_t)s->c_in + gb * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in) + r0 * d->row_stride;
+      in_row = x + (n * (size_t)s->c_in + gb * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in) + r0 * d->row_stride;
     } else {
       if (gbn != cur) {
         cur = gbn;
         base = packed = r0;
       }
       if (r1 > packed) {
-        pack_rows(p, d, c->x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
+        pack_rows(p, d, x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
         packed = r1;
       }
       in_row = slab + (r0 - base) * d->row_stride;
@@ -329,9 +323,9 @@ static void gspc_task(void *arg, size_t task) {
     const float *bias = d->bias + (gb * d->n_ocb + ob) * d->nvl;
     float *y_row;
     if (s->layout == DLCONV_NCHW)
-      y_row = c->y + ((n * (size_t)s->c_out + c0) * ho + oh0) * wo;
+      y_row = y + ((n * (size_t)s->c_out + c0) * ho + oh0) * wo;
     else
-      y_row = c->y + ((n * ho + oh0) * wo) * (size_t)s->c_out + c0;
+      y_row = y + ((n * ho + oh0) * wo) * (size_t)s->c_out + c0;
     for (size_t wt = 0; wt < d->n_wt; wt++) {
       const size_t ow0 = DLC_MIN(wt * d->wn, wo - d->wn);
       d->kern(&d->prm, in_row + ow0 * d->pxs, w, bias, y_row + (ptrdiff_t)ow0 * d->prm.out_pix_stride,
@@ -341,12 +335,9 @@ static void gspc_task(void *arg, size_t task) {
   }
 }
 
-static void gspc_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
+static void gspc_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const gspc_data *d = p->algo_data;
-  gspc_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace};
-  dlc_parallel_for(p, d->ntasks, gspc_task, &c);
+  dlc_exec_tasks(p, d->ntasks, gspc_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_gspc_ops = {

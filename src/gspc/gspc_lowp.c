@@ -260,14 +260,6 @@ static void pack_rows(const dlconv_plan *p, const glp_data *d, const void *x, si
   }
 }
 
-typedef struct glp_ctx {
-  const dlconv_plan *p;
-  const glp_data *d;
-  const void *x;
-  void *y;
-  char *ws;
-} glp_ctx;
-
 /* One run of n accumulators to y through the family's store. */
 static inline void store_run(const dlconv_plan *p, const glp_data *d, size_t n, const void *acc, size_t c0,
                              int per_column, char *y) {
@@ -278,10 +270,10 @@ static inline void store_run(const dlconv_plan *p, const glp_data *d, size_t n, 
 }
 
 static void glp_task(void *arg, size_t task) {
-  const glp_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const glp_data *d = c->d;
+  const glp_data *d = p->algo_data;
   const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
   const size_t es = d->q8 ? 1 : 2, co = (size_t)s->c_out, sh = (size_t)s->stride_h;
   const size_t halo = (size_t)(s->dil_h * (s->k_h - 1)) + 1;
@@ -337,8 +329,8 @@ static void glp_task(void *arg, size_t task) {
 }
 
 static void glp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  glp_ctx c = {.p = p, .d = p->algo_data, .x = x, .y = y, .ws = workspace};
-  dlc_parallel_for(p, c.d->ntasks, glp_task, &c);
+  const glp_data *d = p->algo_data;
+  dlc_exec_tasks(p, d->ntasks, glp_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_gspc_lowp_ops = {

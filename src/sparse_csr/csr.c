@@ -528,18 +528,12 @@ static void slab_job(const dlconv_plan *p, const csr_data *d, const float *x, fl
   }
 }
 
-typedef struct csr_run {
-  const dlconv_plan *p;
-  const csr_data *d;
-  const float *x;
-  float *y;
-  float *ws;
-  size_t ntasks, njobs;
-} csr_run;
+/* Jobs of one execute: (image, group, pixel block), split over at most ntasks_max tasks. */
+static size_t csr_njobs(const dlconv_plan *p, const csr_data *d) { return (size_t)(p->s.n * p->s.groups) * d->nblk; }
 
-static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
+static void csr_job(const dlc_exec *a, size_t job, float *xbuf, float *tbuf) {
   const dlconv_plan *p = a->p;
-  const csr_data *d = a->d;
+  const csr_data *d = p->algo_data;
   const dlc_conv_shape *s = &p->s;
   const size_t pix = d->pix;
   size_t n, g, blk;
@@ -554,7 +548,7 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
   float *yb = tbuf;
   size_t ldy = d->pb;
   if (s->layout == DLCONV_NCHW) {
-    yb = a->y + (n * (size_t)s->c_out + oc0) * pix + p0;
+    yb = (float *)a->y + (n * (size_t)s->c_out + oc0) * pix + p0;
     ldy = pix;
   }
   const float *panel = xbuf;
@@ -562,27 +556,24 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
     d->fam->spmm(cout_g, DLC_MIN(d->nr, np - q), panel, d->nnz + oc0, d->val + nz0, d->off + nz0,
                  p->bias + oc0, yb + q, ldy, s->out_min, s->out_max);
   if (s->layout == DLCONV_NHWC) /* the tile's rows x pixels into y's pixels x channels */
-    d->fam->transpose(cout_g, np, tbuf, d->pb, a->y + (n * pix + p0) * (size_t)s->c_out + oc0, (size_t)s->c_out);
+    d->fam->transpose(cout_g, np, tbuf, d->pb, (float *)a->y + (n * pix + p0) * (size_t)s->c_out + oc0, (size_t)s->c_out);
 }
 
 static void csr_task(void *arg, size_t t) {
-  const csr_run *a = arg;
-  const csr_data *d = a->d;
+  const dlc_exec *a = arg;
+  const csr_data *d = a->p->algo_data;
   /* No workspace at all when the layer has no nonzeros and writes NCHW. */
-  float *xbuf = a->ws ? a->ws + t * (d->xbuf_floats + d->tbuf_floats) : NULL;
+  float *xbuf = a->ws ? (float *)(void *)a->ws + t * (d->xbuf_floats + d->tbuf_floats) : NULL;
   float *tbuf = a->ws ? xbuf + d->xbuf_floats : NULL;
   size_t b, e;
-  dlc_split_range(a->njobs, a->ntasks, t, &b, &e);
+  const size_t njobs = csr_njobs(a->p, d);
+  dlc_split_range(njobs, DLC_MIN(d->ntasks_max, njobs), t, &b, &e);
   for (size_t j = b; j < e; j++) csr_job(a, j, xbuf, tbuf);
 }
 
-static void csr_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
+static void csr_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const csr_data *d = p->algo_data;
-  const size_t njobs = (size_t)(p->s.n * p->s.groups) * d->nblk;
-  csr_run a = {p, d, x, y, workspace, DLC_MIN(d->ntasks_max, njobs), njobs};
-  dlc_parallel_for(p, a.ntasks, csr_task, &a);
+  dlc_exec_tasks(p, DLC_MIN(d->ntasks_max, csr_njobs(p, d)), csr_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_csr_ops = {
