@@ -159,6 +159,7 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = (size_t)s->groups * per_group * 2;
   p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->exec_tasks = d->ntasks;
   if (d->b32)
     snprintf(p->kernel, sizeof p->kernel, "f16+%s", d->b32->name);
   else
@@ -523,13 +524,8 @@ static void lowp_task(void *arg, size_t t) {
   }
 }
 
-static void lowp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const lowp_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, lowp_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_gemm_lowp_ops = {
     .plan = lowp_plan,
-    .execute = lowp_execute,
+    .task = lowp_task,
     .destroy = lowp_destroy,
 };

@@ -61,6 +61,7 @@ static dlconv_status gemv_f16_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = d->sp.panels * panel * sizeof(uint16_t);
   p->workspace_bytes = d->sp.ntasks * d->sp.slice;
+  p->exec_tasks = d->sp.ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->gemv_name);
   return DLCONV_OK;
 }
@@ -92,13 +93,8 @@ static void gemv_f16_task(void *arg, size_t t) {
   }
 }
 
-static void gemv_f16_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const gemv_f16_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->sp.ntasks, gemv_f16_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_gemv_f16_ops = {
     .plan = gemv_f16_plan,
-    .execute = gemv_f16_execute,
+    .task = gemv_f16_task,
     .destroy = gemv_f16_destroy,
 };

@@ -79,6 +79,7 @@ static dlconv_status gemv_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = d->sp.panels * panel_bytes;
   p->workspace_bytes = d->sp.ntasks * d->sp.slice;
+  p->exec_tasks = d->sp.ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->gemv_name);
   return DLCONV_OK;
 }
@@ -112,13 +113,8 @@ static void gemv_task(void *arg, size_t t) {
   }
 }
 
-static void gemv_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const gemv_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->sp.ntasks, gemv_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_gemv_q8d4_ops = {
     .plan = gemv_plan,
-    .execute = gemv_execute,
+    .task = gemv_task,
     .destroy = gemv_destroy,
 };

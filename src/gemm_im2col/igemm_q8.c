@@ -315,6 +315,7 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
   p->packed_weight_bytes = G * d->gstride;
   for (size_t b = 0; b < d->nborder; b++) p->packed_weight_bytes += G * d->col_gstride[b]; /* border columns' taps */
   p->workspace_bytes = 0;
+  p->exec_tasks = d->ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   return DLCONV_OK;
 }
@@ -444,13 +445,8 @@ static void igemm_task(void *arg, size_t t) {
   }
 }
 
-static void igemm_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const igemm_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, igemm_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_igemm_q8_ops = {
     .plan = igemm_plan,
-    .execute = igemm_execute,
+    .task = igemm_task,
     .destroy = igemm_destroy,
 };

@@ -203,6 +203,7 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   const size_t jobs = dlc_gspc_njobs(&d->grid, (size_t)s->n);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
   p->workspace_bytes = d->ntasks * d->slab * sizeof(float);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   if (gpv > 1)
@@ -309,13 +310,8 @@ static void gspc_task(void *arg, size_t task) {
   }
 }
 
-static void gspc_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const gspc_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, gspc_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_gspc_ops = {
     .plan = gspc_plan,
-    .execute = gspc_execute,
+    .task = gspc_task,
     .destroy = gspc_destroy,
 };

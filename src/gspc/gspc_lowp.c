@@ -185,6 +185,7 @@ static dlconv_status glp_plan(dlconv_plan *p, const void *w) {
   const size_t jobs = dlc_gspc_njobs(&d->grid, (size_t)s->n);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
   p->workspace_bytes = d->ntasks * (d->slab + d->tile_bytes);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = welems * 2 + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   const char *dt = q8 ? "q8" : "f16";
@@ -311,13 +312,8 @@ static void glp_task(void *arg, size_t task) {
   }
 }
 
-static void glp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const glp_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, glp_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_gspc_lowp_ops = {
     .plan = glp_plan,
-    .execute = glp_execute,
+    .task = glp_task,
     .destroy = glp_destroy,
 };

@@ -186,6 +186,7 @@ static dlconv_status spack_plan(dlconv_plan *p, const void *weights) {
 
   d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
   p->workspace_bytes = d->ntasks * d->slice * sizeof(float);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   snprintf(p->kernel, sizeof p->kernel, "f32_spack_%zux%zux%zu__%s", d->vh, d->vw, d->vc,
@@ -319,13 +320,8 @@ static void spack_task(void *arg, size_t i) {
   for (size_t job = begin; job < end; job++) run_job(c, &prm, job, strip);
 }
 
-static void spack_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const spack_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, spack_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_spack_ops = {
     .plan = spack_plan,
-    .execute = spack_execute,
+    .task = spack_task,
     .destroy = spack_destroy,
 };

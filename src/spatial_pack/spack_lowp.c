@@ -144,6 +144,7 @@ static dlconv_status splp_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
   p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->exec_tasks = d->ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", dlc_lowp_vpos_kernel_name(v, p));
   return DLCONV_OK;
 }
@@ -276,13 +277,8 @@ static void splp_task(void *arg, size_t t) {
   for (size_t j = begin; j < end; j++) run_job(c, j, slice);
 }
 
-static void splp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const splp_data *d = p->algo_data;
-  dlc_exec_tasks(p, d->ntasks, splp_task, x, y, workspace);
-}
-
 const dlc_impl_ops dlc_spack_lowp_ops = {
     .plan = splp_plan,
-    .execute = splp_execute,
+    .task = splp_task,
     .destroy = splp_destroy,
 };
