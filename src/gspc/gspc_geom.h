@@ -164,6 +164,28 @@ static inline void dlc_gspc_next_job(const dlc_gspc_grid *g, size_t n_img, size_
   ++*gb;
 }
 
+/* The packed rows a task holds in its slab: rows [base, packed) of (group block, image) owner,
+   numbered gb * n_img + n. The row tiles of one (group block, image) come one after another and
+   overlap by the kernel's halo: each packs only the rows below those already there. */
+typedef struct dlc_gspc_slab {
+  size_t owner, base, packed;
+} dlc_gspc_slab;
+
+#define DLC_GSPC_SLAB_EMPTY ((dlc_gspc_slab){(size_t)-1, 0, 0})
+
+/* Makes rows [r0, r1) of owner available: returns 1 when rows [*from, r1) must be packed now (at
+   slab row hp - base), 0 when all of them are there. */
+static inline int dlc_gspc_slab_need(dlc_gspc_slab *h, size_t owner, size_t r0, size_t r1, size_t *from) {
+  if (owner != h->owner) {
+    h->owner = owner;
+    h->base = h->packed = r0;
+  }
+  if (r1 <= h->packed) return 0;
+  *from = DLC_MAX(h->packed, r0);
+  h->packed = r1;
+  return 1;
+}
+
 /* First and one-past-last packed row that row tile rt reads. */
 static inline void dlc_gspc_tile_rows(const dlc_conv_shape *s, const dlc_gspc_grid *g, size_t rt, size_t *r0,
                                       size_t *r1) {

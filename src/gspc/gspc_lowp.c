@@ -268,22 +268,15 @@ static void glp_task(void *arg, size_t task) {
   const size_t ldb = d->prm.ldb;
   size_t begin, end;
   dlc_split_range(dlc_gspc_njobs(&d->grid, n_img), d->ntasks, task, &begin, &end);
-  size_t cur = (size_t)-1, base = 0, packed = 0; /* (gb, n) whose rows [base, packed) are in slab */
+  dlc_gspc_slab held = DLC_GSPC_SLAB_EMPTY;
   size_t ob, rt, n, gb;
   dlc_gspc_job_at(&d->grid, n_img, begin, &ob, &rt, &n, &gb);
   for (size_t job = begin; job < end; job++) {
-    const size_t gbn = gb * n_img + n;
-    size_t r0, r1;
+    size_t r0, r1, from;
     dlc_gspc_tile_rows(s, &d->grid, rt, &r0, &r1);
-    if (gbn != cur) {
-      cur = gbn;
-      base = packed = r0;
-    }
-    if (r1 > packed) {
-      pack_rows(p, d, c->x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
-      packed = r1;
-    }
-    const int32_t *in_row = slab + (r0 - base) * d->row_stride;
+    if (dlc_gspc_slab_need(&held, gb * n_img + n, r0, r1, &from))
+      pack_rows(p, d, c->x, n, gb, from, r1, held.base, slab);
+    const int32_t *in_row = slab + (r0 - held.base) * d->row_stride;
     const size_t oh0 = rt * d->grid.rn, r_valid = DLC_MIN(d->grid.rn, ho - oh0);
     const size_t c0 = dlc_gspc_first_channel(s, &d->grid, gb, ob), n_lanes = dlc_gspc_lanes_used(s, &d->grid, gb, ob);
     const void *w = (const uint16_t *)d->w + (gb * d->grid.n_ocb + ob) * d->blk;
