@@ -225,7 +225,9 @@ dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols, size_t 
     d->xbuf_floats = d->panel_floats * (d->pb / nr);
     d->tbuf_floats = s->layout == DLCONV_NHWC ? dlc_round_up((size_t)s->cout_g * d->pb, 16) : 0;
   }
-  d->ntasks_max = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->groups) * d->nblk);
+  d->njobs = (size_t)(s->n * s->groups) * d->nblk;
+  d->ntasks_max = DLC_MIN((size_t)p->nthreads, d->njobs);
+  p->exec_tasks = d->ntasks_max;
   p->workspace_bytes = (d->xbuf_floats + d->tbuf_floats) * d->ntasks_max * sizeof(float);
   p->packed_weight_bytes = nnz_total * (value_bytes + sizeof(int32_t)) +
                            (size_t)s->c_out * (sizeof(size_t) + sizeof(int32_t)) +
@@ -528,9 +530,6 @@ static void slab_job(const dlconv_plan *p, const csr_data *d, const float *x, fl
   }
 }
 
-/* Jobs of one execute: (image, group, pixel block), split over at most ntasks_max tasks. */
-static size_t csr_njobs(const dlconv_plan *p, const csr_data *d) { return (size_t)(p->s.n * p->s.groups) * d->nblk; }
-
 static void csr_job(const dlc_exec *a, size_t job, float *xbuf, float *tbuf) {
   const dlconv_plan *p = a->p;
   const csr_data *d = p->algo_data;
@@ -566,19 +565,13 @@ static void csr_task(void *arg, size_t t) {
   float *xbuf = a->ws ? (float *)(void *)a->ws + t * (d->xbuf_floats + d->tbuf_floats) : NULL;
   float *tbuf = a->ws ? xbuf + d->xbuf_floats : NULL;
   size_t b, e;
-  const size_t njobs = csr_njobs(a->p, d);
-  dlc_split_range(njobs, DLC_MIN(d->ntasks_max, njobs), t, &b, &e);
+  dlc_split_range(d->njobs, d->ntasks_max, t, &b, &e);
   for (size_t j = b; j < e; j++) csr_job(a, j, xbuf, tbuf);
-}
-
-static void csr_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const csr_data *d = p->algo_data;
-  dlc_exec_tasks(p, DLC_MIN(d->ntasks_max, csr_njobs(p, d)), csr_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_csr_ops = {
     .plan = csr_plan,
-    .execute = csr_execute,
+    .task = csr_task,
     .destroy = csr_destroy,
     .plan_csr = csr_plan_csr,
 };

@@ -272,11 +272,6 @@ static void spmm(const dlconv_plan *p, const csrl_data *d, size_t oc0, size_t np
                  t, d->ws.ldt, -INFINITY, INFINITY);
 }
 
-/* Jobs of one execute: (image, group, pixel block), split over at most ntasks_max tasks. */
-static size_t csrl_njobs(const dlconv_plan *p, const csrl_data *d) {
-  return (size_t)(p->s.n * p->s.groups) * d->c->nblk;
-}
-
 static void csrl_job(const dlc_exec *a, size_t job, char *xb, int32_t *tb, int32_t *tt) {
   const dlconv_plan *p = a->p;
   const csrl_data *d = p->algo_data;
@@ -328,18 +323,12 @@ static void csrl_task(void *arg, size_t t) {
   char *xb = slice;
   int32_t *tb = (int32_t *)(void *)(slice + w->x_bytes), *tt = (int32_t *)(void *)(slice + w->x_bytes + w->t_bytes);
   size_t b, e;
-  const size_t njobs = csrl_njobs(a->p, d);
-  dlc_split_range(njobs, DLC_MIN(d->c->ntasks_max, njobs), t, &b, &e);
+  dlc_split_range(d->c->njobs, d->c->ntasks_max, t, &b, &e);
   for (size_t j = b; j < e; j++) csrl_job(a, j, xb, tb, tt);
-}
-
-static void csrl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const csrl_data *d = p->algo_data;
-  dlc_exec_tasks(p, DLC_MIN(d->c->ntasks_max, csrl_njobs(p, d)), csrl_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_csr_lowp_ops = {
     .plan = csrl_plan,
-    .execute = csrl_execute,
+    .task = csrl_task,
     .destroy = csrl_destroy,
 };
