@@ -60,7 +60,7 @@ static const dlc_impl impls[] = {
 /* What an implementation's plan sets, cleared before each try. */
 static void clear_outputs(dlconv_plan *p) {
   p->algo_data = NULL;
-  p->packed_weight_bytes = p->workspace_bytes = 0;
+  p->packed_weight_bytes = p->workspace_bytes = p->exec_tasks = 0;
   p->weight_density = 1.0;
   p->kernel[0] = 0;
 }

@@ -12,6 +12,7 @@
 
 #include "dlconv.h"
 #include "../quant/quant.h"
+#include "threading.h"
 
 typedef struct dlc_conv_shape {
   int64_t n, c_in, h_in, w_in;
@@ -42,6 +43,7 @@ struct dlconv_plan {
   void *algo_data;                 /* the implementation's packed weights etc., freed by ops->destroy */
   size_t packed_weight_bytes;      /* set by ops->plan */
   size_t workspace_bytes;          /* set by ops->plan: what one execute needs (all threads together) */
+  size_t exec_tasks;               /* set by ops->plan where ops->task runs the execute: its tasks */
   double weight_density;           /* set by ops->plan: 1.0 for dense algorithms */
   int64_t macs;
   char kernel[64];                 /* set by ops->plan: micro-kernel name and tile */
@@ -56,14 +58,18 @@ struct dlconv_plan {
  * halves (F16), bytes with p->q8 (U8/S8; weights S8). */
 typedef struct dlc_impl_ops {
   /* w: OIHW weights (c_out x cin_g x k_h x k_w), never NULL. Uses p->s, p->kernels, p->nthreads;
-     sets algo_data, packed_weight_bytes, workspace_bytes, weight_density, kernel. Returns
-     DLCONV_OK, DLCONV_ERR_UNSUPPORTED (with dlc_error message, e.g. the family has no kernel for
-     this ISA: the list then tries its next entry) or DLCONV_ERR_OUT_OF_MEMORY; on failure it frees
-     what it allocated and leaves algo_data NULL. */
+     sets algo_data, packed_weight_bytes, workspace_bytes, weight_density, kernel, and exec_tasks
+     where the implementation offers task in place of execute. Returns DLCONV_OK,
+     DLCONV_ERR_UNSUPPORTED (with dlc_error message, e.g. the family has no kernel for this ISA:
+     the list then tries its next entry) or DLCONV_ERR_OUT_OF_MEMORY; on failure it frees what it
+     allocated and leaves algo_data NULL. */
   dlconv_status (*plan)(dlconv_plan *p, const void *w);
   /* x, y in the user layout p->s.layout; workspace: >= p->workspace_bytes, 64-byte aligned
      (NULL when workspace_bytes == 0). Must not allocate, must not fail, must not write to the plan. */
   void (*execute)(const dlconv_plan *p, const void *x, void *y, void *workspace);
+  /* In place of execute (NULL then) where an execute is one parallel region: its task, run for
+     t in [0, p->exec_tasks) with the call's dlc_exec (core/threading.h) as arg. */
+  dlconv_task_fn task;
   void (*destroy)(dlconv_plan *p); /* frees algo_data (may be NULL) */
   /* Optional (NULL where the top floor densifies a caller's CSR instead): plan from the caller's
      CSR directly. It has been validated (rows, cols, row_ptr monotone and ending at nnz, every
@@ -73,7 +79,10 @@ typedef struct dlc_impl_ops {
 
 /* Runs the plan's implementation on x -> y. */
 static inline void dlc_plan_run(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  p->ops->execute(p, x, y, workspace);
+  if (p->ops->execute)
+    p->ops->execute(p, x, y, workspace);
+  else
+    dlc_exec_tasks(p, p->exec_tasks, p->ops->task, x, y, workspace);
 }
 
 #endif

@@ -16,6 +16,23 @@
 struct dlconv_plan;
 void dlc_parallel_for(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn fn, void *arg);
 
+/* One execute call as a plan's tasks see it: the plan (whose algo_data holds the driver's packed
+   data), the call's x and y, and its workspace. Every driver splits an execute into tasks that
+   need just these, so they share this one context instead of each declaring its own. */
+typedef struct dlc_exec {
+  const struct dlconv_plan *p;
+  const void *x;
+  void *y;
+  char *ws;
+} dlc_exec;
+
+/* Runs task(&exec, t) for every t in [0, ntasks) with dlc_parallel_for. */
+static inline void dlc_exec_tasks(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn task, const void *x,
+                                  void *y, void *ws) {
+  dlc_exec e = {p, x, y, ws};
+  dlc_parallel_for(p, ntasks, task, &e);
+}
+
 /* The part [*begin, *end) of [0, n) that task i of `parts` gets (contiguous, sizes differ by <= 1). */
 static inline void dlc_split_range(size_t n, size_t parts, size_t i, size_t *begin, size_t *end) {
   size_t q = n / parts, r = n % parts;

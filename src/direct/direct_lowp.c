@@ -352,13 +352,6 @@ static dlconv_status dwl_plan(dlconv_plan *p, const void *w) {
   return DLCONV_OK;
 }
 
-typedef struct dwl_ctx {
-  const dlconv_plan *p;
-  const void *x;
-  void *y;
-  char *ws;
-} dwl_ctx;
-
 /* The output columns [lo, hi) of a tap whose input column ox * stride_w + off (off: the tap's
    dil_w * kx - pad_l) lies inside x. */
 static void tap_columns(const dlc_conv_shape *s, int64_t off, size_t *lo, size_t *hi) {
@@ -391,7 +384,7 @@ static size_t compact_virtual(void *acc, size_t v0, size_t n, size_t wv, size_t 
 
 
 static void dwl_task(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -468,7 +461,7 @@ static void dwl_task(void *arg, size_t t) {
 /* NCHW int8 on the quads kernel: per plane, the input copied as u8 with its padding (once per
    input channel), the kernel over chunks of output rows (or the flat run), each chunk stored. */
 static void dwl_task_dw4(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -540,7 +533,7 @@ static void dwl_task_dw4(void *arg, size_t t) {
 /* NCHW int8 on the channel-lanes kernel: per (image, block of 16 channels), the block's planes
    interleaved into the padded plane, then the whole output plane of the 16 channels in one call. */
 static void dwl_task_dwc(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -566,7 +559,7 @@ static void dwl_task_dwc(void *arg, size_t t) {
    then each pixel is stored in one call with per-channel bias and multipliers. Tasks take ranges
    of output rows. */
 static void dwl_task_nhwc(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -613,7 +606,7 @@ static void dwl_task_nhwc(void *arg, size_t t) {
 /* NCHW, wide mode: per (image, channel) plane, widen the input plane (once per input channel),
    run the fp32 kernel over the whole plane with no bias or clamp, then store. */
 static void dwl_task_wide(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -657,7 +650,7 @@ static void dwl_task_wide(void *arg, size_t t) {
 /* int8 NHWC in registers, tiles within an output row: one along a row of x inside the image goes to run_s with a pointer
    per tap (most of them), the others to run with a pointer per tap and pixel. */
 static void dwl_task_dwn(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -686,7 +679,7 @@ static void dwl_task_dwn(void *arg, size_t t) {
 /* NCHW F16 on the fp32 kernel's binary16 variant: per (image, channel) plane, one call over all
    its row groups, x widened and y rounded in registers. */
 static void dwl_task_half(void *arg, size_t t) {
-  const dwl_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const dwl_data *d = p->algo_data;
@@ -704,8 +697,7 @@ static void dwl_task_half(void *arg, size_t t) {
 
 static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const dwl_data *d = p->algo_data;
-  dwl_ctx c = {p, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks,
+  dlc_exec_tasks(p, d->ntasks,
                    d->dwn   ? dwl_task_dwn
                    : d->dwc ? dwl_task_dwc
                    : d->dw4 ? dwl_task_dw4
@@ -713,7 +705,7 @@ static void dwl_execute(const dlconv_plan *p, const void *x, void *y, void *work
                    : d->half ? dwl_task_half
                    : d->wide ? dwl_task_wide
                              : dwl_task,
-                   &c);
+                 x, y, workspace);
 }
 
 const dlc_impl_ops dlc_direct_lowp_dw_ops = {

@@ -446,14 +446,6 @@ static void pack_a_nhwc(const gemm_data *d, const dlc_conv_shape *s, const float
 
 /* ---------------------------------------------------------------- execute */
 
-typedef struct gemm_ctx {
-  const dlconv_plan *p;
-  const gemm_data *d;
-  const float *x;
-  float *y;
-  char *ws;
-} gemm_ctx;
-
 /* NCHW: B micro-panel outer, A micro-panels inner (BLIS order): each kc x nr panel of the im2col
    matrix is packed into L1 right before all the job's A micro-panels (prepacked weights, streaming
    from the job's mc x kc block in L2) sweep it, and its C tiles are written top to bottom. Nothing
@@ -461,13 +453,13 @@ typedef struct gemm_ctx {
    (K = 64) costs little more than reading x and writing y once; while one panel is in use, the
    input rows of the next are prefetched into L2 (not L1: a prefetch to L1 that misses L2 holds
    one of the few L1 fill buffers and stalls the loop), a slice per micro-kernel call. */
-static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, float *bpack) {
+static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, float *bpack) {
   const dlconv_plan *p = c->p;
-  const gemm_data *d = c->d;
+  const gemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &p->s;
   size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->N, mr = d->mr, nr = d->nr;
-  const float *x_ig = c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
-  float *y_ig = c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
+  const float *x_ig = (const float *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
+  float *y_ig = (float *)c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
   const float *a_g = d->wpack + g * d->wpanels * d->wpanel_floats;
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
@@ -523,15 +515,15 @@ static void run_job_nchw(const gemm_ctx *c, size_t o, size_t mb, size_t nb, floa
   }
 }
 
-static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, float *apack) {
+static void run_job_nhwc(const dlc_exec *c, size_t g, size_t mb, size_t nb, float *apack) {
   const dlconv_plan *p = c->p;
-  const gemm_data *d = c->d;
+  const gemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &p->s;
   size_t mr = d->mr, nr = d->nr, c_out = (size_t)s->c_out;
   const float *b_g = d->wpack + g * d->wpanels * d->wpanel_floats;
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
-  float *y_g = c->y + g * (size_t)s->cout_g;
+  float *y_g = (float *)c->y + g * (size_t)s->cout_g;
   dlc_f32_gemm_epilogue ep = {NULL, 1, s->out_min, s->out_max, NULL, 0};
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
@@ -555,13 +547,13 @@ static void run_job_nhwc(const gemm_ctx *c, size_t g, size_t mb, size_t nb, floa
    (mc x kc, the NCHW im2col gather at panel width mr) are packed first; then each prepacked B
    micro-panel of weights (kc x nr, half of L1) is swept by all of them, so the weights stream from
    memory once per call and each panel is reused from L1. */
-static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, float *apack) {
+static void run_job_trans(const dlc_exec *c, size_t o, size_t mb, size_t nb, float *apack) {
   const dlconv_plan *p = c->p;
-  const gemm_data *d = c->d;
+  const gemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &p->s;
   size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->P, mr = d->mr, nr = d->nr;
-  const float *x_ig = c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
-  float *y_ig = c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
+  const float *x_ig = (const float *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
+  float *y_ig = (float *)c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
   const float *b_g = d->wpack + g * d->wpanels * d->wpanel_floats;
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
@@ -588,8 +580,8 @@ static void run_job_trans(const gemm_ctx *c, size_t o, size_t mb, size_t nb, flo
 }
 
 static void gemm_task(void *arg, size_t t) {
-  const gemm_ctx *c = arg;
-  const gemm_data *d = c->d;
+  const dlc_exec *c = arg;
+  const gemm_data *d = c->p->algo_data;
   size_t begin, end;
   dlc_split_range(d->njobs, d->ntasks, t, &begin, &end);
   float *slice = (float *)(c->ws + t * d->ws_slice);
@@ -606,16 +598,17 @@ static void gemm_task(void *arg, size_t t) {
 
 /* Subsample pass: planes [begin, end) of x (all images' channels) to their every stride-th pixel. */
 static void subsample_task(void *arg, size_t t) {
-  const gemm_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlc_conv_shape *s = &c->p->s;
-  size_t planes = (size_t)(s->n * s->c_in), parts = DLC_MIN((size_t)c->d->ntasks, planes), begin, end;
+  const gemm_data *d = c->p->algo_data;
+  size_t planes = (size_t)(s->n * s->c_in), parts = DLC_MIN((size_t)d->ntasks, planes), begin, end;
   if (t >= parts) return;
   dlc_split_range(planes, parts, t, &begin, &end);
   size_t hw = (size_t)(s->h_in * s->w_in), wo = (size_t)s->w_out, sh = (size_t)s->stride_h, sw = (size_t)s->stride_w;
   float *xs = (float *)c->ws;
   for (size_t q = begin; q < end; q++) {
-    const float *src = c->x + q * hw;
-    float *dst = xs + q * c->d->P;
+    const float *src = (const float *)c->x + q * hw;
+    float *dst = xs + q * d->P;
     for (size_t oy = 0; oy < (size_t)s->h_out; oy++, dst += wo) {
       const float *row = src + oy * sh * (size_t)s->w_in;
       for (size_t ox = 0; ox < wo; ox++) dst[ox] = row[ox * sw];
@@ -623,17 +616,15 @@ static void subsample_task(void *arg, size_t t) {
   }
 }
 
-static void gemm_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
+static void gemm_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const gemm_data *d = p->algo_data;
-  gemm_ctx c = {p, d, x, y, workspace};
   if (d->subsample) {
-    dlc_parallel_for(p, d->ntasks, subsample_task, &c);
-    c.x = workspace;
-    c.ws = (char *)workspace + d->xs_bytes;
+    /* the GEMM then reads the subsampled x at the start of the workspace, its scratch after it */
+    dlc_exec_tasks(p, d->ntasks, subsample_task, x, y, workspace);
+    dlc_exec_tasks(p, d->ntasks, gemm_task, workspace, y, (char *)workspace + d->xs_bytes);
+    return;
   }
-  dlc_parallel_for(p, d->ntasks, gemm_task, &c);
+  dlc_exec_tasks(p, d->ntasks, gemm_task, x, y, workspace);
 }
 
 const dlc_impl_ops dlc_gemm_ops = {

@@ -159,6 +159,7 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = (size_t)s->groups * per_group * 2;
   p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->exec_tasks = d->ntasks;
   if (d->b32)
     snprintf(p->kernel, sizeof p->kernel, "f16+%s", d->b32->name);
   else
@@ -167,14 +168,6 @@ static dlconv_status lowp_plan(dlconv_plan *p, const void *w) {
 }
 
 /* ---------------------------------------------------------------- execute */
-
-typedef struct lowp_ctx {
-  const dlconv_plan *p;
-  const lowp_data *d;
-  const void *x;
-  void *y;
-  char *ws;
-} lowp_ctx;
 
 /* A 1x1 layer with stride 1 and no padding reads pixel q of a channel at x[q]: a job's lanes are
    one contiguous run of each plane, copied a panel's width at a time instead of an output row
@@ -187,20 +180,21 @@ static int lanes_contiguous(const dlc_conv_shape *s) {
    [k0, k0 + kc) in (ic, ky, kx) order, panel width w, as halves into dst or (dst32, b32) widened
    to floats. Walks output rows, so that a run of lanes reads one input row; taps outside x stay
    zero (the caller zeroed them). */
-static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
+static void pack_nchw_f16(const dlc_exec *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
                           size_t w, uint16_t *dst, float *dst32) {
   const dlc_conv_shape *s = &c->p->s;
+  const lowp_data *d = c->p->algo_data;
   const size_t khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out, panel = kc * w;
   const int64_t sw = s->stride_w;
   if (lanes_contiguous(s)) {
-    for (size_t kk = 0; kk < kc && k0 + kk < c->d->K; kk++) {
+    for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk++) {
       const uint16_t *xr = (const uint16_t *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + k0 + kk) *
                                                         (size_t)(s->h_in * s->w_in) + q0;
       for (size_t l = 0; l < nq; l += w) memcpy(dst + kk * w + l / w * panel, xr + l, DLC_MIN(w, nq - l) * 2);
     }
     return;
   }
-  for (size_t kk = 0; kk < kc && k0 + kk < c->d->K; kk++) {
+  for (size_t kk = 0; kk < kc && k0 + kk < d->K; kk++) {
     const size_t k = k0 + kk, ic = g * (size_t)s->cin_g + k / khw, r = k % khw;
     const int64_t ky = (int64_t)(r / (size_t)s->k_w), kx = (int64_t)(r % (size_t)s->k_w);
     const uint16_t *xc = (const uint16_t *)c->x + (img * (size_t)s->c_in + ic) * (size_t)(s->h_in * s->w_in);
@@ -221,7 +215,7 @@ static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, si
           const size_t at = rowoff + lane / w * panel + li;
           const uint16_t *src = row + ix0 + (int64_t)rr * sw;
           if (dst32)
-            c->d->f16->widen_run(cnt, src, (size_t)sw, dst32 + at);
+            d->f16->widen_run(cnt, src, (size_t)sw, dst32 + at);
           else if (sw == 1)
             memcpy(dst + at, src, cnt * 2);
           else
@@ -238,7 +232,7 @@ static void pack_nchw_f16(const lowp_ctx *c, size_t img, size_t g, size_t q0, si
 /* NHWC: the panels of the A block, lanes = pixels [q0, q0 + nq) of all images (n * P + p), rows
    = k in (ky, kx, ic) order (weights are packed the same way), so a tap copies a contiguous run
    of input channels. F16 here; int8 in pack_nhwc_q8. */
-static void pack_nhwc_f16(const lowp_ctx *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+static void pack_nhwc_f16(const dlc_exec *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
                           uint16_t *dst) {
   const dlc_conv_shape *s = &c->p->s;
   const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
@@ -263,9 +257,10 @@ static void pack_nhwc_f16(const lowp_ctx *c, size_t g, size_t q0, size_t nq, siz
 /* int8 NHWC: as pack_nhwc_f16, but a tap's run of channels is a stretch of reduction rows kk = t * cin
    + ic - k0 whose whole pairs (channels adjacent in x) go through the family's
    pack_pairs_strided; a first row that is the second of its pair, or a lone last one, scalar. */
-static void pack_nhwc_q8(const lowp_ctx *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+static void pack_nhwc_q8(const dlc_exec *c, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
                          int16_t *dst) {
   const dlc_conv_shape *s = &c->p->s;
+  const lowp_data *d = c->p->algo_data;
   const size_t P = (size_t)(s->h_out * s->w_out), khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out;
   const size_t cin = (size_t)s->cin_g, panel = kc * w;
   const int is_signed = c->p->dtype == DLCONV_S8;
@@ -290,7 +285,7 @@ static void pack_nhwc_q8(const lowp_ctx *c, size_t g, size_t q0, size_t nq, size
         kk++;
       }
       const size_t np = (c_hi - ic) / 2;
-      if (np) c->d->q8f->pack_pairs_strided(np, src + ic, zp, is_signed, dl + (kk >> 1) * 2 * w, 2 * w);
+      if (np) d->q8f->pack_pairs_strided(np, src + ic, zp, is_signed, dl + (kk >> 1) * 2 * w, 2 * w);
       ic += 2 * np;
       kk += 2 * np;
       if (ic < c_hi) dl[(kk >> 1) * 2 * w] = (int16_t)((is_signed ? (int32_t)(int8_t)src[ic] : (int32_t)src[ic]) - zp);
@@ -320,10 +315,10 @@ static void q8_lanes(int16_t *dpair, size_t panel, size_t w, int t, size_t lane,
    lanes from x at stride 1 (the inside of the image), the family's pack_pairs widens and
    interleaves them 16 lanes at a time; the borders, strided layers and a lone last row go
    lane by lane. */
-static void pack_nchw_q8(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
+static void pack_nchw_q8(const dlc_exec *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
                          size_t w, int16_t *dst) {
   const dlc_conv_shape *s = &c->p->s;
-  const lowp_data *d = c->d;
+  const lowp_data *d = c->p->algo_data;
   const size_t khw = (size_t)(s->k_h * s->k_w), wo = (size_t)s->w_out, panel = kc * w;
   const int is_signed = c->p->dtype == DLCONV_S8;
   const int32_t zp = c->p->q8.x_zero_point;
@@ -392,10 +387,10 @@ static void pack_nchw_q8(const lowp_ctx *c, size_t img, size_t g, size_t q0, siz
 
 /* Packs the activation operand of a job: lanes [q0, q0 + nq), rows k in [k0, k0 + kc), panels of
    width w; lanes past nq and k past K are zeros. */
-static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
+static void pack_x(const dlc_exec *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc, size_t w,
                    int16_t *dst) {
   const dlc_conv_shape *s = &c->p->s;
-  const lowp_data *d = c->d;
+  const lowp_data *d = c->p->algo_data;
   const size_t panel = kc * w;
   const int q8 = d->q8;
   const size_t panels = dlc_div_up(nq, w);
@@ -426,23 +421,24 @@ static void pack_x(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq
 
 /* b32: the B panels of pixels [q0, q0 + nq) of image img, rows [k0, k0 + kc), as floats (lanes
    past nq zero): 1 x 1 layers one family call per panel, others through the im2col gather. */
-static void pack_nchw_f16_b32(const lowp_ctx *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
+static void pack_nchw_f16_b32(const dlc_exec *c, size_t img, size_t g, size_t q0, size_t nq, size_t k0, size_t kc,
                               float *dst) {
   const dlc_conv_shape *s = &c->p->s;
-  const size_t w = c->d->nr, plane = (size_t)(s->h_in * s->w_in);
+  const lowp_data *d = c->p->algo_data;
+  const size_t w = d->nr, plane = (size_t)(s->h_in * s->w_in);
   if (!lanes_contiguous(s)) { /* the im2col gather, widened run by run; taps outside x stay 0 */
     memset(dst, 0, dlc_div_up(nq, w) * kc * w * sizeof(float));
     pack_nchw_f16(c, img, g, q0, nq, k0, kc, w, NULL, dst);
     return;
   }
   const uint16_t *x0 = (const uint16_t *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + k0) * plane + q0;
-  for (size_t l = 0; l < nq; l += w) c->d->f16->pack_cols_f32(kc, DLC_MIN(w, nq - l), x0 + l, plane, dst + l / w * kc * w);
+  for (size_t l = 0; l < nq; l += w) d->f16->pack_cols_f32(kc, DLC_MIN(w, nq - l), x0 + l, plane, dst + l / w * kc * w);
 }
 
-static void run_job(const lowp_ctx *c, size_t o, size_t mb, size_t nb, char *slice) {
+static void run_job(const dlc_exec *c, size_t o, size_t mb, size_t nb, char *slice) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const lowp_data *d = c->d;
+  const lowp_data *d = c->p->algo_data;
   const size_t P = (size_t)(s->h_out * s->w_out), cog = (size_t)s->cout_g;
   const size_t g = d->nhwc ? o : o % (size_t)s->groups, img = d->nhwc ? 0 : o / (size_t)s->groups;
   const size_t m0 = mb * d->mc, mlen = DLC_MIN(d->mc, d->M - m0);
@@ -517,8 +513,8 @@ static void run_job(const lowp_ctx *c, size_t o, size_t mb, size_t nb, char *sli
 }
 
 static void lowp_task(void *arg, size_t t) {
-  const lowp_ctx *c = arg;
-  const lowp_data *d = c->d;
+  const dlc_exec *c = arg;
+  const lowp_data *d = c->p->algo_data;
   size_t begin, end;
   dlc_split_range(d->njobs, d->ntasks, t, &begin, &end);
   char *slice = c->ws + t * d->ws_slice;
@@ -528,13 +524,8 @@ static void lowp_task(void *arg, size_t t) {
   }
 }
 
-static void lowp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  lowp_ctx c = {p, p->algo_data, x, y, workspace};
-  dlc_parallel_for(p, c.d->ntasks, lowp_task, &c);
-}
-
 const dlc_impl_ops dlc_gemm_lowp_ops = {
     .plan = lowp_plan,
-    .execute = lowp_execute,
+    .task = lowp_task,
     .destroy = lowp_destroy,
 };

@@ -21,22 +21,20 @@
 #include "../core/util.h"
 #include "../direct/lowp_vpos.h"
 #include "gemm.h"
-
-#define GEMV_MAX_ROWS 8 /* beyond, the GEMM's register tile pays for reading x as pairs */
+#include "gemv_rows.h"
 
 typedef struct gemv_data {
-  size_t K, Kp, mr, panels, ntasks;
+  size_t K, Kp;
+  dlc_gemv_split sp;     /* panels of mr output channels over the tasks; x as Kp bytes a row */
   int8_t *wpack;         /* panels x (Kp / 4) x mr x 4 */
   dlc_q8_params q4;      /* the plan's requantisation with the zero point's correction in the bias */
   uint8_t zu, flip;
-  size_t xq_bytes, ws_slice;
 } gemv_data;
 
 int dlc_gemv_q8d4_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
   const dlc_q8d4_gemm_family *f = k ? k->q8_d4 : NULL;
-  return (dtype == DLCONV_U8 || dtype == DLCONV_S8) && f && f->gemv && s->layout == DLCONV_NHWC &&
-         s->groups == 1 && s->h_in == 1 && s->w_in == 1 && s->k_h == 1 && s->k_w == 1 && s->h_out == 1 &&
-         s->w_out == 1 && s->n <= GEMV_MAX_ROWS && (size_t)s->c_in <= DLC_Q8_MAX_K;
+  return (dtype == DLCONV_U8 || dtype == DLCONV_S8) && f && f->gemv && dlc_gemv_takes(s) &&
+         (size_t)s->c_in <= DLC_Q8_MAX_K;
 }
 
 static void gemv_free(gemv_data *d) {
@@ -63,72 +61,60 @@ static dlconv_status gemv_plan(dlconv_plan *p, const void *w) {
   const size_t co = (size_t)s->c_out;
   d->K = (size_t)s->c_in;
   d->Kp = dlc_round_up(d->K, 4);
-  d->mr = f->gemv_mr;
-  d->panels = dlc_div_up(co, d->mr);
+  d->sp = dlc_gemv_split_of(p, f->gemv_mr, d->Kp);
+  const size_t mr = d->sp.mr;
   d->zu = dlc_q8_d4_zu(p);
   d->flip = dlc_q8_d4_flip(p);
-  const size_t panel_bytes = d->Kp * d->mr;
-  d->wpack = dlc_calloc(d->panels * panel_bytes);
+  const size_t panel_bytes = d->Kp * mr;
+  d->wpack = dlc_calloc(d->sp.panels * panel_bytes);
   if (!d->wpack) {
     gemv_free(d);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing im2col_gemm weights");
   }
   for (size_t oc = 0; oc < co; oc++) {
-    int8_t *panel = d->wpack + oc / d->mr * panel_bytes + 4 * (oc % d->mr);
+    int8_t *panel = d->wpack + oc / mr * panel_bytes + 4 * (oc % mr);
     const int8_t *row = (const int8_t *)w + oc * d->K;
-    for (size_t k = 0; k < d->K; k++) panel[k / 4 * 4 * d->mr + k % 4] = row[k];
+    for (size_t k = 0; k < d->K; k++) panel[k / 4 * 4 * mr + k % 4] = row[k];
   }
-  d->ntasks = DLC_MIN((size_t)p->nthreads, d->panels);
-  d->xq_bytes = dlc_round_up((size_t)s->n * d->Kp, DLC_ALIGN);
-  d->ws_slice = d->xq_bytes + dlc_round_up((size_t)s->n * d->mr * sizeof(int32_t), DLC_ALIGN);
   p->algo_data = d;
-  p->packed_weight_bytes = d->panels * panel_bytes;
-  p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->packed_weight_bytes = d->sp.panels * panel_bytes;
+  p->workspace_bytes = d->sp.ntasks * d->sp.slice;
+  p->exec_tasks = d->sp.ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->gemv_name);
   return DLCONV_OK;
 }
 
-typedef struct gemv_ctx {
-  const dlconv_plan *p;
-  const gemv_data *d;
-  const uint8_t *x;
-  uint8_t *y;
-  char *ws;
-} gemv_ctx;
-
 static void gemv_task(void *arg, size_t t) {
-  const gemv_ctx *c = arg;
-  const gemv_data *d = c->d;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
+  const gemv_data *d = p->algo_data;
+  const uint8_t *x = c->x;
+  uint8_t *y = c->y;
   const size_t n = (size_t)p->s.n, co = (size_t)p->s.c_out;
-  uint8_t *xq = (uint8_t *)(c->ws + t * d->ws_slice);
-  int32_t *acc = (int32_t *)(c->ws + t * d->ws_slice + d->xq_bytes);
+  const size_t mr = d->sp.mr;
+  void *xv, *accv;
+  size_t begin, end;
+  dlc_gemv_task_part(&d->sp, c->ws, t, &xv, &accv, &begin, &end);
+  uint8_t *xq = xv;
+  int32_t *acc = accv;
   for (size_t r = 0; r < n; r++) {
-    for (size_t k = 0; k < d->K; k++) xq[r * d->Kp + k] = c->x[r * d->K + k] ^ d->flip;
+    for (size_t k = 0; k < d->K; k++) xq[r * d->Kp + k] = x[r * d->K + k] ^ d->flip;
     for (size_t k = d->K; k < d->Kp; k++) xq[r * d->Kp + k] = d->zu;
   }
-  size_t begin, end;
-  dlc_split_range(d->panels, d->ntasks, t, &begin, &end);
   for (size_t pn = begin; pn < end; pn++) {
-    const size_t oc0 = pn * d->mr, m = DLC_MIN(d->mr, co - oc0);
-    const int8_t *a = d->wpack + pn * d->Kp * d->mr;
+    const size_t oc0 = pn * mr, m = DLC_MIN(mr, co - oc0);
+    const int8_t *a = d->wpack + pn * d->Kp * mr;
     for (size_t r0 = 0; r0 < n; r0 += 4) {
       const size_t nb = DLC_MIN(4, n - r0);
-      p->kernels->q8_d4->gemv(m, nb, d->Kp, a, xq + r0 * d->Kp, d->Kp, acc + r0 * d->mr, d->mr);
+      p->kernels->q8_d4->gemv(m, nb, d->Kp, a, xq + r0 * d->Kp, d->Kp, acc + r0 * mr, mr);
     }
     for (size_t r = 0; r < n; r++)
-      p->kernels->q8_gemm->store(m, acc + r * d->mr, &d->q4, oc0, 1, c->y + r * co + oc0);
+      p->kernels->q8_gemm->store(m, acc + r * mr, &d->q4, oc0, 1, y + r * co + oc0);
   }
-}
-
-static void gemv_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const gemv_data *d = p->algo_data;
-  gemv_ctx c = {p, d, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, gemv_task, &c);
 }
 
 const dlc_impl_ops dlc_gemv_q8d4_ops = {
     .plan = gemv_plan,
-    .execute = gemv_execute,
+    .task = gemv_task,
     .destroy = gemv_destroy,
 };

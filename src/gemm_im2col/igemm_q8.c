@@ -315,16 +315,10 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
   p->packed_weight_bytes = G * d->gstride;
   for (size_t b = 0; b < d->nborder; b++) p->packed_weight_bytes += G * d->col_gstride[b]; /* border columns' taps */
   p->workspace_bytes = 0;
+  p->exec_tasks = d->ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   return DLCONV_OK;
 }
-
-typedef struct igemm_ctx {
-  const dlconv_plan *p;
-  const igemm_data *d;
-  const uint8_t *x;
-  uint8_t *y;
-} igemm_ctx;
 
 /* Rows of a tile through ukernel_s for a panel of n columns: taller where the family has room for
    them (its accumulators for a narrow panel). */
@@ -334,9 +328,9 @@ static size_t tile_rows_s(const igemm_data *d, const dlc_q8_igemm_family *f, siz
 
 /* The tiles of border column b over the rows of the full kind in [r0, r1): runs of up to mr
    consecutive rows of one image, their windows pstep = stride_h rows of x apart. */
-static void border_column(const igemm_ctx *c, size_t b, size_t g, size_t c0, size_t n, size_t n0, size_t r0, size_t r1,
+static void border_column(const dlc_exec *c, size_t b, size_t g, size_t c0, size_t n, size_t n0, size_t r0, size_t r1,
                           const uint8_t **tap) {
-  const igemm_data *d = c->d;
+  const igemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &c->p->s;
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
   const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out, cin_all = (size_t)s->c_in;
@@ -356,11 +350,11 @@ static void border_column(const igemm_ctx *c, size_t b, size_t g, size_t c0, siz
     while (m < d->mr && r + m < r1 && (r + m) % ho != 0 && d->row_kind[(r + m) % ho] == d->full_kind) m++;
     const size_t img = r / ho, oy = r % ho;
     const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, ix0 = (int64_t)ox * s->stride_w - s->pad_l;
-    const uint8_t *base = c->x + img * img_bytes + g * d->cin;
+    const uint8_t *base = (const uint8_t *)c->x + img * img_bytes + g * d->cin;
     const ptrdiff_t o = (ptrdiff_t)(iy0 * s->w_in + ix0) * (ptrdiff_t)cin_all;
     for (size_t ky = 0, j = 0; ky < kh; ky++)
       for (size_t kx = kx0; kx < kx1; kx++, j++) tap[j] = base + (o + d->ind.toff[ky * kw + kx]);
-    f->ukernel_s(m, n, ntaps, d->kq, tap, pstep, wb, d->flip, &d->col_q[b], c0, c->y + (r * wo + ox) * co + c0,
+    f->ukernel_s(m, n, ntaps, d->kq, tap, pstep, wb, d->flip, &d->col_q[b], c0, (uint8_t *)c->y + (r * wo + ox) * co + c0,
                  wo * co);
     r += m;
   }
@@ -368,9 +362,9 @@ static void border_column(const igemm_ctx *c, size_t b, size_t g, size_t c0, siz
 
 /* Output rows [r0, r1) of the n x h_out, one panel of group g (n columns from channel c0, n0 in
    the group). */
-static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_t n0, const int8_t *wp, size_t r0,
+static void lines_panel(const dlc_exec *c, size_t g, size_t c0, size_t n, size_t n0, const int8_t *wp, size_t r0,
                         size_t r1, const uint8_t **ind, uint8_t *scratch) {
-  const igemm_data *d = c->d;
+  const igemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &c->p->s;
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
   const size_t ho = (size_t)s->h_out, wo = (size_t)s->w_out, co = (size_t)s->c_out;
@@ -386,7 +380,7 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_
     const size_t nt = dlc_div_up(hi - lo, mr_s);
     for (size_t tt = 0; tt < nt; tt++) {
       const size_t ox0 = lo + tt * (hi - lo) / nt, m = lo + (tt + 1) * (hi - lo) / nt - ox0;
-      uint8_t *y = c->y + (r * wo + ox0) * co + c0;
+      uint8_t *y = (uint8_t *)c->y + (r * wo + ox0) * co + c0;
       ptrdiff_t pstep;
       if (f->ukernel_s && dlc_nhwc_ind_strided_row(&d->ind, s, c->x, g, img, oy, ox0, m, ky0, ky1, ind, &pstep)) {
         f->ukernel_s(m, n, (ky1 - ky0) * d->tpr, d->kq, ind, pstep, wk, d->flip, &d->kind_q[k], c0, y, co);
@@ -403,8 +397,8 @@ static void lines_panel(const igemm_ctx *c, size_t g, size_t c0, size_t n, size_
 }
 
 static void igemm_task(void *arg, size_t t) {
-  const igemm_ctx *c = arg;
-  const igemm_data *d = c->d;
+  const dlc_exec *c = arg;
+  const igemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &c->p->s;
   const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
   const size_t cog = (size_t)s->cout_g, co = (size_t)s->c_out, kh = (size_t)s->k_h;
@@ -431,7 +425,7 @@ static void igemm_task(void *arg, size_t t) {
       size_t img = q_begin / P, oy = q_begin % P / wo, ox = q_begin % wo;
       const size_t mr_s = tile_rows_s(d, f, n);
       for (size_t q0 = q_begin, m; q0 < q_end; q0 += m) {
-        uint8_t *y = c->y + q0 * co + c0;
+        uint8_t *y = (uint8_t *)c->y + q0 * co + c0;
         ptrdiff_t pstep;
         m = DLC_MIN(mr_s, q_end - q0);
         const int strided = f->ukernel_s && (flat ? dlc_nhwc_ind_strided(&d->ind, s, c->x, g, q0, m, ind, &pstep)
@@ -451,15 +445,8 @@ static void igemm_task(void *arg, size_t t) {
   }
 }
 
-static void igemm_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  (void)workspace;
-  const igemm_data *d = p->algo_data;
-  igemm_ctx c = {p, d, x, y};
-  dlc_parallel_for(p, d->ntasks, igemm_task, &c);
-}
-
 const dlc_impl_ops dlc_igemm_q8_ops = {
     .plan = igemm_plan,
-    .execute = igemm_execute,
+    .task = igemm_task,
     .destroy = igemm_destroy,
 };

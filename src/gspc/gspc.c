@@ -35,11 +35,7 @@
 typedef struct gspc_data {
   const dlc_f32_gspc_family *fam;
   dlc_f32_gspc_ukernel_fn kern;
-  size_t gpv, nv, rn, wn;       /* tile: groups per vector, vectors, rows, columns */
-  size_t nvl, opb;              /* lanes per tile, output channels per group per oc block */
-  size_t n_gb, n_ocb, n_rt, n_wt;
-  size_t wq;                    /* packed columns per stride phase */
-  size_t h_alloc;               /* packed rows (row tiles may read past the image) */
+  dlc_gspc_grid grid;           /* the tile and the blocking of the output */
   size_t row_stride;            /* floats per packed row: t_i * s_w * wq * gpv */
   size_t slab;                  /* floats of one task's workspace slice (64-byte multiple) */
   size_t blk;                   /* floats of one (group block, oc block) of weights */
@@ -53,8 +49,6 @@ typedef struct gspc_data {
   int32_t perm[GSPC_MAX_LANES];
   dlc_f32_gspc_params prm;
 } gspc_data;
-
-static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 
 typedef struct search_ctx {
   const dlc_f32_gspc_family *f;
@@ -78,11 +72,11 @@ static int choose_tile(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, gs
                                    f->fma_latency, has_tile, epilogue, &sc};
   dlc_gspc_tile t;
   if (!dlc_gspc_choose_tile(s, &ts, &t)) return 0;
-  d->gpv = t.gpv, d->nv = t.nv, d->rn = t.rn, d->wn = t.wn;
+  d->grid = dlc_gspc_grid_of(s, t, f->t_o);
   d->kern = f->get(t.gpv, t.nv, t.rn, t.wn);
   /* NHWC becomes the channel-blocked layout by plain copies instead of transposes */
-  if (d->kern && d->gpv == 1 && s->layout == DLCONV_NHWC && f->get_blocked) {
-    dlc_f32_gspc_ukernel_fn k = f->get_blocked(d->nv, d->rn, d->wn);
+  if (d->kern && d->grid.gpv == 1 && s->layout == DLCONV_NHWC && f->get_blocked) {
+    dlc_f32_gspc_ukernel_fn k = f->get_blocked(d->grid.nv, d->grid.rn, d->grid.wn);
     if (k) {
       d->kern = k;
       d->blocked = 1;
@@ -93,20 +87,20 @@ static int choose_tile(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, gs
 
 static void pack_weights(const dlc_conv_shape *s, const float *w, const float *bias, gspc_data *d) {
   const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
-  const size_t ti_n = d->prm.t_i, gpv = d->gpv, nvl = d->nvl, groups = (size_t)s->groups;
-  for (size_t gb = 0; gb < d->n_gb; gb++)
-    for (size_t ob = 0; ob < d->n_ocb; ob++) {
-      float *dst = d->w + (gb * d->n_ocb + ob) * d->blk;
-      float *b = d->bias + (gb * d->n_ocb + ob) * nvl;
+  const size_t ti_n = d->prm.t_i, gpv = d->grid.gpv, nvl = d->grid.nvl, groups = (size_t)s->groups;
+  for (size_t gb = 0; gb < d->grid.n_gb; gb++)
+    for (size_t ob = 0; ob < d->grid.n_ocb; ob++) {
+      float *dst = d->w + (gb * d->grid.n_ocb + ob) * d->blk;
+      float *b = d->bias + (gb * d->grid.n_ocb + ob) * nvl;
       for (size_t l = 0; l < nvl; l++) {
-        const size_t g = gb * gpv + l % gpv, oc = ob * d->opb + l / gpv;
+        const size_t g = gb * gpv + l % gpv, oc = ob * d->grid.opb + l / gpv;
         b[l] = g < groups && oc < kpg ? bias[g * kpg + oc] : 0.0f;
       }
       for (size_t ct = 0; ct < d->prm.n_ct; ct++)
         for (size_t t = 0; t < taps; t++)
           for (size_t ti = 0; ti < ti_n; ti++)
             for (size_t l = 0; l < nvl; l++) {
-              const size_t g = gb * gpv + l % gpv, oc = ob * d->opb + l / gpv, ic = ct * ti_n + ti;
+              const size_t g = gb * gpv + l % gpv, oc = ob * d->grid.opb + l / gpv, ic = ct * ti_n + ti;
               *dst++ = g < groups && oc < kpg && ic < cin ? w[((g * kpg + oc) * cin + ic) * taps + t] : 0.0f;
             }
     }
@@ -136,49 +130,38 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s micro-kernel fits this shape", f->isa);
   }
   const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
-  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->gpv;
-  d->nvl = d->nv * f->t_o;
-  d->opb = d->nvl / gpv;
-  d->n_gb = div_up((size_t)s->groups, gpv);
-  d->n_ocb = div_up(kpg, d->opb);
-  d->n_rt = div_up((size_t)s->h_out, d->rn);
-  d->n_wt = div_up((size_t)s->w_out, d->wn);
-
+  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->grid.gpv;
   dlc_f32_gspc_params *prm = &d->prm;
   prm->t_i = DLC_MIN(f->t_i, cin);
-  prm->n_ct = div_up(cin, prm->t_i);
+  prm->n_ct = dlc_div_up(cin, prm->t_i);
   prm->ti_last = cin - (prm->n_ct - 1) * prm->t_i;
   prm->n_tap = taps;
-  /* Columns the windows read, split into s_w phases; rows down to the last row tile's end. */
-  const size_t w_used = ((size_t)s->w_out - 1) * sw + (size_t)(s->dil_w * (s->k_w - 1)) + 1;
-  d->wq = div_up(w_used, sw);
-  d->h_alloc = (d->n_rt * d->rn - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
   /* NCHW, one group per vector, unit column stride, no padding, and every row any tile reads
      inside the image: x already is [C_PG/T_I][H][T_I][W] with channel stride H*W, so the
      kernel reads it directly and the repack disappears (1x1 layers above all). */
   d->direct = s->layout == DLCONV_NCHW && gpv == 1 && sw == 1 && s->pad_l == 0 && s->pad_r == 0 &&
-              s->pad_t == 0 && s->pad_b == 0 && d->h_alloc <= (size_t)s->h_in;
+              s->pad_t == 0 && s->pad_b == 0 && d->grid.h_alloc <= (size_t)s->h_in;
   if (d->direct) {
-    d->wq = (size_t)s->w_in;
+    d->grid.wq = (size_t)s->w_in;
     d->row_stride = (size_t)s->w_in;
     prm->in_ti_stride = (ptrdiff_t)(s->h_in * s->w_in);
     prm->in_ct_stride = (ptrdiff_t)prm->t_i * prm->in_ti_stride;
     d->slab = 0;
   } else if (d->blocked) {
     d->pxs = f->t_i;
-    d->row_stride = sw * d->wq * d->pxs;
+    d->row_stride = sw * d->grid.wq * d->pxs;
     prm->in_ti_stride = 1;
-    prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
-    d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
+    prm->in_ct_stride = (ptrdiff_t)(d->grid.h_alloc * d->row_stride);
+    d->slab = dlc_round_up(prm->n_ct * d->grid.h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
   } else {
-    d->row_stride = prm->t_i * sw * d->wq * gpv;
-    prm->in_ti_stride = (ptrdiff_t)(sw * d->wq * gpv);
-    prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
-    d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
+    d->row_stride = prm->t_i * sw * d->grid.wq * gpv;
+    prm->in_ti_stride = (ptrdiff_t)(sw * d->grid.wq * gpv);
+    prm->in_ct_stride = (ptrdiff_t)(d->grid.h_alloc * d->row_stride);
+    d->slab = dlc_round_up(prm->n_ct * d->grid.h_alloc * d->row_stride, DLC_ALIGN / sizeof(float));
   }
   /* Huge padding, strides or dilations can make the packed input window exceed the address
      space (its size in size_t arithmetic would wrap): refuse; direct and gemm handle such layers. */
-  if (!d->direct && (double)prm->n_ct * (double)d->h_alloc * (double)sw * (double)d->wq *
+  if (!d->direct && (double)prm->n_ct * (double)d->grid.h_alloc * (double)sw * (double)d->grid.wq *
                             (double)(d->blocked ? f->t_i : prm->t_i * gpv) * sizeof(float) *
                             (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX) {
     gspc_destroy(p);
@@ -200,12 +183,12 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
      block is group j / kpg, channel j % kpg. */
   if (gpv > 1) {
-    const int identity = dlc_gspc_lane_perm(d->nvl, gpv, kpg, d->perm);
+    const int identity = dlc_gspc_lane_perm(d->grid.nvl, gpv, kpg, d->perm);
     prm->perm = identity ? NULL : d->perm;   /* depthwise: lane j is channel j already */
   }
 
-  d->blk = prm->n_ct * taps * prm->t_i * d->nvl;
-  const size_t wfloats = d->n_gb * d->n_ocb * d->blk, bfloats = d->n_gb * d->n_ocb * d->nvl;
+  d->blk = prm->n_ct * taps * prm->t_i * d->grid.nvl;
+  const size_t wfloats = d->grid.n_gb * d->grid.n_ocb * d->blk, bfloats = d->grid.n_gb * d->grid.n_ocb * d->grid.nvl;
   d->tap_off = dlc_malloc(taps * sizeof *d->tap_off);
   d->w = dlc_malloc(wfloats * sizeof(float));
   d->bias = dlc_malloc(bfloats * sizeof(float));
@@ -213,19 +196,20 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
     gspc_destroy(p);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing %zu weights", wfloats);
   }
-  dlc_gspc_tap_offsets(s, d->row_stride, d->wq, d->pxs, d->tap_off);
+  dlc_gspc_tap_offsets(s, d->row_stride, d->grid.wq, d->pxs, d->tap_off);
   prm->tap_off = d->tap_off;
   pack_weights(s, w, p->bias, d);
 
-  const size_t jobs = d->n_gb * (size_t)s->n * d->n_rt * d->n_ocb;
+  const size_t jobs = dlc_gspc_njobs(&d->grid, (size_t)s->n);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
   p->workspace_bytes = d->ntasks * d->slab * sizeof(float);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   if (gpv > 1)
-    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zug%zu__%s", d->rn, d->wn, d->nvl, gpv, f->isa);
+    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zug%zu__%s", d->grid.rn, d->grid.wn, d->grid.nvl, gpv, f->isa);
   else
-    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zu%s__%s", d->rn, d->wn, d->nvl, d->blocked ? "b" : "", f->isa);
+    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zu%s__%s", d->grid.rn, d->grid.wn, d->grid.nvl, d->blocked ? "b" : "", f->isa);
   return DLCONV_OK;
 }
 
@@ -236,7 +220,7 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
                       size_t hp0, size_t hp1, size_t base, float *slab) {
   const dlc_conv_shape *s = &p->s;
   const dlc_f32_gspc_params *prm = &d->prm;
-  const size_t gpv = d->gpv, sw = (size_t)s->stride_w, wq = d->wq, cin = (size_t)s->cin_g;
+  const size_t gpv = d->grid.gpv, sw = (size_t)s->stride_w, wq = d->grid.wq, cin = (size_t)s->cin_g;
   const int64_t h_in = s->h_in, w_in = s->w_in;
   const int nchw = s->layout == DLCONV_NCHW;
   const ptrdiff_t px_step = nchw ? 1 : (ptrdiff_t)s->c_in;
@@ -276,81 +260,51 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
   }
 }
 
-typedef struct gspc_ctx {
-  const dlconv_plan *p;
-  const gspc_data *d;
-  const float *x;
-  float *y;
-  char *ws;
-} gspc_ctx;
-
-/* First and one-past-last packed row that row tile rt reads. */
-static size_t rt_row0(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
-  return rt * d->rn * (size_t)s->stride_h;
-}
-static size_t rt_row1(const dlc_conv_shape *s, const gspc_data *d, size_t rt) {
-  return (rt * d->rn + d->rn - 1) * (size_t)s->stride_h + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
-}
-
 static void gspc_task(void *arg, size_t task) {
-  const gspc_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const gspc_data *d = c->d;
-  const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  const gspc_data *d = p->algo_data;
+  const float *x = c->x;
+  float *y = c->y;
+  const size_t n_img = (size_t)s->n, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
   float *slab = d->slab ? (float *)(c->ws + task * d->slab * sizeof(float)) : NULL;
   size_t begin, end;
-  dlc_split_range(d->n_gb * n_img * d->n_rt * d->n_ocb, d->ntasks, task, &begin, &end);
-  size_t cur = (size_t)-1, base = 0, packed = 0;   /* (gb, n) whose rows [base, packed) are in slab */
-  size_t ob = begin % d->n_ocb, rt = begin / d->n_ocb % d->n_rt;
-  size_t n = begin / (d->n_ocb * d->n_rt) % n_img, gb = begin / (d->n_ocb * d->n_rt * n_img);
+  dlc_split_range(dlc_gspc_njobs(&d->grid, n_img), d->ntasks, task, &begin, &end);
+  dlc_gspc_slab held = DLC_GSPC_SLAB_EMPTY;
+  size_t ob, rt, n, gb;
+  dlc_gspc_job_at(&d->grid, n_img, begin, &ob, &rt, &n, &gb);
   for (size_t job = begin; job < end; job++) {
-    const size_t gbn = gb * n_img + n;
-    const size_t r0 = rt_row0(s, d, rt), r1 = rt_row1(s, d, rt);
+    size_t r0, r1, from;
+    dlc_gspc_tile_rows(s, &d->grid, rt, &r0, &r1);
     const float *in_row;
     if (d->direct) {
-      in_row = c->x + (n * (size_t)s->c_in + gb * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in) + r0 * d->row_stride;
+      in_row = x + (n * (size_t)s->c_in + gb * (size_t)s->cin_g) * (size_t)(s->h_in * s->w_in) + r0 * d->row_stride;
     } else {
-      if (gbn != cur) {
-        cur = gbn;
-        base = packed = r0;
-      }
-      if (r1 > packed) {
-        pack_rows(p, d, c->x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
-        packed = r1;
-      }
-      in_row = slab + (r0 - base) * d->row_stride;
+      if (dlc_gspc_slab_need(&held, gb * n_img + n, r0, r1, &from))
+        pack_rows(p, d, x, n, gb, from, r1, held.base, slab);
+      in_row = slab + (r0 - held.base) * d->row_stride;
     }
-    const size_t oh0 = rt * d->rn, r_valid = DLC_MIN(d->rn, ho - oh0);
-    const size_t c0 = gb * d->gpv * kpg + ob * d->opb;
-    const size_t n_lanes = d->gpv > 1 ? DLC_MIN(d->gpv, (size_t)s->groups - gb * d->gpv) * kpg
-                                      : DLC_MIN(d->nvl, kpg - ob * d->opb);
-    const float *w = d->w + (gb * d->n_ocb + ob) * d->blk;
-    const float *bias = d->bias + (gb * d->n_ocb + ob) * d->nvl;
+    const size_t oh0 = rt * d->grid.rn, r_valid = DLC_MIN(d->grid.rn, ho - oh0);
+    const size_t c0 = dlc_gspc_first_channel(s, &d->grid, gb, ob), n_lanes = dlc_gspc_lanes_used(s, &d->grid, gb, ob);
+    const float *w = d->w + (gb * d->grid.n_ocb + ob) * d->blk;
+    const float *bias = d->bias + (gb * d->grid.n_ocb + ob) * d->grid.nvl;
     float *y_row;
     if (s->layout == DLCONV_NCHW)
-      y_row = c->y + ((n * (size_t)s->c_out + c0) * ho + oh0) * wo;
+      y_row = y + ((n * (size_t)s->c_out + c0) * ho + oh0) * wo;
     else
-      y_row = c->y + ((n * ho + oh0) * wo) * (size_t)s->c_out + c0;
-    for (size_t wt = 0; wt < d->n_wt; wt++) {
-      const size_t ow0 = DLC_MIN(wt * d->wn, wo - d->wn);
+      y_row = y + ((n * ho + oh0) * wo) * (size_t)s->c_out + c0;
+    for (size_t wt = 0; wt < d->grid.n_wt; wt++) {
+      const size_t ow0 = DLC_MIN(wt * d->grid.wn, wo - d->grid.wn);
       d->kern(&d->prm, in_row + ow0 * d->pxs, w, bias, y_row + (ptrdiff_t)ow0 * d->prm.out_pix_stride,
               n_lanes, r_valid);
     }
-    dlc_gspc_next_job(d->n_ocb, d->n_rt, n_img, &ob, &rt, &n, &gb);
+    dlc_gspc_next_job(&d->grid, n_img, &ob, &rt, &n, &gb);
   }
-}
-
-static void gspc_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
-  const gspc_data *d = p->algo_data;
-  gspc_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace};
-  dlc_parallel_for(p, d->ntasks, gspc_task, &c);
 }
 
 const dlc_impl_ops dlc_gspc_ops = {
     .plan = gspc_plan,
-    .execute = gspc_execute,
+    .task = gspc_task,
     .destroy = gspc_destroy,
 };

@@ -51,18 +51,6 @@ static inline void dlc_gspc_phase_columns(const dlc_conv_shape *s, size_t ph, si
   *q_hi = (size_t)hi;
 }
 
-/* The next job of the (group block, image, row tile, oc block) order, oc blocks fastest. */
-static inline void dlc_gspc_next_job(size_t n_ocb, size_t n_rt, size_t n_img, size_t *ob, size_t *rt, size_t *n,
-                                     size_t *gb) {
-  if (++*ob < n_ocb) return;
-  *ob = 0;
-  if (++*rt < n_rt) return;
-  *rt = 0;
-  if (++*n < n_img) return;
-  *n = 0;
-  ++*gb;
-}
-
 /* The register-tile search both drivers run: the menu (has), the reduction step's rates and the
    epilogue's cost are the driver's; the walk over (gpv, nv, rn, wn) and the cost of a tile are
    shared. */
@@ -120,6 +108,99 @@ static inline int dlc_gspc_choose_tile(const dlc_conv_shape *s, const dlc_gspc_t
         }
   }
   return best < INFINITY;
+}
+
+/* The blocking of a layer both drivers derive from the chosen tile: the tile, its lanes, how many
+   group blocks, oc blocks, row tiles and column tiles cover the output, and the packed input's
+   columns per stride phase and rows. */
+typedef struct dlc_gspc_grid {
+  size_t gpv, nv, rn, wn;       /* tile: groups per vector, vectors, rows, columns */
+  size_t nvl, opb;              /* lanes per tile, output channels per group per oc block */
+  size_t n_gb, n_ocb, n_rt, n_wt;
+  size_t wq;                    /* packed columns per stride phase */
+  size_t h_alloc;               /* packed rows (row tiles may read past the image) */
+} dlc_gspc_grid;
+
+/* The grid of tile t on a family of t_o lanes per vector. */
+static inline dlc_gspc_grid dlc_gspc_grid_of(const dlc_conv_shape *s, dlc_gspc_tile t, size_t t_o) {
+  dlc_gspc_grid g = {.gpv = t.gpv, .nv = t.nv, .rn = t.rn, .wn = t.wn};
+  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h;
+  g.nvl = t.nv * t_o;
+  g.opb = g.nvl / t.gpv;
+  g.n_gb = dlc_div_up((size_t)s->groups, t.gpv);
+  g.n_ocb = dlc_div_up((size_t)s->cout_g, g.opb);
+  g.n_rt = dlc_div_up((size_t)s->h_out, t.rn);
+  g.n_wt = dlc_div_up((size_t)s->w_out, t.wn);
+  /* Columns the windows read, split into s_w phases; rows down to the last row tile's end. */
+  const size_t w_used = ((size_t)s->w_out - 1) * sw + (size_t)(s->dil_w * (s->k_w - 1)) + 1;
+  g.wq = dlc_div_up(w_used, sw);
+  g.h_alloc = (g.n_rt * t.rn - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+  return g;
+}
+
+/* Jobs of one execute: (group block, image, row tile, oc block), in that order, oc blocks fastest. */
+static inline size_t dlc_gspc_njobs(const dlc_gspc_grid *g, size_t n_img) {
+  return g->n_gb * n_img * g->n_rt * g->n_ocb;
+}
+
+/* Job `job` of that order as (oc block, row tile, image, group block). */
+static inline void dlc_gspc_job_at(const dlc_gspc_grid *g, size_t n_img, size_t job, size_t *ob, size_t *rt,
+                                   size_t *n, size_t *gb) {
+  *ob = job % g->n_ocb;
+  *rt = job / g->n_ocb % g->n_rt;
+  *n = job / (g->n_ocb * g->n_rt) % n_img;
+  *gb = job / (g->n_ocb * g->n_rt * n_img);
+}
+
+/* The job after (ob, rt, n, gb), stepped without divisions. */
+static inline void dlc_gspc_next_job(const dlc_gspc_grid *g, size_t n_img, size_t *ob, size_t *rt, size_t *n,
+                                     size_t *gb) {
+  if (++*ob < g->n_ocb) return;
+  *ob = 0;
+  if (++*rt < g->n_rt) return;
+  *rt = 0;
+  if (++*n < n_img) return;
+  *n = 0;
+  ++*gb;
+}
+
+/* The packed rows a task holds in its slab: rows [base, packed) of (group block, image) owner,
+   numbered gb * n_img + n. The row tiles of one (group block, image) come one after another and
+   overlap by the kernel's halo: each packs only the rows below those already there. */
+typedef struct dlc_gspc_slab {
+  size_t owner, base, packed;
+} dlc_gspc_slab;
+
+#define DLC_GSPC_SLAB_EMPTY ((dlc_gspc_slab){(size_t)-1, 0, 0})
+
+/* Makes rows [r0, r1) of owner available: returns 1 when rows [*from, r1) must be packed now (at
+   slab row hp - base), 0 when all of them are there. */
+static inline int dlc_gspc_slab_need(dlc_gspc_slab *h, size_t owner, size_t r0, size_t r1, size_t *from) {
+  if (owner != h->owner) {
+    h->owner = owner;
+    h->base = h->packed = r0;
+  }
+  if (r1 <= h->packed) return 0;
+  *from = DLC_MAX(h->packed, r0);
+  h->packed = r1;
+  return 1;
+}
+
+/* First and one-past-last packed row that row tile rt reads. */
+static inline void dlc_gspc_tile_rows(const dlc_conv_shape *s, const dlc_gspc_grid *g, size_t rt, size_t *r0,
+                                      size_t *r1) {
+  const size_t sh = (size_t)s->stride_h;
+  *r0 = rt * g->rn * sh;
+  *r1 = (rt * g->rn + g->rn - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+}
+
+/* The first output channel of block (gb, ob), and how many of its lanes hold output channels. */
+static inline size_t dlc_gspc_first_channel(const dlc_conv_shape *s, const dlc_gspc_grid *g, size_t gb, size_t ob) {
+  return gb * g->gpv * (size_t)s->cout_g + ob * g->opb;
+}
+static inline size_t dlc_gspc_lanes_used(const dlc_conv_shape *s, const dlc_gspc_grid *g, size_t gb, size_t ob) {
+  const size_t kpg = (size_t)s->cout_g;
+  return g->gpv > 1 ? DLC_MIN(g->gpv, (size_t)s->groups - gb * g->gpv) * kpg : DLC_MIN(g->nvl, kpg - ob * g->opb);
 }
 
 #endif

@@ -34,12 +34,8 @@ typedef struct glp_data {
   int q8;
   dlc_f16_gspc_ukernel_fn kf16;
   dlc_q8_gspc_ukernel_fn kq8;
-  size_t gpv, nv, rn, wn;       /* tile: groups per vector, vectors, rows, columns */
-  size_t nvl, opb;              /* lanes per tile, output channels per group per oc block */
-  size_t n_gb, n_ocb, n_rt, n_wt;
+  dlc_gspc_grid grid;           /* the tile and the blocking of the output */
   size_t cpt;                   /* input channels per packed channel: 1, or 2 (int8 pairs) */
-  size_t wq;                    /* packed columns per stride phase */
-  size_t h_alloc;               /* packed rows (row tiles may read past the image) */
   size_t row_stride;            /* elements per packed row: t_i * s_w * wq * gpv */
   size_t slab;                  /* bytes of one task's packed input (64-byte multiple) */
   size_t tile_bytes;            /* bytes of one task's accumulator buffer: a tile (NHWC), a row of
@@ -80,11 +76,11 @@ static int choose_tile(const dlc_conv_shape *s, glp_data *d) {
                                    d->q8 ? f->latency_q8 : f->latency_f16, has_tile, epilogue, &sc};
   dlc_gspc_tile t;
   if (!dlc_gspc_choose_tile(s, &ts, &t)) return 0;
-  d->gpv = t.gpv, d->nv = t.nv, d->rn = t.rn, d->wn = t.wn;
+  d->grid = dlc_gspc_grid_of(s, t, f->t_o);
   if (d->q8)
-    d->kq8 = f->get_q8(d->gpv, d->nv, d->rn, d->wn);
+    d->kq8 = f->get_q8(d->grid.gpv, d->grid.nv, d->grid.rn, d->grid.wn);
   else
-    d->kf16 = f->get_f16(d->gpv, d->nv, d->rn, d->wn);
+    d->kf16 = f->get_f16(d->grid.gpv, d->grid.nv, d->grid.rn, d->grid.wn);
   return 1;
 }
 
@@ -92,16 +88,16 @@ static int choose_tile(const dlc_conv_shape *s, glp_data *d) {
    zeros for absent groups, channels and the high half past an odd channel count. */
 static void pack_weights(const dlc_conv_shape *s, const void *w, glp_data *d) {
   const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
-  const size_t t_i = d->prm.t_i, gpv = d->gpv, nvl = d->nvl, groups = (size_t)s->groups, cpt = d->cpt;
+  const size_t t_i = d->prm.t_i, gpv = d->grid.gpv, nvl = d->grid.nvl, groups = (size_t)s->groups, cpt = d->cpt;
   uint16_t *dst = d->w;
-  for (size_t gb = 0; gb < d->n_gb; gb++)
-    for (size_t ob = 0; ob < d->n_ocb; ob++)
+  for (size_t gb = 0; gb < d->grid.n_gb; gb++)
+    for (size_t ob = 0; ob < d->grid.n_ocb; ob++)
       for (size_t ct = 0; ct < d->prm.n_ct; ct++)
         for (size_t t = 0; t < taps; t++)
           for (size_t ti = 0; ti < t_i; ti++)
             for (size_t l = 0; l < nvl; l++)
               for (size_t h = 0; h < cpt; h++) {
-                const size_t g = gb * gpv + l % gpv, oc = ob * d->opb + l / gpv, ic = (ct * t_i + ti) * cpt + h;
+                const size_t g = gb * gpv + l % gpv, oc = ob * d->grid.opb + l / gpv, ic = (ct * t_i + ti) * cpt + h;
                 const int in = g < groups && oc < kpg && ic < cin;
                 const size_t src = ((g * kpg + oc) * cin + ic) * taps + t;
                 if (d->q8)
@@ -141,72 +137,62 @@ static dlconv_status glp_plan(dlconv_plan *p, const void *w) {
     glp_destroy(p);
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s %s micro-kernel fits this shape", f->isa, q8 ? "int8" : "F16");
   }
-  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->gpv;
-  d->nvl = d->nv * f->t_o;
-  d->opb = d->nvl / gpv;
-  d->n_gb = dlc_div_up((size_t)s->groups, gpv);
-  d->n_ocb = dlc_div_up(kpg, d->opb);
-  d->n_rt = dlc_div_up((size_t)s->h_out, d->rn);
-  d->n_wt = dlc_div_up((size_t)s->w_out, d->wn);
-
+  const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->grid.gpv;
   dlc_lowp_gspc_params *prm = &d->prm;
   const size_t units = dlc_div_up(cin, d->cpt); /* packed channels of a group */
   prm->t_i = DLC_MIN(q8 ? f->t_i_q8 : f->t_i_f16, units);
   prm->n_ct = dlc_div_up(units, prm->t_i);
   prm->ti_last = units - (prm->n_ct - 1) * prm->t_i;
   prm->n_tap = taps;
-  /* Columns the windows read, split into s_w phases; rows down to the last row tile's end. */
-  const size_t w_used = ((size_t)s->w_out - 1) * sw + (size_t)(s->dil_w * (s->k_w - 1)) + 1;
-  d->wq = dlc_div_up(w_used, sw);
-  d->h_alloc = (d->n_rt * d->rn - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
   /* Huge padding, strides or dilations can make the packed window exceed the address space (its
      size in size_t arithmetic would wrap): refuse; direct and gemm handle such layers. */
-  if ((double)prm->n_ct * (double)d->h_alloc * (double)sw * (double)d->wq * (double)(prm->t_i * gpv) * 4.0 *
+  if ((double)prm->n_ct * (double)d->grid.h_alloc * (double)sw * (double)d->grid.wq * (double)(prm->t_i * gpv) * 4.0 *
           (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX / 2) {
     glp_destroy(p);
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: the packed input window of this shape exceeds the address space");
   }
-  d->row_stride = prm->t_i * sw * d->wq * gpv;
-  prm->in_ti_stride = (ptrdiff_t)(sw * d->wq * gpv);
-  prm->in_ct_stride = (ptrdiff_t)(d->h_alloc * d->row_stride);
+  d->row_stride = prm->t_i * sw * d->grid.wq * gpv;
+  prm->in_ti_stride = (ptrdiff_t)(sw * d->grid.wq * gpv);
+  prm->in_ct_stride = (ptrdiff_t)(d->grid.h_alloc * d->row_stride);
   prm->in_r_stride = (ptrdiff_t)(sh * d->row_stride);
-  d->slab = dlc_round_up(prm->n_ct * d->h_alloc * d->row_stride * 4, DLC_ALIGN);
-  const size_t np = d->rn * d->wn;
+  d->slab = dlc_round_up(prm->n_ct * d->grid.h_alloc * d->row_stride * 4, DLC_ALIGN);
+  const size_t np = d->grid.rn * d->grid.wn;
   prm->channel_major = s->layout == DLCONV_NCHW;
   /* NCHW: a row of tiles fills rows of wo outputs per channel, stored as one run each; the last
      tile may write 7 junk columns past them */
   prm->ldr = dlc_round_up((size_t)s->w_out + 7, 8);
-  prm->ldb = prm->channel_major ? d->rn * prm->ldr : d->nvl;
-  d->tile_bytes = dlc_round_up(d->nvl * (prm->channel_major ? prm->ldb : np) * 4, DLC_ALIGN);
+  prm->ldb = prm->channel_major ? d->grid.rn * prm->ldr : d->grid.nvl;
+  d->tile_bytes = dlc_round_up(d->grid.nvl * (prm->channel_major ? prm->ldb : np) * 4, DLC_ALIGN);
   /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
      block is group j / kpg, channel j % kpg. */
   if (gpv > 1) {
-    const int identity = dlc_gspc_lane_perm(d->nvl, gpv, kpg, d->perm);
+    const int identity = dlc_gspc_lane_perm(d->grid.nvl, gpv, kpg, d->perm);
     prm->perm = identity ? NULL : d->perm; /* depthwise: lane j is channel j already */
   }
 
-  d->blk = prm->n_ct * taps * prm->t_i * d->nvl * d->cpt;
-  const size_t welems = d->n_gb * d->n_ocb * d->blk;
+  d->blk = prm->n_ct * taps * prm->t_i * d->grid.nvl * d->cpt;
+  const size_t welems = d->grid.n_gb * d->grid.n_ocb * d->blk;
   d->tap_off = dlc_malloc(taps * sizeof *d->tap_off);
   d->w = dlc_malloc(welems * 2 + DLC_ALIGN);
   if (!d->tap_off || !d->w) {
     glp_destroy(p);
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing %zu weights", welems);
   }
-  dlc_gspc_tap_offsets(s, d->row_stride, d->wq, gpv, d->tap_off);
+  dlc_gspc_tap_offsets(s, d->row_stride, d->grid.wq, gpv, d->tap_off);
   prm->tap_off = d->tap_off;
   pack_weights(s, w, d);
 
-  const size_t jobs = d->n_gb * (size_t)s->n * d->n_rt * d->n_ocb;
+  const size_t jobs = dlc_gspc_njobs(&d->grid, (size_t)s->n);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
   p->workspace_bytes = d->ntasks * (d->slab + d->tile_bytes);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = welems * 2 + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   const char *dt = q8 ? "q8" : "f16";
   if (gpv > 1)
-    snprintf(p->kernel, sizeof p->kernel, "%s_gspc_%zux%zux%zug%zu__%s", dt, d->rn, d->wn, d->nvl, gpv, f->isa);
+    snprintf(p->kernel, sizeof p->kernel, "%s_gspc_%zux%zux%zug%zu__%s", dt, d->grid.rn, d->grid.wn, d->grid.nvl, gpv, f->isa);
   else
-    snprintf(p->kernel, sizeof p->kernel, "%s_gspc_%zux%zux%zu__%s", dt, d->rn, d->wn, d->nvl, f->isa);
+    snprintf(p->kernel, sizeof p->kernel, "%s_gspc_%zux%zux%zu__%s", dt, d->grid.rn, d->grid.wn, d->grid.nvl, f->isa);
   return DLCONV_OK;
 }
 
@@ -217,7 +203,7 @@ static void pack_rows(const dlconv_plan *p, const glp_data *d, const void *x, si
                       size_t hp1, size_t base, int32_t *slab) {
   const dlc_conv_shape *s = &p->s;
   const dlc_lowp_gspc_params *prm = &d->prm;
-  const size_t gpv = d->gpv, sw = (size_t)s->stride_w, wq = d->wq, cin = (size_t)s->cin_g, es = d->q8 ? 1 : 2;
+  const size_t gpv = d->grid.gpv, sw = (size_t)s->stride_w, wq = d->grid.wq, cin = (size_t)s->cin_g, es = d->q8 ? 1 : 2;
   const int64_t h_in = s->h_in, w_in = s->w_in;
   const int nchw = s->layout == DLCONV_NCHW;
   const ptrdiff_t px_step = nchw ? 1 : (ptrdiff_t)s->c_in;
@@ -260,14 +246,6 @@ static void pack_rows(const dlconv_plan *p, const glp_data *d, const void *x, si
   }
 }
 
-typedef struct glp_ctx {
-  const dlconv_plan *p;
-  const glp_data *d;
-  const void *x;
-  void *y;
-  char *ws;
-} glp_ctx;
-
 /* One run of n accumulators to y through the family's store. */
 static inline void store_run(const dlconv_plan *p, const glp_data *d, size_t n, const void *acc, size_t c0,
                              int per_column, char *y) {
@@ -278,53 +256,44 @@ static inline void store_run(const dlconv_plan *p, const glp_data *d, size_t n, 
 }
 
 static void glp_task(void *arg, size_t task) {
-  const glp_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const glp_data *d = c->d;
-  const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
-  const size_t es = d->q8 ? 1 : 2, co = (size_t)s->c_out, sh = (size_t)s->stride_h;
-  const size_t halo = (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+  const glp_data *d = p->algo_data;
+  const size_t n_img = (size_t)s->n, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  const size_t es = d->q8 ? 1 : 2, co = (size_t)s->c_out;
   char *ws = c->ws + task * (d->slab + d->tile_bytes);
   int32_t *slab = (int32_t *)(void *)ws;
   void *buf = ws + d->slab;
   const size_t ldb = d->prm.ldb;
   size_t begin, end;
-  dlc_split_range(d->n_gb * n_img * d->n_rt * d->n_ocb, d->ntasks, task, &begin, &end);
-  size_t cur = (size_t)-1, base = 0, packed = 0; /* (gb, n) whose rows [base, packed) are in slab */
-  size_t ob = begin % d->n_ocb, rt = begin / d->n_ocb % d->n_rt;
-  size_t n = begin / (d->n_ocb * d->n_rt) % n_img, gb = begin / (d->n_ocb * d->n_rt * n_img);
+  dlc_split_range(dlc_gspc_njobs(&d->grid, n_img), d->ntasks, task, &begin, &end);
+  dlc_gspc_slab held = DLC_GSPC_SLAB_EMPTY;
+  size_t ob, rt, n, gb;
+  dlc_gspc_job_at(&d->grid, n_img, begin, &ob, &rt, &n, &gb);
   for (size_t job = begin; job < end; job++) {
-    const size_t gbn = gb * n_img + n;
-    const size_t r0 = rt * d->rn * sh, r1 = (rt * d->rn + d->rn - 1) * sh + halo;
-    if (gbn != cur) {
-      cur = gbn;
-      base = packed = r0;
-    }
-    if (r1 > packed) {
-      pack_rows(p, d, c->x, n, gb, DLC_MAX(packed, r0), r1, base, slab);
-      packed = r1;
-    }
-    const int32_t *in_row = slab + (r0 - base) * d->row_stride;
-    const size_t oh0 = rt * d->rn, r_valid = DLC_MIN(d->rn, ho - oh0);
-    const size_t c0 = gb * d->gpv * kpg + ob * d->opb;
-    const size_t n_lanes = d->gpv > 1 ? DLC_MIN(d->gpv, (size_t)s->groups - gb * d->gpv) * kpg
-                                      : DLC_MIN(d->nvl, kpg - ob * d->opb);
-    const void *w = (const uint16_t *)d->w + (gb * d->n_ocb + ob) * d->blk;
+    size_t r0, r1, from;
+    dlc_gspc_tile_rows(s, &d->grid, rt, &r0, &r1);
+    if (dlc_gspc_slab_need(&held, gb * n_img + n, r0, r1, &from))
+      pack_rows(p, d, c->x, n, gb, from, r1, held.base, slab);
+    const int32_t *in_row = slab + (r0 - held.base) * d->row_stride;
+    const size_t oh0 = rt * d->grid.rn, r_valid = DLC_MIN(d->grid.rn, ho - oh0);
+    const size_t c0 = dlc_gspc_first_channel(s, &d->grid, gb, ob), n_lanes = dlc_gspc_lanes_used(s, &d->grid, gb, ob);
+    const void *w = (const uint16_t *)d->w + (gb * d->grid.n_ocb + ob) * d->blk;
     char *y = c->y;
     const int nchw = s->layout == DLCONV_NCHW;
-    for (size_t wt = 0; wt < d->n_wt; wt++) {
+    for (size_t wt = 0; wt < d->grid.n_wt; wt++) {
       /* the last tile of a row is shifted left to end at the last column */
-      const size_t ow0 = DLC_MIN(wt * d->wn, wo - d->wn);
+      const size_t ow0 = DLC_MIN(wt * d->grid.wn, wo - d->grid.wn);
       int32_t *tb = (int32_t *)buf + (nchw ? ow0 : 0);
       if (d->q8)
-        d->kq8(&d->prm, in_row + ow0 * d->gpv, w, tb);
+        d->kq8(&d->prm, in_row + ow0 * d->grid.gpv, w, tb);
       else
-        d->kf16(&d->prm, (const float *)(const void *)(in_row + ow0 * d->gpv), w, (float *)(void *)tb);
+        d->kf16(&d->prm, (const float *)(const void *)(in_row + ow0 * d->grid.gpv), w, (float *)(void *)tb);
       if (!nchw)
         for (size_t r = 0; r < r_valid; r++)
-          for (size_t x = 0; x < d->wn; x++)
-            store_run(p, d, n_lanes, tb + (r * d->wn + x) * ldb, c0, 1,
+          for (size_t x = 0; x < d->grid.wn; x++)
+            store_run(p, d, n_lanes, tb + (r * d->grid.wn + x) * ldb, c0, 1,
                       y + (((n * ho + oh0 + r) * wo + ow0 + x) * co + c0) * es);
     }
     if (nchw)
@@ -332,17 +301,12 @@ static void glp_task(void *arg, size_t task) {
         for (size_t r = 0; r < r_valid; r++)
           store_run(p, d, wo, (const int32_t *)buf + j * ldb + r * d->prm.ldr, c0 + j, 0,
                     y + (((n * co + c0 + j) * ho + oh0 + r) * wo) * es);
-    dlc_gspc_next_job(d->n_ocb, d->n_rt, n_img, &ob, &rt, &n, &gb);
+    dlc_gspc_next_job(&d->grid, n_img, &ob, &rt, &n, &gb);
   }
-}
-
-static void glp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  glp_ctx c = {.p = p, .d = p->algo_data, .x = x, .y = y, .ws = workspace};
-  dlc_parallel_for(p, c.d->ntasks, glp_task, &c);
 }
 
 const dlc_impl_ops dlc_gspc_lowp_ops = {
     .plan = glp_plan,
-    .execute = glp_execute,
+    .task = glp_task,
     .destroy = glp_destroy,
 };

@@ -225,7 +225,9 @@ dlconv_status dlc_csr_finish(dlconv_plan *p, csr_data *d, int32_t *cols, size_t 
     d->xbuf_floats = d->panel_floats * (d->pb / nr);
     d->tbuf_floats = s->layout == DLCONV_NHWC ? dlc_round_up((size_t)s->cout_g * d->pb, 16) : 0;
   }
-  d->ntasks_max = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->groups) * d->nblk);
+  d->njobs = (size_t)(s->n * s->groups) * d->nblk;
+  d->ntasks_max = DLC_MIN((size_t)p->nthreads, d->njobs);
+  p->exec_tasks = d->ntasks_max;
   p->workspace_bytes = (d->xbuf_floats + d->tbuf_floats) * d->ntasks_max * sizeof(float);
   p->packed_weight_bytes = nnz_total * (value_bytes + sizeof(int32_t)) +
                            (size_t)s->c_out * (sizeof(size_t) + sizeof(int32_t)) +
@@ -528,18 +530,9 @@ static void slab_job(const dlconv_plan *p, const csr_data *d, const float *x, fl
   }
 }
 
-typedef struct csr_run {
-  const dlconv_plan *p;
-  const csr_data *d;
-  const float *x;
-  float *y;
-  float *ws;
-  size_t ntasks, njobs;
-} csr_run;
-
-static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
+static void csr_job(const dlc_exec *a, size_t job, float *xbuf, float *tbuf) {
   const dlconv_plan *p = a->p;
-  const csr_data *d = a->d;
+  const csr_data *d = p->algo_data;
   const dlc_conv_shape *s = &p->s;
   const size_t pix = d->pix;
   size_t n, g, blk;
@@ -554,7 +547,7 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
   float *yb = tbuf;
   size_t ldy = d->pb;
   if (s->layout == DLCONV_NCHW) {
-    yb = a->y + (n * (size_t)s->c_out + oc0) * pix + p0;
+    yb = (float *)a->y + (n * (size_t)s->c_out + oc0) * pix + p0;
     ldy = pix;
   }
   const float *panel = xbuf;
@@ -562,32 +555,23 @@ static void csr_job(const csr_run *a, size_t job, float *xbuf, float *tbuf) {
     d->fam->spmm(cout_g, DLC_MIN(d->nr, np - q), panel, d->nnz + oc0, d->val + nz0, d->off + nz0,
                  p->bias + oc0, yb + q, ldy, s->out_min, s->out_max);
   if (s->layout == DLCONV_NHWC) /* the tile's rows x pixels into y's pixels x channels */
-    d->fam->transpose(cout_g, np, tbuf, d->pb, a->y + (n * pix + p0) * (size_t)s->c_out + oc0, (size_t)s->c_out);
+    d->fam->transpose(cout_g, np, tbuf, d->pb, (float *)a->y + (n * pix + p0) * (size_t)s->c_out + oc0, (size_t)s->c_out);
 }
 
 static void csr_task(void *arg, size_t t) {
-  const csr_run *a = arg;
-  const csr_data *d = a->d;
+  const dlc_exec *a = arg;
+  const csr_data *d = a->p->algo_data;
   /* No workspace at all when the layer has no nonzeros and writes NCHW. */
-  float *xbuf = a->ws ? a->ws + t * (d->xbuf_floats + d->tbuf_floats) : NULL;
+  float *xbuf = a->ws ? (float *)(void *)a->ws + t * (d->xbuf_floats + d->tbuf_floats) : NULL;
   float *tbuf = a->ws ? xbuf + d->xbuf_floats : NULL;
   size_t b, e;
-  dlc_split_range(a->njobs, a->ntasks, t, &b, &e);
+  dlc_split_range(d->njobs, d->ntasks_max, t, &b, &e);
   for (size_t j = b; j < e; j++) csr_job(a, j, xbuf, tbuf);
-}
-
-static void csr_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
-  const csr_data *d = p->algo_data;
-  const size_t njobs = (size_t)(p->s.n * p->s.groups) * d->nblk;
-  csr_run a = {p, d, x, y, workspace, DLC_MIN(d->ntasks_max, njobs), njobs};
-  dlc_parallel_for(p, a.ntasks, csr_task, &a);
 }
 
 const dlc_impl_ops dlc_csr_ops = {
     .plan = csr_plan,
-    .execute = csr_execute,
+    .task = csr_task,
     .destroy = csr_destroy,
     .plan_csr = csr_plan_csr,
 };

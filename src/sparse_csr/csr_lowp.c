@@ -272,18 +272,10 @@ static void spmm(const dlconv_plan *p, const csrl_data *d, size_t oc0, size_t np
                  t, d->ws.ldt, -INFINITY, INFINITY);
 }
 
-typedef struct csrl_run {
-  const dlconv_plan *p;
-  const csrl_data *d;
-  const void *x;
-  char *y;
-  char *ws;
-  size_t ntasks, njobs;
-} csrl_run;
-
-static void csrl_job(const csrl_run *a, size_t job, char *xb, int32_t *tb, int32_t *tt) {
+static void csrl_job(const dlc_exec *a, size_t job, char *xb, int32_t *tb, int32_t *tt) {
   const dlconv_plan *p = a->p;
-  const csrl_data *d = a->d;
+  const csrl_data *d = p->algo_data;
+  char *y = a->y;
   const csr_data *c = d->c;
   const dlc_conv_shape *s = &p->s;
   const size_t pix = c->pix, cout_g = (size_t)s->cout_g, c_out = (size_t)s->c_out;
@@ -300,11 +292,11 @@ static void csrl_job(const csrl_run *a, size_t job, char *xb, int32_t *tb, int32
       const size_t pixel0 = (oy0 + r) * w_out;
       if (nchw) {
         for (size_t oc = 0; oc < cout_g; oc++)
-          store_run(p, d->q8, w_out, tb + oc * ldt + r * c->wp, oc0 + oc, 0, a->y + ((n * c_out + oc0 + oc) * pix + pixel0) * yes);
+          store_run(p, d->q8, w_out, tb + oc * ldt + r * c->wp, oc0 + oc, 0, y + ((n * c_out + oc0 + oc) * pix + pixel0) * yes);
       } else {
         c->fam->transpose(cout_g, w_out, (const float *)(const void *)(tb + r * c->wp), ldt, (float *)(void *)tt, cout_g);
         for (size_t j = 0; j < w_out; j++)
-          store_run(p, d->q8, cout_g, tt + j * cout_g, oc0, 1, a->y + ((n * pix + pixel0 + j) * c_out + oc0) * yes);
+          store_run(p, d->q8, cout_g, tt + j * cout_g, oc0, 1, y + ((n * pix + pixel0 + j) * c_out + oc0) * yes);
       }
     }
     return;
@@ -315,34 +307,28 @@ static void csrl_job(const csrl_run *a, size_t job, char *xb, int32_t *tb, int32
     spmm(p, d, oc0, DLC_MIN(c->nr, np - q), xb + q / c->nr * c->panel_floats * d->ws.es, tb + q);
   if (nchw) {
     for (size_t oc = 0; oc < cout_g; oc++)
-      store_run(p, d->q8, np, tb + oc * ldt, oc0 + oc, 0, a->y + ((n * c_out + oc0 + oc) * pix + p0) * yes);
+      store_run(p, d->q8, np, tb + oc * ldt, oc0 + oc, 0, y + ((n * c_out + oc0 + oc) * pix + p0) * yes);
   } else {
     c->fam->transpose(cout_g, np, (const float *)(const void *)tb, ldt, (float *)(void *)tt, cout_g);
     for (size_t j = 0; j < np; j++)
-      store_run(p, d->q8, cout_g, tt + j * cout_g, oc0, 1, a->y + ((n * pix + p0 + j) * c_out + oc0) * yes);
+      store_run(p, d->q8, cout_g, tt + j * cout_g, oc0, 1, y + ((n * pix + p0 + j) * c_out + oc0) * yes);
   }
 }
 
 static void csrl_task(void *arg, size_t t) {
-  const csrl_run *a = arg;
-  const csrl_ws *w = &a->d->ws;
+  const dlc_exec *a = arg;
+  const csrl_data *d = a->p->algo_data;
+  const csrl_ws *w = &d->ws;
   char *slice = a->ws + t * w->slice;
   char *xb = slice;
   int32_t *tb = (int32_t *)(void *)(slice + w->x_bytes), *tt = (int32_t *)(void *)(slice + w->x_bytes + w->t_bytes);
   size_t b, e;
-  dlc_split_range(a->njobs, a->ntasks, t, &b, &e);
+  dlc_split_range(d->c->njobs, d->c->ntasks_max, t, &b, &e);
   for (size_t j = b; j < e; j++) csrl_job(a, j, xb, tb, tt);
-}
-
-static void csrl_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const csrl_data *d = p->algo_data;
-  const size_t njobs = (size_t)(p->s.n * p->s.groups) * d->c->nblk;
-  csrl_run a = {p, d, x, y, workspace, DLC_MIN(d->c->ntasks_max, njobs), njobs};
-  dlc_parallel_for(p, a.ntasks, csrl_task, &a);
 }
 
 const dlc_impl_ops dlc_csr_lowp_ops = {
     .plan = csrl_plan,
-    .execute = csrl_execute,
+    .task = csrl_task,
     .destroy = csrl_destroy,
 };

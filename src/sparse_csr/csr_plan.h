@@ -30,7 +30,8 @@ typedef struct csr_data {
   size_t panel_floats; /* one panel: u_max operand rows x ldp */
   size_t xbuf_floats;  /* per task: the gathered operand (pb / nr panels, or u_max slabs) */
   size_t tbuf_floats;  /* per task: output tile, cout_g x pb (0 for NCHW panels) */
-  size_t ntasks_max;   /* workspace slices */
+  size_t njobs;        /* of an execute: (image, group, pixel block) */
+  size_t ntasks_max;   /* tasks they are split over, one workspace slice each */
   size_t *row_ptr;     /* c_out + 1 */
   int32_t *nnz;        /* c_out: nonzeros per row */
   float *val;          /* nonzeros, row after row, columns ascending within a row (fp32, F16) */

@@ -32,7 +32,7 @@ typedef struct spack_data {
   size_t nbands, ntw;          /* output row bands (of vh rows), tiles per output row (of vw) */
   size_t tb, nblk;             /* tiles per packed column block, blocks per row */
   size_t ncbj, cb_per_job;     /* channel-block ranges a band/block is split into for threads */
-  size_t njobs;
+  size_t njobs, ntasks;
   size_t phase_len, rowlen;    /* packed row: s_w phases of phase_len floats */
   size_t plane, slice;         /* floats per input channel plane, per job's workspace slice */
   ptrdiff_t *tap_off;          /* k_h*k_w */
@@ -184,8 +184,9 @@ static dlconv_status spack_plan(dlconv_plan *p, const void *weights) {
     }
   pack_weights(s, w, p->bias, d);
 
-  const size_t ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
-  p->workspace_bytes = ntasks * d->slice * sizeof(float);
+  d->ntasks = DLC_MIN((size_t)p->nthreads, d->njobs);
+  p->workspace_bytes = d->ntasks * d->slice * sizeof(float);
+  p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
   snprintf(p->kernel, sizeof p->kernel, "f32_spack_%zux%zux%zu__%s", d->vh, d->vw, d->vc,
@@ -250,19 +251,10 @@ static void pack_strip(const dlc_conv_shape *s, const spack_data *d, const float
   }
 }
 
-typedef struct spack_ctx {
-  const dlconv_plan *p;
-  const spack_data *d;
-  const float *x;
-  float *y;
-  char *ws;
-  size_t ntasks;
-} spack_ctx;
-
-static void run_job(const spack_ctx *c, const dlc_f32_spack_params *prm, size_t job, float *strip) {
+static void run_job(const dlc_exec *c, const dlc_f32_spack_params *prm, size_t job, float *strip) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const spack_data *d = c->d;
+  const spack_data *d = c->p->algo_data;
   size_t j = job;
   const size_t cbj = j % d->ncbj;
   j /= d->ncbj;
@@ -291,19 +283,19 @@ static void run_job(const spack_ctx *c, const dlc_f32_spack_params *prm, size_t 
       const size_t nvw = DLC_MIN(d->vw, ncols - col), ow = ow0 + col;
       float *yt;
       if (s->layout == DLCONV_NCHW)
-        yt = c->y + ((n * (size_t)s->c_out + oc0) * (size_t)s->h_out + oh0) * (size_t)s->w_out + ow;
+        yt = (float *)c->y + ((n * (size_t)s->c_out + oc0) * (size_t)s->h_out + oh0) * (size_t)s->w_out + ow;
       else
-        yt = c->y + ((n * (size_t)s->h_out + oh0) * (size_t)s->w_out + ow) * (size_t)s->c_out + oc0;
+        yt = (float *)c->y + ((n * (size_t)s->h_out + oh0) * (size_t)s->w_out + ow) * (size_t)s->c_out + oc0;
       dlc_spack_ukernel(d->fam, nvh, nvw)(prm, strip + col, w, bias, yt, nc);
     }
   }
 }
 
 static void spack_task(void *arg, size_t i) {
-  const spack_ctx *c = arg;
+  const dlc_exec *c = arg;
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const spack_data *d = c->d;
+  const spack_data *d = c->p->algo_data;
   dlc_f32_spack_params prm = {
       .cin = (size_t)s->cin_g,
       .ntaps = (size_t)(s->k_h * s->k_w),
@@ -324,21 +316,12 @@ static void spack_task(void *arg, size_t i) {
   }
   float *strip = (float *)(c->ws + i * d->slice * sizeof(float));
   size_t begin, end;
-  dlc_split_range(d->njobs, c->ntasks, i, &begin, &end);
+  dlc_split_range(d->njobs, d->ntasks, i, &begin, &end);
   for (size_t job = begin; job < end; job++) run_job(c, &prm, job, strip);
-}
-
-static void spack_execute(const dlconv_plan *p, const void *xv, void *yv, void *workspace) {
-  const float *x = xv;
-  float *y = yv;
-  const spack_data *d = p->algo_data;
-  spack_ctx c = {.p = p, .d = d, .x = x, .y = y, .ws = workspace,
-                 .ntasks = DLC_MIN((size_t)p->nthreads, d->njobs)};
-  dlc_parallel_for(p, c.ntasks, spack_task, &c);
 }
 
 const dlc_impl_ops dlc_spack_ops = {
     .plan = spack_plan,
-    .execute = spack_execute,
+    .task = spack_task,
     .destroy = spack_destroy,
 };

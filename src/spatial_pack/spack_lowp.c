@@ -144,22 +144,15 @@ static dlconv_status splp_plan(dlconv_plan *p, const void *w) {
   p->algo_data = d;
   p->packed_weight_bytes = v->wpack_bytes;
   p->workspace_bytes = d->ntasks * d->ws_slice;
+  p->exec_tasks = d->ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", dlc_lowp_vpos_kernel_name(v, p));
   return DLCONV_OK;
 }
 
-typedef struct splp_ctx {
-  const dlconv_plan *p;
-  const splp_data *d;
-  const void *x;
-  void *y;
-  char *slices;
-} splp_ctx;
-
 /* The strip of band rows [oy0, oy0 + bh) of (img, groups [g0, g0 + gblk)): strip row r is
    sub-plane row oy0 + r. */
-static void pack_strip(const splp_ctx *c, size_t img, size_t g0, size_t oy0, int16_t *strip) {
-  const splp_data *d = c->d;
+static void pack_strip(const dlc_exec *c, size_t img, size_t g0, size_t oy0, int16_t *strip) {
+  const splp_data *d = c->p->algo_data;
   const dlc_lowp_vpos *v = &d->v;
   const size_t plane_stride = v->nslot * d->planeq * v->u;
   for (size_t gi = 0; gi < d->gblk; gi++)
@@ -187,11 +180,11 @@ static void pack_strip(const splp_ctx *c, size_t img, size_t g0, size_t oy0, int
   } while (0)
 
 /* NCHW: accumulator rows [i0, i1) (channels m0 + i; positions n0.. of the band at oy0) to y. */
-static void store_nchw(const splp_ctx *c, size_t img, size_t g, size_t m0, size_t oy0, size_t rows, size_t n0,
+static void store_nchw(const dlc_exec *c, size_t img, size_t g, size_t m0, size_t oy0, size_t rows, size_t n0,
                        size_t nlen, const void *acc, size_t i0, size_t i1) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const splp_data *d = c->d;
+  const splp_data *d = c->p->algo_data;
   const size_t wo = (size_t)s->w_out, wq = d->v.wq, P = (size_t)(s->h_out * s->w_out), es = d->v.q8 ? 1 : 2;
   for (size_t i = i0; i < i1; i++) {
     const size_t oc = g * (size_t)s->cout_g + m0 + i;
@@ -218,11 +211,11 @@ static void store_nchw(const splp_ctx *c, size_t img, size_t g, size_t m0, size_
 
 /* NHWC: each valid position of [n0, n0 + nlen), its mlen channels gathered from the accumulator
    column into col and stored as one run. */
-static void store_nhwc(const splp_ctx *c, size_t img, size_t g, size_t m0, size_t mlen, size_t oy0, size_t rows,
+static void store_nhwc(const dlc_exec *c, size_t img, size_t g, size_t m0, size_t mlen, size_t oy0, size_t rows,
                        size_t n0, size_t nlen, const void *acc, void *col) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
-  const splp_data *d = c->d;
+  const splp_data *d = c->p->algo_data;
   const size_t wo = (size_t)s->w_out, co = (size_t)s->c_out, es = d->v.q8 ? 1 : 2, c0 = g * (size_t)s->cout_g + m0;
   const uint32_t *a = acc;
   uint32_t *t = col;
@@ -238,9 +231,9 @@ static void store_nhwc(const splp_ctx *c, size_t img, size_t g, size_t m0, size_
   });
 }
 
-static void run_job(const splp_ctx *c, size_t job, char *slice) {
+static void run_job(const dlc_exec *c, size_t job, char *slice) {
   const dlconv_plan *p = c->p;
-  const splp_data *d = c->d;
+  const splp_data *d = c->p->algo_data;
   const dlc_lowp_vpos *v = &d->v;
   const size_t mb = job % d->mblocks, band = job / d->mblocks % d->nbands;
   const size_t g0 = job / d->mblocks / d->nbands % d->ngb * d->gblk, img = job / d->mblocks / d->nbands / d->ngb;
@@ -273,9 +266,9 @@ static void run_job(const splp_ctx *c, size_t job, char *slice) {
 }
 
 static void splp_task(void *arg, size_t t) {
-  const splp_ctx *c = arg;
-  const splp_data *d = c->d;
-  char *slice = c->slices + t * d->ws_slice;
+  const dlc_exec *c = arg;
+  const splp_data *d = c->p->algo_data;
+  char *slice = c->ws + t * d->ws_slice;
   /* the slack past the last sub-plane: only junk positions read it, zero keeps it deterministic */
   const size_t used = d->strip_units * d->v.u * 2;
   memset(slice + used, 0, d->strip_bytes - used);
@@ -284,14 +277,8 @@ static void splp_task(void *arg, size_t t) {
   for (size_t j = begin; j < end; j++) run_job(c, j, slice);
 }
 
-static void splp_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
-  const splp_data *d = p->algo_data;
-  splp_ctx c = {p, d, x, y, workspace};
-  dlc_parallel_for(p, d->ntasks, splp_task, &c);
-}
-
 const dlc_impl_ops dlc_spack_lowp_ops = {
     .plan = splp_plan,
-    .execute = splp_execute,
+    .task = splp_task,
     .destroy = splp_destroy,
 };
