@@ -22,14 +22,7 @@
 #define DLC_VEC_ISA avx2
 #define DLC_NREGS 16 /* vector registers */
 
-#ifndef INLINE
-#define INLINE static inline __attribute__((always_inline))
-#endif
-/* Fully unroll the register-tile loops before scalar replacement, else GCC -O3 may keep the
-   accumulator array in memory and store it after every FMA. */
-#ifndef UNROLL
-#define UNROLL _Pragma("GCC unroll 32")
-#endif
+#include "../template/inline.h"
 
 typedef __m256 vf;
 typedef __m256i vmask;

@@ -21,27 +21,16 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void) {
   const dlc_cpu_features *f = dlc_cpu();
-  table = (dlc_isa_kernels){
-      .isa = DLCONV_ISA_AVX512,
-      .name = "avx512",
-      .direct = &dlc_f32_direct__avx512,
-      .gemm = &dlc_f32_gemm__avx512,
-      .spack = &dlc_f32_spack__avx512,
-      .gspc = &dlc_f32_gspc__avx512,
-      .csr = &dlc_f32_csr__avx512,
-      .f16_gemm = &dlc_f16_gemm__avx512,
-      .q8_gemm = &dlc_q8_gemm__avx2,
-      .lowp_dw = &dlc_lowp_dw__avx2,
-      .lowp_gspc = &dlc_lowp_gspc__avx2,
-      .q8_csr = &dlc_q8_csr__avx2,
-  };
-#if defined(DLC_HAVE_AVXVNNI)
-  if (f->avx_vnni) {
-    table.q8_gemm = &dlc_q8_gemm__avxvnni;
-    table.q8_csr = &dlc_q8_csr__avxvnni;
-    table.lowp_gspc = &dlc_lowp_gspc__avxvnni;
-  }
-#endif
+  /* avx2's table, AVX-VNNI swaps included, with the families that have a zmm version */
+  table = *dlc_config_avx2();
+  table.isa = DLCONV_ISA_AVX512;
+  table.name = "avx512";
+  table.direct = &dlc_f32_direct__avx512;
+  table.gemm = &dlc_f32_gemm__avx512;
+  table.spack = &dlc_f32_spack__avx512;
+  table.gspc = &dlc_f32_gspc__avx512;
+  table.csr = &dlc_f32_csr__avx512;
+  table.f16_gemm = &dlc_f16_gemm__avx512;
 #if defined(DLC_HAVE_AVX512VNNI)
   if (f->avx512_vnni) {
     table.q8_gemm = &dlc_q8_gemm__avx512vnni;
