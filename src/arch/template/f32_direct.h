@@ -69,6 +69,8 @@
 #define CONV_TW2 DLC_DIRECT_CONV_TW2
 #define DWC_TW1 DLC_DIRECT_DWC_TW1
 #define DWC_TW2 DLC_DIRECT_DWC_TW2
+/* the widest tile of conv and dwc, in pixels: what tile_store's buffer holds */
+#define TILE_PIX_MAX (CONV_TW1 > DWC_TW1 ? CONV_TW1 : DWC_TW1)
 #define DWP_VECS 8 /* <= DLC_DIRECT_MAX_DWP_VECS */
 #define DWP_NR DLC_DIRECT_DWP_NR
 
@@ -174,7 +176,7 @@ INLINE void tile_store(vf acc[][2], const int NW, const int NV, const dlc_f32_di
     }
     return;
   }
-  __attribute__((aligned(VL * sizeof(float)))) float buf[CONV_TW1 * 2 * VL];
+  __attribute__((aligned(VL * sizeof(float)))) float buf[TILE_PIX_MAX * 2 * VL];
   UNROLL
   for (int p = 0; p < NW; p++)
     UNROLL
