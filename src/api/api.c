@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../arch/cuda/cuda.h"
 #include "../core/plan.h"
 #include "../core/util.h"
+#include "../ukernel/config.h"
 #include "validate.h"
 
 #define STR2(x) #x
@@ -28,7 +30,8 @@ const char *dlconv_status_string(dlconv_status s) {
 }
 
 int dlconv_isa_available(dlconv_isa isa) {
-  if (isa == DLCONV_ISA_AUTO || isa == DLCONV_ISA_CUDA) return 0;
+  if (isa == DLCONV_ISA_CUDA) return dlc_cuda_available();
+  if (isa == DLCONV_ISA_AUTO) return 0;
   return dlc_kernels_for(isa) != NULL;
 }
 

@@ -1,6 +1,8 @@
 /* Execution: check the pointers, find scratch memory, run the plan's algorithm. */
 #include <stdio.h>
 
+#include "../arch/cuda/cuda.h"
+
 #include "../core/clock.h"
 #include "../core/env.h"
 #include "../core/fpenv.h"
@@ -28,6 +30,8 @@ dlconv_status dlconv_execute(const dlconv_plan *p, const void *x, void *y, void 
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "workspace is not 64-byte aligned");
   if (workspace && (overlap(workspace, p->workspace_bytes, x, xb) || overlap(workspace, p->workspace_bytes, y, yb)))
     return dlc_fail(DLCONV_ERR_INVALID_ARG, "workspace overlaps x or y");
+  /* device memory, the plan's stream, no host workspace and no DLCONV_VERIFY (docs/cuda.md) */
+  if (p->isa == DLCONV_ISA_CUDA) return dlc_cuda_execute(p, x, y, workspace);
   void *owned = NULL;
   if (!workspace && p->workspace_bytes) {
     owned = workspace = dlc_malloc(p->workspace_bytes);

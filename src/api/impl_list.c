@@ -15,6 +15,7 @@
 #include "../gspc/gspc.h"
 #include "../sparse_csr/csr.h"
 #include "../spatial_pack/spack.h"
+#include "../arch/cuda/cuda.h"
 #include "names.h"
 
 #define DT(t) (1u << (t))
@@ -57,6 +58,19 @@ static const dlc_impl impls[] = {
     {"sparse_csr_lowp", DLCONV_ALGO_SPARSE_CSR, LOWP, ANY_LAYOUT, NULL, &dlc_csr_lowp_ops},
 };
 
+/* ISA_CUDA's list (src/arch/cuda/, docs/cuda.md), walked only for it: the implicit GEMMs (CUDA
+   cores for fp32, tensor cores for F16), the grouped kernel, one thread per output (every dtype,
+   int8 included), CSR rows. */
+static const dlc_impl cuda_impls[] = {
+#if defined(DLC_HAVE_CUDA)
+    {"cuda_gemm", DLCONV_ALGO_IM2COL_GEMM, F32 | F16, ANY_LAYOUT, dlc_cuda_fp_applies, &dlc_cuda_gemm_ops},
+    {"cuda_gspc", DLCONV_ALGO_GSPC, F32 | F16, ANY_LAYOUT, dlc_cuda_fp_applies, &dlc_cuda_gspc_ops},
+    {"cuda_direct", DLCONV_ALGO_DIRECT, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_direct_ops},
+    {"cuda_csr", DLCONV_ALGO_SPARSE_CSR, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_csr_ops},
+#endif
+    {NULL, DLCONV_ALGO_AUTO, 0, 0, NULL, NULL},   /* the end (and no empty array without CUDA) */
+};
+
 /* What an implementation's plan sets, cleared before each try. */
 static void clear_outputs(dlconv_plan *p) {
   p->algo_data = NULL;
@@ -97,15 +111,19 @@ static const char *dtype_word(dlconv_dtype t) {
 dlconv_status dlc_impl_plan(dlconv_plan *p, dlconv_algo a, dlconv_isa isa, dlc_weights *w) {
   p->algo = a;
   p->isa = isa;
-  p->kernels = dlc_kernels_for(isa);
+  const int cuda = isa == DLCONV_ISA_CUDA;
+  p->kernels = cuda ? NULL : dlc_kernels_for(isa);
   p->ops = NULL;
   clear_outputs(p);
-  if (!p->kernels)
+  if (cuda && !dlc_cuda_available()) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %s", dlc_cuda_why());
+  if (!p->kernels && !cuda)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa %s is not available on this machine or build", dlc_isa_name(isa));
   dlconv_status st = DLCONV_ERR_UNSUPPORTED;
   int tried = 0;
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
-    const dlc_impl *e = &impls[i];
+  const dlc_impl *list = cuda ? cuda_impls : impls;
+  const size_t n = cuda ? sizeof cuda_impls / sizeof cuda_impls[0] - 1 : sizeof impls / sizeof impls[0];
+  for (size_t i = 0; i < n; i++) {
+    const dlc_impl *e = &list[i];
     if (e->algo != a || !(e->dtypes & DT(p->dtype)) || !(e->layouts & (1u << p->s.layout))) continue;
     if (e->applies && !e->applies(&p->s, p->dtype, p->kernels)) continue;
     tried = 1;

@@ -94,6 +94,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   p->macs = s->n * s->c_out * s->h_out * s->w_out * s->cin_g * s->k_h * s->k_w;
   p->parallel_for = opt->parallel_for;
   p->pool = opt->pool;
+  p->cuda_stream = opt->cuda_stream;
   p->nthreads = opt->num_threads > 0 ? opt->num_threads : dlc_default_threads();
 #if !defined(DLC_HAVE_OPENMP)
   if (!p->parallel_for) p->nthreads = 1; /* no way to run tasks concurrently: do not split work */

@@ -36,6 +36,7 @@ struct dlconv_plan {
   int nthreads;                    /* >= 1: tasks a parallel region is split into */
   dlconv_parallel_for_fn parallel_for;  /* caller's pool, or NULL (OpenMP or serial) */
   void *pool;
+  void *cuda_stream;               /* ISA_CUDA: the caller's cudaStream_t (NULL: the default stream) */
   float *bias;                     /* c_out values, always allocated (zeros when the caller gave none);
                                       F16 plans keep the caller's halves here widened to fp32 */
   int has_bias;

@@ -1,0 +1,63 @@
+/* cuda_kernels.h - the CUDA kernels' launchers, a plain C interface between the backend's glue
+ * (cuda.c, which plans, packs and checks) and the .cu files (which only launch).
+ *
+ * One struct describes a convolution on the device: the shape, the packed weights and the
+ * epilogue. Every launcher returns the cudaError_t of its launch (0 = cudaSuccess) and runs on
+ * the given stream (a cudaStream_t, NULL = the default stream). x and y are in the user layout. */
+#ifndef DLC_CUDA_KERNELS_H
+#define DLC_CUDA_KERNELS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of x, w and y on the device. */
+enum { DLC_CU_F32 = 0, DLC_CU_F16 = 1, DLC_CU_U8 = 2, DLC_CU_S8 = 3 };
+
+typedef struct dlc_cu_conv {
+  int n, c_in, h_in, w_in;
+  int c_out, h_out, w_out;
+  int k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
+  int groups, cin_g, cout_g;
+  int nhwc;                  /* layout of x and y */
+  int dtype;                 /* DLC_CU_* */
+  int K;                     /* reduction length cin_g * k_h * k_w */
+  /* GEMM kernels: weights packed per group as a K_pad x N_pad matrix (row k, column = output
+     channel of the group), zero beyond K and cout_g. Row k is the tap (ky, kx) and channel c of
+     the group in the order x is read fastest: NHWC k = (ky * k_w + kx) * cin_g + c, NCHW
+     k = (c * k_h + ky) * k_w + kx. */
+  int k_pad, n_pad;
+  const void *w;             /* device: GEMM packing, or OIHW for direct (int8: s8) */
+  const float *bias;         /* device: c_out fp32 (zeros when none) */
+  float out_min, out_max;    /* clamp (fp kernels) */
+  /* int8: the requantisation of src/quant/quant.h, the same double formula */
+  int x_zp, y_zp, y_min, y_max;
+  double lo, hi;
+  const double *mult;        /* device: c_out */
+  const int *qbias;          /* device: c_out s32 */
+  /* CSR: rows = c_out, nonzeros sorted by column; columns as OIHW (ic * k_h + ky) * k_w + kx */
+  const int *row_ptr, *col;
+  const void *val;           /* nnz values of the dtype (int8: s8) */
+} dlc_cu_conv;
+
+/* fp32-accumulating implicit GEMM on the CUDA cores (F32 and F16), shared-memory tiles of the
+   virtual im2col matrix, groups as the grid's z dimension; bn: output-channel tile 16 or 64. */
+int dlc_cu_igemm(const dlc_cu_conv *c, int bn, const void *x, void *y, void *stream);
+/* F16 implicit GEMM on the tensor cores (WMMA 16x16x16, fp32 accumulation), groups in the grid;
+   bn: 16, 32 or 64; vec: 1 where NHWC rows of 8 channels can be read as 16 bytes (cin_g and
+   c_in multiples of 8). */
+int dlc_cu_tc(const dlc_cu_conv *c, int bn, int vec, const void *x, void *y, void *stream);
+/* Grouped convolution with few channels per group, depthwise included (F32 and F16): one thread
+   per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
+   k = (ky * k_w + kx) * cin_g + c. */
+int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *stream);
+/* One thread per output: every dtype and shape (int8 with the exact requantisation); the
+   depthwise kernel of the backend (c->w OIHW). */
+int dlc_cu_direct(const dlc_cu_conv *c, const void *x, void *y, void *stream);
+/* CSR sparse: one thread per output, over the nonzeros of its channel's row. */
+int dlc_cu_csr(const dlc_cu_conv *c, const void *x, void *y, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,121 @@
+/* cuda_tc.cu - F16 implicit GEMM on the tensor cores (WMMA 16x16x16, fp32 accumulation).
+ *
+ * The same GEMM as cuda_igemm.cu (rows: output pixels, columns: the output channels of one
+ * group, groups as the grid's z), on a 64 x BN block tile with a 32-deep k step: the 64 x 32
+ * tile of the virtual im2col matrix is gathered into shared memory (16-byte rows of 8 channels
+ * where NHWC allows), the packed weights' 32 x BN tile next to it; 4 warps each own a part of
+ * the tile. The fp32 results pass through shared memory to the epilogue (bias, clamp, one
+ * rounding to binary16), which writes them in the user layout. BN = 16, 32 or 64 fits the
+ * group's channel count (grouped layers with few channels per group waste less). */
+#include <mma.h>
+
+#include "cuda_common.cuh"
+
+namespace dlc_cu {
+
+constexpr int TC_BM = 64, TC_BK = 32, TC_THREADS = 128;
+
+template <int BN, bool VEC>
+__global__ void __launch_bounds__(TC_THREADS) tc_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
+                                                        __half *__restrict__ y) {
+  using namespace nvcuda;
+  constexpr int WARPS_M = BN == 64 ? 2 : 4, WARPS_N = 4 / WARPS_M;
+  constexpr int WM = TC_BM / WARPS_M, WN = BN / WARPS_N, FM = WM / 16, FN = WN / 16;
+  constexpr int LDA = TC_BK + 8, LDB = BN + 8, LDC = BN + 4;
+  __shared__ __align__(32) __half As[TC_BM * LDA];
+  __shared__ __align__(32) __half Bs[TC_BK * LDB];
+  __shared__ __align__(32) float Cs[TC_BM * LDC];
+  __shared__ long long s_xoff[TC_BM], s_yoff[TC_BM];
+  __shared__ int s_ih[TC_BM], s_iw[TC_BM];
+  __shared__ int s_koff[TC_BK], s_ky[TC_BK], s_kx[TC_BK];
+
+  const int tid = threadIdx.x, warp = tid / 32;
+  const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+  const int g = blockIdx.z;
+  const long long p0 = (long long)blockIdx.x * TC_BM;
+  const int n0 = blockIdx.y * BN;
+  const __half *wg = (const __half *)c.w + (long long)g * c.k_pad * c.n_pad + n0;
+
+  if (tid < TC_BM) pixel_entry(c, p0 + tid, g, &s_xoff[tid], &s_ih[tid], &s_iw[tid], &s_yoff[tid]);
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
+#pragma unroll
+  for (int i = 0; i < FM; i++)
+#pragma unroll
+    for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.f);
+
+  for (int k0 = 0; k0 < c.k_pad; k0 += TC_BK) {
+    __syncthreads();
+    if (tid < TC_BK) k_entry(c, k0 + tid, &s_koff[tid], &s_ky[tid], &s_kx[tid]);
+    __syncthreads();
+    if (VEC) {
+      /* NHWC, 8 | cin_g: 8 neighbouring k are one tap's 8 neighbouring channels */
+#pragma unroll
+      for (int i = 0; i < TC_BM * TC_BK / 8 / TC_THREADS; i++) {
+        const int e = tid + TC_THREADS * i, p = e / 4, kk = (e % 4) * 8;
+        const int h = s_ih[p] + s_ky[kk], w = s_iw[p] + s_kx[kk];
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if ((unsigned)h < (unsigned)c.h_in && (unsigned)w < (unsigned)c.w_in)
+          v = __ldg((const uint4 *)(x + s_xoff[p] + s_koff[kk] + ((long long)h * c.w_in + w) * c.c_in));
+        *(uint4 *)&As[p * LDA + kk] = v;
+      }
+    } else {
+#pragma unroll 4
+      for (int i = 0; i < TC_BM * TC_BK / TC_THREADS; i++) {
+        const int kk = c.nhwc ? tid % 32 : tid / 64 + 2 * i;
+        const int p = c.nhwc ? tid / 32 + 4 * i : tid % 64;
+        As[p * LDA + kk] = __float2half_rn(x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], s_koff[kk], s_ky[kk], s_kx[kk]));
+      }
+    }
+    for (int e = tid; e < TC_BK * BN / 8; e += TC_THREADS) {
+      const int kk = e / (BN / 8), nn = (e % (BN / 8)) * 8;
+      *(uint4 *)&Bs[kk * LDB + nn] = __ldg((const uint4 *)(wg + (long long)(k0 + kk) * c.n_pad + nn));
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < TC_BK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[FM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b[FN];
+#pragma unroll
+      for (int i = 0; i < FM; i++) wmma::load_matrix_sync(a[i], &As[(wm * WM + 16 * i) * LDA + kk], LDA);
+#pragma unroll
+      for (int j = 0; j < FN; j++) wmma::load_matrix_sync(b[j], &Bs[kk * LDB + wn * WN + 16 * j], LDB);
+#pragma unroll
+      for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < FM; i++)
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+      wmma::store_matrix_sync(&Cs[(wm * WM + 16 * i) * LDC + wn * WN + 16 * j], acc[i][j], LDC, wmma::mem_row_major);
+  __syncthreads();
+
+  const long long P = (long long)c.n * c.h_out * c.w_out;
+  const long long ostride = c.nhwc ? 1 : (long long)c.h_out * c.w_out;
+  for (int e = tid; e < TC_BM * BN; e += TC_THREADS) {
+    /* NHWC: neighbours write neighbouring channels; NCHW: neighbouring pixels */
+    const int p = c.nhwc ? e / BN : e % TC_BM, nn = c.nhwc ? e % BN : e / TC_BM;
+    if (p0 + p >= P || n0 + nn >= c.cout_g) continue;
+    const int oc = g * c.cout_g + n0 + nn;
+    y[s_yoff[p] + oc * ostride] = __float2half_rn(clampf(Cs[p * LDC + nn] + c.bias[oc], c.out_min, c.out_max));
+  }
+}
+
+template <int BN, bool VEC> static int launch(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
+  const long long P = (long long)c->n * c->h_out * c->w_out;
+  dim3 grid((unsigned)((P + TC_BM - 1) / TC_BM), (unsigned)((c->cout_g + BN - 1) / BN), (unsigned)c->groups);
+  tc_kernel<BN, VEC><<<grid, TC_THREADS, 0, s>>>(*c, (const __half *)x, (__half *)y);
+  return (int)cudaGetLastError();
+}
+
+}  // namespace dlc_cu
+
+extern "C" int dlc_cu_tc(const dlc_cu_conv *c, int bn, int vec, const void *x, void *y, void *stream) {
+  using namespace dlc_cu;
+  cudaStream_t s = (cudaStream_t)stream;
+  if (vec) return bn == 16 ? launch<16, true>(c, x, y, s) : bn == 32 ? launch<32, true>(c, x, y, s) : launch<64, true>(c, x, y, s);
+  return bn == 16 ? launch<16, false>(c, x, y, s) : bn == 32 ? launch<32, false>(c, x, y, s) : launch<64, false>(c, x, y, s);
+}
