@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "affinity.h"
+#include "bench_cuda.h"
 #include "data.h"
 #include "info.h"
 #include "options.h"
@@ -121,14 +122,23 @@ static int load_suites(bench_run *r) {
     s->n_layers = select_layers(o, s->layers, n);
     r->n_suites++;
   }
-  if (!o->n_shapes) return 0;
-  bench_suite *s = &r->suites[r->n_suites++];
-  snprintf(s->title, sizeof s->title, "--shape");
-  if (!(s->layers = calloc((size_t)o->n_shapes, sizeof *s->layers))) return -1;
-  for (int j = 0; j < o->n_shapes; j++)
-    if (bench_parse_shape(o->shapes[j], &s->layers[s->n_layers++], err, sizeof err)) {
-      fprintf(stderr, "dlconv-bench: %s\n", err);
-      return -1;
+  if (o->n_shapes) {
+    bench_suite *s = &r->suites[r->n_suites++];
+    snprintf(s->title, sizeof s->title, "--shape");
+    if (!(s->layers = calloc((size_t)o->n_shapes, sizeof *s->layers))) return -1;
+    for (int j = 0; j < o->n_shapes; j++)
+      if (bench_parse_shape(o->shapes[j], &s->layers[s->n_layers++], err, sizeof err)) {
+        fprintf(stderr, "dlconv-bench: %s\n", err);
+        return -1;
+      }
+  }
+  for (int j = 0; j < r->n_suites && o->batch; j++)   /* --batch */
+    for (int i = 0; i < r->suites[j].n_layers; i++) {
+      r->suites[j].layers[i].n = o->batch;
+      if (bench_layer_finish(&r->suites[j].layers[i], err, sizeof err)) {
+        fprintf(stderr, "dlconv-bench: %s\n", err);
+        return -1;
+      }
     }
   return 0;
 }
@@ -253,6 +263,7 @@ int main(int argc, char **argv) {
   int rc = bench_parse_options(argc, argv, &o);
   if (rc) return rc == 1 ? 0 : 2;
   if (o.info) return bench_info(&o);
+  if (o.isa == DLCONV_ISA_CUDA) return bench_cuda_main(&o);   /* the GPU's own run (bench_cuda.c) */
   bench_affinity_init();
   progress_on = isatty(STDERR_FILENO);
   bench_run r;

@@ -35,7 +35,10 @@ void bench_print_help(FILE *f) {
     "\n"
     "options:\n"
     "  --algo LIST      auto,direct,gemm,spack,gspc,csr (comma list; default auto)\n"
-    "  --isa ISA        auto|generic|avx2|avx512 (default auto: the best this machine runs)\n"
+    "  --isa ISA        auto|generic|avx2|avx512|cuda (default auto: the best this CPU runs); cuda:\n"
+    "                   the GPU run (docs/cuda.md): device buffers, CUDA-event timing, a table of\n"
+    "                   ms per layer and model totals\n"
+    "  --batch N        every layer's batch size n (default: the suite's)\n"
     "  --threads LIST   thread counts, comma list, e.g. 1,2 (default 1)\n"
     "  --layout L       nchw|nhwc, layout of x and y (default nchw)\n"
     "  --dtype T        f32|f16|u8|s8 (default f32); what the library cannot do is shown as skipped\n"
@@ -49,6 +52,7 @@ void bench_print_help(FILE *f) {
     "  --peers onednn   also time oneDNN on every layer (when the bench was built with it):\n"
     "                   onednn_blocked (its preferred layouts, reorders outside the timing) and\n"
     "                   onednn_nchw / onednn_nhwc (fed user-layout data, reorders timed)\n"
+    "  --peers cudnn    with --isa cuda: also time cuDNN (its fastest algorithm by cudnnFind)\n"
     "  --csv FILE       write the CSV rows to FILE (default: a CSV section on stdout, after the tables)\n"
     "  --min-time S     seconds of timed calls per measurement (default 0.2; env DLCONV_BENCH_MIN_TIME)\n"
     "  --peak GFLOPS    per-core fp32 peak to use instead of probing it\n"
@@ -147,7 +151,7 @@ static int value_option(bench_options *o, const char *opt, const char *v) {
     i = index_of(ISA_NAMES, COUNT(ISA_NAMES), v);
     o->isa = (dlconv_isa)i;
     o->isa_given = 1;
-    return i < 0 || i == DLCONV_ISA_CUDA ? -1 : 0;   /* CUDA wants device buffers: not this bench */
+    return i < 0 ? -1 : 0;   /* cuda: device buffers and CUDA-event timing (bench_cuda.c) */
   }
   if (!strcmp(opt, "--layout")) {
     if (strcmp(v, "nchw") && strcmp(v, "nhwc")) return -1;
@@ -162,8 +166,18 @@ static int value_option(bench_options *o, const char *opt, const char *v) {
     return i < 0 || i == DLCONV_S32 ? -1 : 0;
   }
   if (!strcmp(opt, "--peers")) {
+    if (!strcmp(v, "cudnn")) {
+      o->peers_cudnn = 1;
+      return 0;
+    }
     if (strcmp(v, "onednn")) return -1;
     o->peers_onednn = 1;
+    return 0;
+  }
+  if (!strcmp(opt, "--batch")) {
+    double b;
+    if (parse_double(v, 1, 65536, &b) || b != (int)b) return -1;
+    o->batch = (int)b;
     return 0;
   }
   if (!strcmp(opt, "--sparsity")) return parse_double(v, 0.0, 0.999999, &o->sparsity);

@@ -21,6 +21,8 @@ typedef struct bench_options {
   double sparsity;                      /* fraction of weights set to zero, [0, 1) */
   int measure;                          /* DLCONV_PLAN_MEASURE */
   int peers_onednn;
+  int peers_cudnn;                      /* --peers cudnn: with --isa cuda (bench_cuda.c) */
+  int batch;                            /* --batch N: every layer's n (0: the suite's) */
   int quick;                            /* CI smoke: few layers, short timing */
   int verify;                           /* 0 with --no-verify */
   double min_time;                      /* seconds of timed calls per measurement */
