@@ -335,6 +335,9 @@ static int run_suite(const char *title, bench_layer *ls, int n, const bench_opti
   }
   if (o->n_algos > 1) printf(" best %.4f", best_total);
   printf("\n");
+  if (o->n_algos > 1)
+    printf("TOTAL suite=%s impl=best batch=%d dtype=%s layout=%s ms=%.4f complete=%d\n", title, n ? ls[0].n : 0,
+           bench_dtype_name(o->dtype), bench_layout_name(o->layout), best_total, 1);
   for (int k = 0; k < nimpl; k++)
     printf("TOTAL suite=%s impl=%s batch=%d dtype=%s layout=%s ms=%.4f complete=%d\n", title,
            k < o->n_algos ? bench_algo_name(o->algos[k]) : "cudnn", n ? ls[0].n : 0, bench_dtype_name(o->dtype),

@@ -225,7 +225,9 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gemm(c, w, es);
       bytes = (size_t)c->groups * c->k_pad * c->n_pad * es;
       cp->vec = kind == CU_GEMM_TC && c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
-      if (kind == CU_GEMM_TC)
+      if (kind == CU_GEMM_TC && cp->vec && bn == 64 && dlc_cu_tc_big(c))
+        snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_128x64x32_v8_2stage");
+      else if (kind == CU_GEMM_TC)
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_64x%dx32%s", bn, cp->vec ? "_v8" : "");
       else
         snprintf(p->kernel, sizeof p->kernel, "cuda_igemm_%s_64x%dx16", dt, bn);

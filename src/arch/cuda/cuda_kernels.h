@@ -47,6 +47,8 @@ int dlc_cu_igemm(const dlc_cu_conv *c, int bn, const void *x, void *y, void *str
    bn: 16, 32 or 64; vec: 1 where NHWC rows of 8 channels can be read as 16 bytes (cin_g and
    c_in multiples of 8). */
 int dlc_cu_tc(const dlc_cu_conv *c, int bn, int vec, const void *x, void *y, void *stream);
+/* 1 where dlc_cu_tc with bn 64 and vec runs the big tile (128 x 64, two stages) on c. */
+int dlc_cu_tc_big(const dlc_cu_conv *c);
 /* Grouped convolution with few channels per group, depthwise included (F32 and F16): one thread
    per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
    k = (ky * k_w + kx) * cin_g + c. */

@@ -104,6 +104,103 @@ __global__ void __launch_bounds__(TC_THREADS) tc_kernel(const dlc_cu_conv c, con
   }
 }
 
+/* The big tile for large NHWC layers with 8 | cin_g: 128 x 64 x 32, 8 warps of 32 x 32, two
+   shared-memory stages: the next tile's global loads are in flight (in registers) while the
+   warps multiply the current one; one barrier per k step. The fp32 results reuse the stages'
+   memory on their way to the epilogue. */
+constexpr int TB_BM = 128, TB_BN = 64, TB_THREADS = 256;
+constexpr int TB_LDA = TC_BK + 8, TB_LDB = TB_BN + 8, TB_LDC = TB_BN + 4;
+constexpr int TB_A = TB_BM * TB_LDA, TB_B = TC_BK * TB_LDB;   /* halves per stage */
+constexpr int TB_SMEM = (2 * (TB_A + TB_B) * 2 > TB_BM * TB_LDC * 4) ? 2 * (TB_A + TB_B) * 2 : TB_BM * TB_LDC * 4;
+
+__global__ void __launch_bounds__(TB_THREADS) tc_big_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
+                                                            __half *__restrict__ y) {
+  using namespace nvcuda;
+  __shared__ __align__(128) unsigned char smem[TB_SMEM];
+  __shared__ long long s_xoff[TB_BM], s_yoff[TB_BM];
+  __shared__ int s_ih[TB_BM], s_iw[TB_BM];
+  __half *As = (__half *)smem, *Bs = As + 2 * TB_A;
+  float *Cs = (float *)smem;
+
+  const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
+  const int g = blockIdx.z;
+  const long long p0 = (long long)blockIdx.x * TB_BM;
+  const int n0 = blockIdx.y * TB_BN;
+  const __half *wg = (const __half *)c.w + (long long)g * c.k_pad * c.n_pad + n0;
+  if (tid < TB_BM) pixel_entry(c, p0 + tid, g, &s_xoff[tid], &s_ih[tid], &s_iw[tid], &s_yoff[tid]);
+  __syncthreads();
+
+  uint4 ra[2], rb;
+  auto load = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int e = tid + TB_THREADS * i, p = e / 4, kk = (e % 4) * 8;
+      int koff, ky, kx;
+      k_entry(c, k0 + kk, &koff, &ky, &kx);
+      const int h = s_ih[p] + ky, w = s_iw[p] + kx;
+      ra[i] = make_uint4(0, 0, 0, 0);
+      if ((unsigned)h < (unsigned)c.h_in && (unsigned)w < (unsigned)c.w_in)
+        ra[i] = __ldg((const uint4 *)(x + s_xoff[p] + koff + ((long long)h * c.w_in + w) * c.c_in));
+    }
+    const int kk = tid / 8, nn = (tid % 8) * 8;
+    rb = __ldg((const uint4 *)(wg + (long long)(k0 + kk) * c.n_pad + nn));
+  };
+  auto store = [&](int stage) {
+    __half *a = As + stage * TB_A, *b = Bs + stage * TB_B;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int e = tid + TB_THREADS * i, p = e / 4, kk = (e % 4) * 8;
+      *(uint4 *)&a[p * TB_LDA + kk] = ra[i];
+    }
+    *(uint4 *)&b[(tid / 8) * TB_LDB + (tid % 8) * 8] = rb;
+  };
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.f);
+
+  const int nk = c.k_pad / TC_BK;
+  load(0);
+  store(0);
+  __syncthreads();
+  for (int kt = 0; kt < nk; kt++) {
+    const int cur = kt & 1;
+    if (kt + 1 < nk) load((kt + 1) * TC_BK);
+    const __half *a = As + cur * TB_A, *b = Bs + cur * TB_B;
+#pragma unroll
+    for (int kk = 0; kk < TC_BK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[2];
+#pragma unroll
+      for (int i = 0; i < 2; i++) wmma::load_matrix_sync(fa[i], &a[(wm * 32 + 16 * i) * TB_LDA + kk], TB_LDA);
+#pragma unroll
+      for (int j = 0; j < 2; j++) wmma::load_matrix_sync(fb[j], &b[kk * TB_LDB + wn * 32 + 16 * j], TB_LDB);
+#pragma unroll
+      for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+    }
+    if (kt + 1 < nk) store(cur ^ 1);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+      wmma::store_matrix_sync(&Cs[(wm * 32 + 16 * i) * TB_LDC + wn * 32 + 16 * j], acc[i][j], TB_LDC,
+                              wmma::mem_row_major);
+  __syncthreads();
+  const long long P = (long long)c.n * c.h_out * c.w_out;
+  for (int e = tid; e < TB_BM * TB_BN; e += TB_THREADS) {
+    const int p = e / TB_BN, nn = e % TB_BN;
+    if (p0 + p >= P || n0 + nn >= c.cout_g) continue;
+    const int oc = g * c.cout_g + n0 + nn;
+    y[s_yoff[p] + oc] = __float2half_rn(clampf(Cs[p * TB_LDC + nn] + c.bias[oc], c.out_min, c.out_max));
+  }
+}
+
 template <int BN, bool VEC> static int launch(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
   const long long P = (long long)c->n * c->h_out * c->w_out;
   dim3 grid((unsigned)((P + TC_BM - 1) / TC_BM), (unsigned)((c->cout_g + BN - 1) / BN), (unsigned)c->groups);
@@ -113,9 +210,21 @@ template <int BN, bool VEC> static int launch(const dlc_cu_conv *c, const void *
 
 }  // namespace dlc_cu
 
+/* The big tile where it still fills the GPU twice over (about 2 x 132 blocks). */
+extern "C" int dlc_cu_tc_big(const dlc_cu_conv *c) {
+  const long long P = (long long)c->n * c->h_out * c->w_out;
+  return c->nhwc && c->cin_g % 8 == 0 && ((P + 127) / 128) * ((c->cout_g + 63) / 64) * c->groups >= 264;
+}
+
 extern "C" int dlc_cu_tc(const dlc_cu_conv *c, int bn, int vec, const void *x, void *y, void *stream) {
   using namespace dlc_cu;
   cudaStream_t s = (cudaStream_t)stream;
+  if (vec && bn == 64 && dlc_cu_tc_big(c)) {
+    const long long P = (long long)c->n * c->h_out * c->w_out;
+    dim3 grid((unsigned)((P + TB_BM - 1) / TB_BM), (unsigned)((c->cout_g + TB_BN - 1) / TB_BN), (unsigned)c->groups);
+    tc_big_kernel<<<grid, TB_THREADS, 0, s>>>(*c, (const __half *)x, (__half *)y);
+    return (int)cudaGetLastError();
+  }
   if (vec) return bn == 16 ? launch<16, true>(c, x, y, s) : bn == 32 ? launch<32, true>(c, x, y, s) : launch<64, true>(c, x, y, s);
   return bn == 16 ? launch<16, false>(c, x, y, s) : bn == 32 ? launch<32, false>(c, x, y, s) : launch<64, false>(c, x, y, s);
 }

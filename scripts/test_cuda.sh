@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The CUDA backend on a machine with an NVIDIA GPU (sm_80 or newer), in one command:
+#   scripts/test_cuda.sh [BUILD_DIR]
+# builds the library (release, -Dcuda=enabled) with the CUDA test and dlconv-bench only, runs the
+# CUDA tests (tests/test_cuda.c: F32/F16 sweep against the oracle, int8 equal to the CPU, dense,
+# stream, bad input), then dlconv-bench --isa cuda --peers cudnn on resnet50 and resnext50_32x4d
+# (batch 1 and 32: f32 NCHW, f16 NHWC) and the WideResNet-40-2 G(g) family (batch 1 and 32, f16
+# NHWC), and ends with the per-model totals and WRN's G(g)/S ratios next to the MAC ratios.
+# Everything goes to BUILD_DIR/test_cuda.log (default build-cuda/). About 3 minutes on an H100.
+# Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-cuda}
+mkdir -p "$build"
+log=$build/test_cuda.log
+: > "$log"
+say() { echo "$*" | tee -a "$log"; }
+run() { say "+ $*"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+fail=0
+export DLCONV_BENCH_MIN_TIME=${DLCONV_BENCH_MIN_TIME:-0.05}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$log" || true
+
+if [ ! -f "$build/build.ninja" ]; then
+  run meson setup "$build" "$root" -Dbuildtype=release -Dcuda=enabled -Dtests=true -Dbench=true || exit 2
+fi
+t0=$(date +%s)
+run ninja -C "$build" tests/test_cuda bench/dlconv-bench || exit 2
+say "build: $(( $(date +%s) - t0 )) s"
+
+run "$build/tests/test_cuda" --shapes "${CUDA_SHAPES:-160}"
+rc=$?
+[ $rc -eq 0 ] || { say "CUDA TESTS: rc=$rc"; fail=1; }
+
+bench=("$build/bench/dlconv-bench" --isa cuda --peers cudnn)
+L=$root/bench/layers
+for b in 1 32; do
+  for m in resnet50 resnext50_32x4d; do
+    run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
+    run "${bench[@]}" --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1
+  done
+  run "${bench[@]}" --batch $b --dtype f16 --layout nhwc --algo auto,gemm,gspc,direct \
+    "$L"/wrn40_2_g1.csv "$L"/wrn40_2_g2.csv "$L"/wrn40_2_g4.csv "$L"/wrn40_2_g8.csv "$L"/wrn40_2_g16.csv \
+    "$L"/wrn40_2_gN.csv || fail=1
+done
+
+say ""
+say "== model totals (ms; dlconv AUTO and cuDNN, from the TOTAL lines) =="
+python3 - "$log" <<'PY' | tee -a "$log"
+import re, sys
+tot = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"TOTAL suite=(\S+) impl=(\S+) batch=(\d+) dtype=(\S+) layout=(\S+) ms=(\S+) complete=(\d)", line)
+    if m:
+        s, impl, b, dt, lay, ms, ok = m.groups()
+        tot[(s.replace(".csv", ""), impl, int(b), dt, lay)] = (float(ms), ok == "1")
+print(f"{'model':18} {'batch':>5} {'dtype':5} {'layout':6} {'dlconv':>9} {'cudnn':>9} {'us/them':>7}")
+for (s, impl, b, dt, lay), (ms, ok) in sorted(tot.items()):
+    if impl != "auto":
+        continue
+    c = tot.get((s, "cudnn", b, dt, lay))
+    r = f"{ms / c[0]:7.2f}" if c and c[0] > 0 else "      -"
+    print(f"{s:18} {b:5} {dt:5} {lay:6} {ms:9.4f}{'' if ok else '*'} {c[0] if c else float('nan'):9.4f} {r}")
+ideal = {"g2": 0.603, "g4": 0.360, "g8": 0.238, "g16": 0.177}
+for b in (1, 32):
+    for impl in ("auto", "best", "cudnn"):
+        base = tot.get(("wrn40_2_g1", impl, b, "f16", "nhwc"))
+        if not base:
+            continue
+        row = [f"G({g[1:]})/S {tot[('wrn40_2_' + g, impl, b, 'f16', 'nhwc')][0] / base[0]:.3f} (MACs {v})"
+               for g, v in ideal.items() if ("wrn40_2_" + g, impl, b, "f16", "nhwc") in tot]
+        print(f"WRN-40-2 batch {b} f16 nhwc {impl}: S {base[0]:.4f} ms; " + ", ".join(row))
+PY
+say ""
+say "test_cuda.sh: $([ $fail -eq 0 ] && echo PASS || echo FAIL) (log: $log)"
+exit $fail
