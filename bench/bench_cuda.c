@@ -216,27 +216,38 @@ static void run_cudnn(const bench_layer *l, const bench_data *d, const bench_opt
   if ((st = cudnnFindConvolutionForwardAlgorithm(c.h, c.xd, c.wd, c.cd, c.yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
                                                  perf)))
     goto out;
+  /* the first 4 that ran, each timed here with its math type (Find's own timing is of single
+     calls): the fastest counts */
   st = CUDNN_STATUS_NOT_SUPPORTED;
-  for (int i = 0; i < found; i++) {
+  c.x = dx;
+  c.w = wdev;
+  c.y = dy;
+  r->ms = -1;
+  for (int i = 0, tried = 0; i < found && tried < 4; i++) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    c.ws = NULL;
     if (perf[i].memory && cudaMalloc(&c.ws, perf[i].memory) != cudaSuccess) {
       c.ws = NULL;
       (void)cudaGetLastError();
       continue;
     }
+    tried++;
     c.algo = perf[i].algo;
     c.ws_bytes = perf[i].memory;
-    st = CUDNN_STATUS_SUCCESS;
-    break;
+    cudnnSetConvolutionMathType(c.cd, perf[i].mathType);
+    int graph = 0;
+    double ms = time_calls(cudnn_call, &c, s, o->min_time, &graph);
+    if (ms > 0 && (r->ms < 0 || ms < r->ms)) {
+      r->ms = ms;
+      snprintf(r->what, sizeof r->what, "cudnn algo %d%s%s", (int)c.algo,
+               perf[i].mathType == CUDNN_TENSOR_OP_MATH ? " tc" : "", graph ? "" : " (no graph)");
+      st = CUDNN_STATUS_SUCCESS;
+    }
+    if (c.ws) cudaFree(c.ws);
+    c.ws = NULL;
   }
   if (st) goto out;
-  c.x = dx;
-  c.w = wdev;
-  c.y = dy;
-  int graph = 0;
-  r->ms = time_calls(cudnn_call, &c, s, o->min_time, &graph);
-  r->ok = r->ms > 0 ? 1 : -1;
-  snprintf(r->what, sizeof r->what, "cudnn algo %d%s", (int)c.algo, graph ? "" : " (no graph)");
+  r->ok = 1;
 out:
   if (st) {
     r->ok = -1;

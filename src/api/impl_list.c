@@ -63,8 +63,8 @@ static const dlc_impl impls[] = {
    int8 included), CSR rows. */
 static const dlc_impl cuda_impls[] = {
 #if defined(DLC_HAVE_CUDA)
-    {"cuda_gemm", DLCONV_ALGO_IM2COL_GEMM, F32 | F16, ANY_LAYOUT, dlc_cuda_fp_applies, &dlc_cuda_gemm_ops},
-    {"cuda_gspc", DLCONV_ALGO_GSPC, F32 | F16, ANY_LAYOUT, dlc_cuda_fp_applies, &dlc_cuda_gspc_ops},
+    {"cuda_gemm", DLCONV_ALGO_IM2COL_GEMM, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_gemm_ops},   /* int8: refused */
+    {"cuda_gspc", DLCONV_ALGO_GSPC, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_gspc_ops},           /* int8: refused */
     {"cuda_direct", DLCONV_ALGO_DIRECT, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_direct_ops},
     {"cuda_csr", DLCONV_ALGO_SPARSE_CSR, F32 | LOWP, ANY_LAYOUT, NULL, &dlc_cuda_csr_ops},
 #endif

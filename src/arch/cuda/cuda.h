@@ -25,7 +25,6 @@ dlconv_status dlc_cuda_execute(const dlconv_plan *p, const void *x, void *y, voi
 
 #if defined(DLC_HAVE_CUDA)
 /* The implementation list's CUDA entries (src/api/impl_list.c). */
-int dlc_cuda_fp_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const struct dlc_isa_kernels *k);
 extern const dlc_impl_ops dlc_cuda_gemm_ops;   /* F32 CUDA-core implicit GEMM, F16 tensor cores */
 extern const dlc_impl_ops dlc_cuda_gspc_ops;   /* the same GEMMs, channel tile fitted to the group */
 extern const dlc_impl_ops dlc_cuda_direct_ops; /* one thread per output (depthwise; every dtype) */

@@ -99,8 +99,7 @@ __global__ void __launch_bounds__(GS_THREADS) gspc_kernel(const dlc_cu_conv c, c
   }
 }
 
-template <typename T, int CO> static int launch(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
-  constexpr int PX = CO >= 8 ? 2 : 4;
+template <typename T, int CO, int PX> static int launch(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
   const int runs = (c->cout_g + CO - 1) / CO;
   const long long total = (long long)c->n * c->h_out * ((c->w_out + PX - 1) / PX) * c->groups * runs;
   const unsigned blocks = (unsigned)((total + GS_THREADS - 1) / GS_THREADS);
@@ -108,11 +107,20 @@ template <typename T, int CO> static int launch(const dlc_cu_conv *c, const void
   return (int)cudaGetLastError();
 }
 
+/* Several pixels per thread where the layer still gives the GPU enough threads (about 132 SMs x
+   512), one where it is small. */
+template <typename T, int CO> static int pick_px(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
+  constexpr int PX = CO >= 8 ? 2 : 4;
+  const long long threads = (long long)c->n * c->h_out * ((c->w_out + PX - 1) / PX) * c->groups * ((c->cout_g + CO - 1) / CO);
+  if (threads >= 132LL * 512) return launch<T, CO, PX>(c, x, y, s);
+  return launch<T, CO, 1>(c, x, y, s);
+}
+
 template <typename T> static int pick(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
-  if (c->cout_g <= 1) return launch<T, 1>(c, x, y, s);
-  if (c->cout_g <= 2) return launch<T, 2>(c, x, y, s);
-  if (c->cout_g <= 4) return launch<T, 4>(c, x, y, s);
-  return launch<T, 8>(c, x, y, s);
+  if (c->cout_g <= 1) return pick_px<T, 1>(c, x, y, s);
+  if (c->cout_g <= 2) return pick_px<T, 2>(c, x, y, s);
+  if (c->cout_g <= 4) return pick_px<T, 4>(c, x, y, s);
+  return pick_px<T, 8>(c, x, y, s);
 }
 
 }  // namespace dlc_cu
