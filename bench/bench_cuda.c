@@ -234,7 +234,7 @@ static void run_cudnn(const bench_layer *l, const bench_data *d, const bench_opt
     tried++;
     c.algo = perf[i].algo;
     c.ws_bytes = perf[i].memory;
-    cudnnSetConvolutionMathType(c.cd, perf[i].mathType);
+    cudnnSetConvolutionMathType(c.cd, f16 ? perf[i].mathType : CUDNN_FMA_MATH);   /* f32: never TF32 */
     int graph = 0;
     double ms = time_calls(cudnn_call, &c, s, o->min_time, &graph);
     if (ms > 0 && (r->ms < 0 || ms < r->ms)) {
