@@ -122,6 +122,8 @@ static void *as_dtype(const float *v, size_t n, dlconv_dtype dt) {
   return h;
 }
 
+static char g_last_kernel[64];   /* what run_fp's plan ran */
+
 /* Plans and runs c with algo on the GPU; 1 = checked and right, 0 = UNSUPPORTED, -1 = wrong. */
 static int run_fp(const fp_case *c, dlconv_algo algo, char *msg, size_t len) {
   const dlconv_dtype dt = c->d.dtype;
@@ -151,6 +153,7 @@ static int run_fp(const fp_case *c, dlconv_algo algo, char *msg, size_t len) {
   }
   dlconv_plan_info info;
   dlconv_plan_query(p, &info);
+  snprintf(g_last_kernel, sizeof g_last_kernel, "%s", info.kernel);
   if (info.isa != DLCONV_ISA_CUDA || info.algo == DLCONV_ALGO_AUTO || (algo && info.algo != algo)) {
     snprintf(msg, len, "plan_info: isa %d algo %d", (int)info.isa, (int)info.algo);
     ok = -1;
@@ -218,6 +221,46 @@ static void test_fp_sweep(void **state) {
          g_only >= 0 ? 1 : g_shapes, runs, unsupported, fails);
   assert_int_equal(fails, 0);
   assert_int_equal(unsupported, 0);   /* every fp shape runs with every algorithm */
+}
+
+/* Layers large enough for the big tiles (F32 128 x 128, F16 128 x 64 two-stage on NHWC with 8 | cin_g),
+   with strides, asymmetric padding, a channel tail, groups, bias and clamp. */
+static void test_large_tiles(void **state) {
+  (void)state;
+  struct { int n, c_in, h, w, c_out, k, stride, pt, pb, pl, pr, groups; dlconv_dtype dt; dlconv_layout lay; } L[] = {
+      {4, 32, 64, 64, 128, 3, 1, 1, 1, 1, 1, 1, DLCONV_F32, DLCONV_NCHW},
+      {4, 32, 64, 64, 192, 3, 1, 1, 1, 1, 1, 1, DLCONV_F16, DLCONV_NHWC},
+      {4, 24, 128, 128, 130, 3, 2, 1, 0, 2, 1, 1, DLCONV_F32, DLCONV_NHWC},
+      {4, 24, 128, 128, 130, 3, 2, 1, 0, 2, 1, 1, DLCONV_F16, DLCONV_NHWC},
+      {4, 24, 128, 128, 130, 3, 2, 1, 0, 2, 1, 1, DLCONV_F16, DLCONV_NCHW},
+      {9, 64, 32, 32, 256, 3, 1, 1, 1, 1, 1, 2, DLCONV_F32, DLCONV_NCHW},
+      {9, 64, 32, 32, 256, 3, 1, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
+  };
+  long fails = 0;
+  for (size_t i = 0; i < ARRAY_LEN(L); i++) {
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, L[i].n, L[i].c_in, L[i].h, L[i].w, L[i].c_out, L[i].k, L[i].k);
+    d.stride_h = d.stride_w = L[i].stride;
+    d.pad_top = L[i].pt; d.pad_bottom = L[i].pb; d.pad_left = L[i].pl; d.pad_right = L[i].pr;
+    d.groups = L[i].groups;
+    d.layout = L[i].lay;
+    d.out_min = -0.25f;
+    fp_case c;
+    fp_case_init(&c, &d, 1, L[i].dt, 100 + i);
+    const dlconv_algo a[] = {DLCONV_ALGO_AUTO, DLCONV_ALGO_IM2COL_GEMM};
+    for (size_t k = 0; k < ARRAY_LEN(a); k++) {
+      char msg[512] = "", buf[256];
+      const int r = run_fp(&c, a[k], msg, sizeof msg);
+      printf("large #%zu %s %s %s: %s\n", i, L[i].dt == DLCONV_F16 ? "f16" : "f32", L[i].lay ? "nhwc" : "nchw",
+             algo_name(a[k]), r > 0 ? g_last_kernel : "FAIL");
+      if (r <= 0) {
+        fails++;
+        print_error("large #%zu %s %s: %s\n", i, desc_str(&c.d, buf, sizeof buf), algo_name(a[k]), msg[0] ? msg : "unsupported");
+      }
+    }
+    fp_case_free(&c);
+  }
+  assert_int_equal(fails, 0);
 }
 
 /* int8: the GPU's bytes equal the CPU's (AUTO plan) for U8 and S8, per-channel scales, zero points,
@@ -463,7 +506,8 @@ int main(int argc, char **argv) {
 #if defined(DLC_HAVE_CUDA)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_pointers), cmocka_unit_test(test_auto_never_cuda), cmocka_unit_test(test_stream),
-      cmocka_unit_test(test_int8_gemm_refused), cmocka_unit_test(test_dense), cmocka_unit_test(test_fp_sweep),
+      cmocka_unit_test(test_int8_gemm_refused), cmocka_unit_test(test_dense), cmocka_unit_test(test_large_tiles),
+      cmocka_unit_test(test_fp_sweep),
       cmocka_unit_test(test_int8_equals_cpu),
   };
   return cmocka_run_group_tests_name("cuda", tests, NULL, NULL);

@@ -197,6 +197,8 @@ static int fit_bn(const dlconv_plan *p, int fma) {
   const int64_t cout_g = p->s.cout_g;
   int bn = fma ? (cout_g <= 16 ? 16 : 64) : cout_g <= 16 ? 16 : cout_g <= 32 ? 32 : 64;
   const int64_t rows = (p->s.n * p->s.h_out * p->s.w_out + 63) / 64;
+  /* fp32 layers with at least 64 channels per group that give the 128 x 128 tile about a wave */
+  if (fma && cout_g >= 64 && (rows + 1) / 2 * ((cout_g + 127) / 128) * p->s.groups >= 96) return 128;
   while (bn > 16 && rows * ((cout_g + bn - 1) / bn) * p->s.groups < 264) bn = fma ? 16 : bn / 2;
   return bn;
 }
@@ -236,7 +238,8 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       else if (kind == CU_GEMM_TC)
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_64x%dx32%s", bn, cp->vec ? "_v8" : "");
       else
-        snprintf(p->kernel, sizeof p->kernel, "cuda_igemm_%s_64x%dx16", dt, bn);
+        snprintf(p->kernel, sizeof p->kernel, bn == 128 ? "cuda_igemm_%s_128x128x8_2stage" : "cuda_igemm_%s_64x%dx16",
+                 dt, bn);
       break;
     case CU_GSPC:
       host = pack_gspc(c, w, es);

@@ -41,7 +41,8 @@ typedef struct dlc_cu_conv {
 } dlc_cu_conv;
 
 /* fp32-accumulating implicit GEMM on the CUDA cores (F32 and F16), shared-memory tiles of the
-   virtual im2col matrix, groups as the grid's z dimension; bn: output-channel tile 16 or 64. */
+   virtual im2col matrix, groups as the grid's z dimension; bn: output-channel tile 16 or 64, or
+   128 (F32 only): the 128 x 128 two-stage tile for large layers (n_pad a multiple of 128). */
 int dlc_cu_igemm(const dlc_cu_conv *c, int bn, const void *x, void *y, void *stream);
 /* F16 implicit GEMM on the tensor cores (WMMA 16x16x16, fp32 accumulation), groups in the grid;
    bn: 16, 32 or 64; vec: 1 where NHWC rows of 8 channels can be read as 16 bytes (cin_g and
