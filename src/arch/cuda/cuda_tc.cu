@@ -2,9 +2,9 @@
  *
  * The same GEMM as cuda_igemm.cu (rows: output pixels, columns: the output channels of one
  * group, groups as the grid's z), on a 64 x BN block tile with a 32-deep k step: the 64 x 32
- * tile of the virtual im2col matrix is gathered into shared memory (16-byte rows of 8 channels
- * where NHWC allows), the packed weights' 32 x BN tile next to it; 4 warps each own a part of
- * the tile. The fp32 results pass through shared memory to the epilogue (bias, clamp, one
+ * tile of the virtual im2col matrix is gathered into shared memory element by element
+ * (tc_kernel), or as 16-byte rows of 8 channels where NHWC allows (tc_pipe_kernel, two stages),
+ * the packed weights' 32 x BN tile next to it; 4 warps each own a part of the tile. The fp32 results pass through shared memory to the epilogue (bias, clamp, one
  * rounding to binary16), which writes them in the user layout. BN = 16, 32 or 64 fits the
  * group's channel count (grouped layers with few channels per group waste less). */
 #include <mma.h>
@@ -15,7 +15,7 @@ namespace dlc_cu {
 
 constexpr int TC_BM = 64, TC_BK = 32, TC_THREADS = 128;
 
-template <int BN, bool VEC>
+template <int BN>
 __global__ void __launch_bounds__(TC_THREADS) tc_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
                                                         __half *__restrict__ y) {
   using namespace nvcuda;
@@ -48,24 +48,12 @@ __global__ void __launch_bounds__(TC_THREADS) tc_kernel(const dlc_cu_conv c, con
     __syncthreads();
     if (tid < TC_BK) k_entry(c, k0 + tid, &s_koff[tid], &s_ky[tid], &s_kx[tid]);
     __syncthreads();
-    if (VEC) {
-      /* NHWC, 8 | cin_g: 8 neighbouring k are one tap's 8 neighbouring channels */
-#pragma unroll
-      for (int i = 0; i < TC_BM * TC_BK / 8 / TC_THREADS; i++) {
-        const int e = tid + TC_THREADS * i, p = e / 4, kk = (e % 4) * 8;
-        const int h = s_ih[p] + s_ky[kk], w = s_iw[p] + s_kx[kk];
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if ((unsigned)h < (unsigned)c.h_in && (unsigned)w < (unsigned)c.w_in)
-          v = __ldg((const uint4 *)(x + s_xoff[p] + s_koff[kk] + ((long long)h * c.w_in + w) * c.c_in));
-        *(uint4 *)&As[p * LDA + kk] = v;
-      }
-    } else {
 #pragma unroll 4
-      for (int i = 0; i < TC_BM * TC_BK / TC_THREADS; i++) {
-        const int kk = c.nhwc ? tid % 32 : tid / 64 + 2 * i;
-        const int p = c.nhwc ? tid / 32 + 4 * i : tid % 64;
-        As[p * LDA + kk] = __float2half_rn(x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], s_koff[kk], s_ky[kk], s_kx[kk]));
-      }
+    for (int i = 0; i < TC_BM * TC_BK / TC_THREADS; i++) {
+      /* NHWC: neighbours read neighbouring channels; NCHW: neighbouring pixels */
+      const int kk = c.nhwc ? tid % 32 : tid / 64 + 2 * i;
+      const int p = c.nhwc ? tid / 32 + 4 * i : tid % 64;
+      As[p * LDA + kk] = __float2half_rn(x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], s_koff[kk], s_ky[kk], s_kx[kk]));
     }
     for (int e = tid; e < TC_BK * BN / 8; e += TC_THREADS) {
       const int kk = e / (BN / 8), nn = (e % (BN / 8)) * 8;
@@ -101,6 +89,110 @@ __global__ void __launch_bounds__(TC_THREADS) tc_kernel(const dlc_cu_conv c, con
     if (p0 + p >= P || n0 + nn >= c.cout_g) continue;
     const int oc = g * c.cout_g + n0 + nn;
     y[s_yoff[p] + oc * ostride] = __float2half_rn(clampf(Cs[p * LDC + nn] + c.bias[oc], c.out_min, c.out_max));
+  }
+}
+
+/* The 64 x BN tile of tc_kernel for NHWC with 8 | cin_g, pipelined as the big tile below: two
+   shared-memory stages, the next tile's 16-byte loads in flight in registers while the warps
+   multiply, one barrier per k step, k decoded in registers (no table). */
+template <int BN>
+__global__ void __launch_bounds__(TC_THREADS) tc_pipe_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
+                                                             __half *__restrict__ y) {
+  using namespace nvcuda;
+  constexpr int WARPS_M = BN == 64 ? 2 : 4, WARPS_N = 4 / WARPS_M;
+  constexpr int WM = TC_BM / WARPS_M, WN = BN / WARPS_N, FM = WM / 16, FN = WN / 16;
+  constexpr int LDA = TC_BK + 8, LDB = BN + 8, LDC = BN + 4;
+  constexpr int SA = TC_BM * LDA, SB = TC_BK * LDB;
+  constexpr int SMEM = 2 * (SA + SB) * 2 > TC_BM * LDC * 4 ? 2 * (SA + SB) * 2 : TC_BM * LDC * 4;
+  constexpr int NB = TC_BK * BN / 8, RB = (NB + TC_THREADS - 1) / TC_THREADS;
+  __shared__ __align__(128) unsigned char smem[SMEM];
+  __shared__ long long s_xoff[TC_BM], s_yoff[TC_BM];
+  __shared__ int s_ih[TC_BM], s_iw[TC_BM];
+  __half *As = (__half *)smem, *Bs = As + 2 * SA;
+  float *Cs = (float *)smem;
+
+  const int tid = threadIdx.x, warp = tid / 32;
+  const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+  const int g = blockIdx.z;
+  const long long p0 = (long long)blockIdx.x * TC_BM;
+  const int n0 = blockIdx.y * BN;
+  const __half *wg = (const __half *)c.w + (long long)g * c.k_pad * c.n_pad + n0;
+  if (tid < TC_BM) pixel_entry(c, p0 + tid, g, &s_xoff[tid], &s_ih[tid], &s_iw[tid], &s_yoff[tid]);
+  __syncthreads();
+
+  uint4 ra[2], rb[RB];
+  auto load = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int e = tid + TC_THREADS * i, p = e / 4, kk = (e % 4) * 8;
+      int koff, ky, kx;
+      k_entry(c, k0 + kk, &koff, &ky, &kx);
+      const int h = s_ih[p] + ky, w = s_iw[p] + kx;
+      ra[i] = make_uint4(0, 0, 0, 0);
+      if ((unsigned)h < (unsigned)c.h_in && (unsigned)w < (unsigned)c.w_in)
+        ra[i] = __ldg((const uint4 *)(x + s_xoff[p] + koff + ((long long)h * c.w_in + w) * c.c_in));
+    }
+#pragma unroll
+    for (int i = 0; i < RB; i++) {
+      const int e = tid + TC_THREADS * i;
+      if (e < NB) rb[i] = __ldg((const uint4 *)(wg + (long long)(k0 + e / (BN / 8)) * c.n_pad + (e % (BN / 8)) * 8));
+    }
+  };
+  auto store = [&](int st) {
+    __half *a = As + st * SA, *b = Bs + st * SB;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int e = tid + TC_THREADS * i;
+      *(uint4 *)&a[(e / 4) * LDA + (e % 4) * 8] = ra[i];
+    }
+#pragma unroll
+    for (int i = 0; i < RB; i++) {
+      const int e = tid + TC_THREADS * i;
+      if (e < NB) *(uint4 *)&b[(e / (BN / 8)) * LDB + (e % (BN / 8)) * 8] = rb[i];
+    }
+  };
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
+#pragma unroll
+  for (int i = 0; i < FM; i++)
+#pragma unroll
+    for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.f);
+  const int nk = c.k_pad / TC_BK;
+  load(0);
+  store(0);
+  __syncthreads();
+  for (int kt = 0; kt < nk; kt++) {
+    const int cur = kt & 1;
+    if (kt + 1 < nk) load((kt + 1) * TC_BK);
+    const __half *a = As + cur * SA, *b = Bs + cur * SB;
+#pragma unroll
+    for (int kk = 0; kk < TC_BK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[FM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[FN];
+#pragma unroll
+      for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], &a[(wm * WM + 16 * i) * LDA + kk], LDA);
+#pragma unroll
+      for (int j = 0; j < FN; j++) wmma::load_matrix_sync(fb[j], &b[kk * LDB + wn * WN + 16 * j], LDB);
+#pragma unroll
+      for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+    }
+    if (kt + 1 < nk) store(cur ^ 1);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < FM; i++)
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+      wmma::store_matrix_sync(&Cs[(wm * WM + 16 * i) * LDC + wn * WN + 16 * j], acc[i][j], LDC, wmma::mem_row_major);
+  __syncthreads();
+  const long long P = (long long)c.n * c.h_out * c.w_out;
+  for (int e = tid; e < TC_BM * BN; e += TC_THREADS) {
+    const int p = e / BN, nn = e % BN;
+    if (p0 + p >= P || n0 + nn >= c.cout_g) continue;
+    const int oc = g * c.cout_g + n0 + nn;
+    y[s_yoff[p] + oc] = __float2half_rn(clampf(Cs[p * LDC + nn] + c.bias[oc], c.out_min, c.out_max));
   }
 }
 
@@ -204,7 +296,8 @@ __global__ void __launch_bounds__(TB_THREADS) tc_big_kernel(const dlc_cu_conv c,
 template <int BN, bool VEC> static int launch(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
   const long long P = (long long)c->n * c->h_out * c->w_out;
   dim3 grid((unsigned)((P + TC_BM - 1) / TC_BM), (unsigned)((c->cout_g + BN - 1) / BN), (unsigned)c->groups);
-  tc_kernel<BN, VEC><<<grid, TC_THREADS, 0, s>>>(*c, (const __half *)x, (__half *)y);
+  if (VEC) tc_pipe_kernel<BN><<<grid, TC_THREADS, 0, s>>>(*c, (const __half *)x, (__half *)y);
+  else tc_kernel<BN><<<grid, TC_THREADS, 0, s>>>(*c, (const __half *)x, (__half *)y);
   return (int)cudaGetLastError();
 }
 
