@@ -24,7 +24,8 @@ int algo_from_name(const char *s) {
 int cpu_isas(dlconv_isa *out) {
   int n = 0;
   for (int v = DLCONV_ISA_GENERIC; v < N_ISAS && n < MAX_CPU_ISAS; v++)
-    if (dlconv_isa_available((dlconv_isa)v) == 1) out[n++] = (dlconv_isa)v;
+    if (v != DLCONV_ISA_CUDA && dlconv_isa_available((dlconv_isa)v) == 1)   /* CUDA: device memory, test_cuda.c */
+      out[n++] = (dlconv_isa)v;
   return n;
 }
 

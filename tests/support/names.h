@@ -14,7 +14,7 @@ const char *dtype_name(dlconv_dtype t);
 int algo_from_name(const char *s);
 
 /* The CPU ISAs this machine (and build) has, GENERIC first: every dlconv_isa value named here
-   (N_ISAS: the tests index their counts by it) that dlconv_isa_available says 1 for, so that a
+   (N_ISAS: the tests index their counts by it) but CUDA that dlconv_isa_available says 1 for, so that a
    new ISA is swept once it has its name above, without editing the tests. out has room for
    MAX_CPU_ISAS. */
 #define MAX_CPU_ISAS 7
