@@ -62,7 +62,7 @@ typedef struct cu_plan {
   cu_kind kind;
   int bn, vec;
   dlc_cu_conv c;
-  void *dev[6];   /* device allocations: weights, bias, mult, qbias, row_ptr, col */
+  void *dev[8];   /* device allocations: weights (and their int8 tap form), bias, mult, qbias, row_ptr, col */
   int ndev;
 } cu_plan;
 
@@ -177,6 +177,31 @@ static void *pack_gspc(const dlc_cu_conv *c, const void *w, size_t es) {
   return b;
 }
 
+/* int8 direct on quads (cuda_kernels.h): the s8 OIHW weights as [oc][ky][kx][c] and each output
+   channel's per-tap sums over the channels, uploaded. */
+static dlconv_status pack_q8_taps(cu_plan *cp, const int8_t *w) {
+  dlc_cu_conv *c = &cp->c;
+  const size_t taps = (size_t)c->k_h * c->k_w, co = (size_t)c->c_out, cg = (size_t)c->cin_g;
+  int8_t *wt = dlc_malloc(co * taps * cg);
+  int32_t *ts = dlc_calloc(co * taps * sizeof(int32_t));
+  dlconv_status st = DLCONV_OK;
+  if (!wt || !ts) {
+    st = dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing the int8 weights");
+  } else {
+    for (size_t o = 0; o < co; o++)
+      for (size_t ci = 0; ci < cg; ci++)
+        for (size_t t = 0; t < taps; t++) {
+          const int8_t v = w[(o * cg + ci) * taps + t];
+          wt[(o * taps + t) * cg + ci] = v;
+          ts[o * taps + t] += v;
+        }
+    if ((c->w_taps = upload(cp, wt, co * taps * cg, &st))) c->tap_sum = upload(cp, ts, co * taps * sizeof(int32_t), &st);
+  }
+  dlc_free(wt);
+  dlc_free(ts);
+  return st;
+}
+
 static int is_zero(const unsigned char *v, size_t es) {
   if (es == 4) { float f; memcpy(&f, v, 4); return f == 0.0f; }
   if (es == 2) { uint16_t h; memcpy(&h, v, 2); return (h & 0x7fffu) == 0; }
@@ -251,6 +276,10 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = dlc_malloc(bytes);
       if (host) memcpy(host, w, bytes);
       snprintf(p->kernel, sizeof p->kernel, "cuda_direct_%s", dt);
+      if (host && is_q8(p->dtype) && c->nhwc && c->cin_g % 4 == 0 && c->c_in % 4 == 0) {
+        st = pack_q8_taps(cp, (const int8_t *)w);
+        if (st == DLCONV_OK) snprintf(p->kernel, sizeof p->kernel, "cuda_direct_%s_dp4a", dt);
+      }
       break;
     case CU_CSR: {
       /* rows of nonzeros in column order, from the dense weights */

@@ -116,6 +116,45 @@ __global__ void __launch_bounds__(DT_THREADS) csr_kernel(const dlc_cu_conv c, co
   else put(c, y, e, oc, acc);
 }
 
+/* int8 NHWC with 4 | cin_g: 4 channels per dp4a. The bytes of u8 x are moved to s8 (x ^ 0x80 =
+   x - 128) so that both operands are signed; the zero point and that shift come back exactly per
+   valid tap: sum (x - zp) w = sum (x - 128) w + (128 - zp) sum w (s8 x: sum x w - zp sum w). */
+template <bool U8>
+__global__ void __launch_bounds__(DT_THREADS) q8_dp4a_kernel(const dlc_cu_conv c, const uint8_t *__restrict__ x,
+                                                             uint8_t *__restrict__ y, long long total) {
+  const long long e = (long long)blockIdx.x * DT_THREADS + threadIdx.x;
+  if (e >= total) return;
+  long long n;
+  int oc, oh, ow;
+  out_point(c, e, &n, &oc, &oh, &ow);
+  const int g = oc / c.cout_g;
+  const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
+  const int taps = c.k_h * c.k_w, quads = c.cin_g / 4;
+  const int *w = (const int *)c.w_taps + (long long)oc * taps * quads;
+  const int *ts = c.tap_sum + (long long)oc * taps;
+  const int shift = U8 ? 128 - c.x_zp : -c.x_zp;
+  unsigned acc = 0;   /* mod 2^32: the exact sum fits s32 (DLC_Q8_MAX_K), its parts need not */
+  for (int ky = 0; ky < c.k_h; ky++) {
+    const int h = ih0 + ky * c.dil_h;
+    if ((unsigned)h >= (unsigned)c.h_in) continue;
+    for (int kx = 0; kx < c.k_w; kx++) {
+      const int wx = iw0 + kx * c.dil_w;
+      if ((unsigned)wx >= (unsigned)c.w_in) continue;
+      const int t = ky * c.k_w + kx;
+      const int *xq = (const int *)(x + x_index(c, n, g * c.cin_g, h, wx));
+      const int *wq = w + t * quads;
+      int s = 0;
+      for (int q = 0; q < quads; q++) {
+        int xv = __ldg(xq + q);
+        if (U8) xv ^= (int)0x80808080u;
+        s = __dp4a(xv, __ldg(wq + q), s);
+      }
+      acc += (unsigned)s + (unsigned)(shift * __ldg(ts + t));
+    }
+  }
+  y[e] = (uint8_t)requant((int)acc, c.qbias[oc], c.mult[oc], c);
+}
+
 template <typename T, bool Q> static int launch(const dlc_cu_conv *c, int csr, const void *x, void *y, cudaStream_t s) {
   const long long total = (long long)c->n * c->c_out * c->h_out * c->w_out;
   const unsigned blocks = (unsigned)((total + DT_THREADS - 1) / DT_THREADS);
@@ -126,6 +165,13 @@ template <typename T, bool Q> static int launch(const dlc_cu_conv *c, int csr, c
 
 static int run(const dlc_cu_conv *c, int csr, const void *x, void *y, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
+  if (!csr && c->w_taps && (uintptr_t)x % 4 == 0) {
+    const long long total = (long long)c->n * c->c_out * c->h_out * c->w_out;
+    const unsigned blocks = (unsigned)((total + DT_THREADS - 1) / DT_THREADS);
+    if (c->dtype == DLC_CU_U8) q8_dp4a_kernel<true><<<blocks, DT_THREADS, 0, s>>>(*c, (const uint8_t *)x, (uint8_t *)y, total);
+    else q8_dp4a_kernel<false><<<blocks, DT_THREADS, 0, s>>>(*c, (const uint8_t *)x, (uint8_t *)y, total);
+    return (int)cudaGetLastError();
+  }
   switch (c->dtype) {
     case DLC_CU_F16: return launch<__half, false>(c, csr, x, y, s);
     case DLC_CU_U8: return launch<uint8_t, true>(c, csr, x, y, s);

@@ -35,6 +35,10 @@ typedef struct dlc_cu_conv {
   double lo, hi;
   const double *mult;        /* device: c_out */
   const int *qbias;          /* device: c_out s32 */
+  /* int8 direct on quads (NHWC, 4 | cin_g and c_in; NULL where not packed): the s8 weights as
+     [oc][ky][kx][c] and, per output channel and tap, the sum of its weights over the channels */
+  const void *w_taps;
+  const int *tap_sum;
   /* CSR: rows = c_out, nonzeros sorted by column; columns as OIHW (ic * k_h + ky) * k_w + kx */
   const int *row_ptr, *col;
   const void *val;           /* nnz values of the dtype (int8: s8) */
@@ -54,8 +58,8 @@ int dlc_cu_tc_big(const dlc_cu_conv *c);
    per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
    k = (ky * k_w + kx) * cin_g + c. */
 int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *stream);
-/* One thread per output: every dtype and shape (int8 with the exact requantisation); the
-   depthwise kernel of the backend (c->w OIHW). */
+/* One thread per output: every dtype and shape (int8 with the exact requantisation; with dp4a
+   on quads of channels where c->w_taps is packed and x is 4-byte aligned); c->w OIHW. */
 int dlc_cu_direct(const dlc_cu_conv *c, const void *x, void *y, void *stream);
 /* CSR sparse: one thread per output, over the nonzeros of its channel's row. */
 int dlc_cu_csr(const dlc_cu_conv *c, const void *x, void *y, void *stream);
