@@ -33,23 +33,31 @@ template <typename T> __device__ __forceinline__ void put_q(const dlc_cu_conv &c
   y[i] = (T)requant(acc, c.qbias[oc], c.mult[oc], c);
 }
 
-/* Output point e (y's layout) as image, channel and pixel. */
-__device__ __forceinline__ void out_point(const dlc_cu_conv &c, long long e, long long *n, int *oc, int *oh, int *ow) {
+/* Output point e (y's layout) as image, channel and pixel, in I (32-bit divisions where the
+   output allows). */
+template <typename I>
+__device__ __forceinline__ void out_point_i(const dlc_cu_conv &c, I e, long long *n, int *oc, int *oh, int *ow) {
   if (c.nhwc) {
-    *oc = (int)(e % c.c_out);
-    long long r = e / c.c_out;
-    *ow = (int)(r % c.w_out);
-    r /= c.w_out;
-    *oh = (int)(r % c.h_out);
-    *n = r / c.h_out;
+    *oc = (int)(e % (I)c.c_out);
+    I r = e / (I)c.c_out;
+    *ow = (int)(r % (I)c.w_out);
+    r /= (I)c.w_out;
+    *oh = (int)(r % (I)c.h_out);
+    *n = (long long)(r / (I)c.h_out);
   } else {
-    *ow = (int)(e % c.w_out);
-    long long r = e / c.w_out;
-    *oh = (int)(r % c.h_out);
-    r /= c.h_out;
-    *oc = (int)(r % c.c_out);
-    *n = r / c.c_out;
+    *ow = (int)(e % (I)c.w_out);
+    I r = e / (I)c.w_out;
+    *oh = (int)(r % (I)c.h_out);
+    r /= (I)c.h_out;
+    *oc = (int)(r % (I)c.c_out);
+    *n = (long long)(r / (I)c.c_out);
   }
+}
+
+__device__ __forceinline__ void out_point(const dlc_cu_conv &c, long long e, long long total, long long *n, int *oc,
+                                          int *oh, int *ow) {
+  if (total <= 0xffffffffLL) out_point_i<unsigned>(c, (unsigned)e, n, oc, oh, ow);
+  else out_point_i<unsigned long long>(c, (unsigned long long)e, n, oc, oh, ow);
 }
 
 /* x's offset of image n, channel ch, pixel (h, w) */
@@ -65,7 +73,7 @@ __global__ void __launch_bounds__(DT_THREADS) direct_kernel(const dlc_cu_conv c,
   if (e >= total) return;
   long long n;
   int oc, oh, ow;
-  out_point(c, e, &n, &oc, &oh, &ow);
+  out_point(c, e, total, &n, &oc, &oh, &ow);
   const int g = oc / c.cout_g;
   const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
   const W *w = (const W *)c.w + (long long)oc * c.K;
@@ -97,7 +105,7 @@ __global__ void __launch_bounds__(DT_THREADS) csr_kernel(const dlc_cu_conv c, co
   if (e >= total) return;
   long long n;
   int oc, oh, ow;
-  out_point(c, e, &n, &oc, &oh, &ow);
+  out_point(c, e, total, &n, &oc, &oh, &ow);
   const int g = oc / c.cout_g;
   const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
   const int taps = c.k_h * c.k_w;
@@ -126,7 +134,7 @@ __global__ void __launch_bounds__(DT_THREADS) q8_dp4a_kernel(const dlc_cu_conv c
   if (e >= total) return;
   long long n;
   int oc, oh, ow;
-  out_point(c, e, &n, &oc, &oh, &ow);
+  out_point(c, e, total, &n, &oc, &oh, &ow);
   const int g = oc / c.cout_g;
   const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
   const int taps = c.k_h * c.k_w, quads = c.cin_g / 4;

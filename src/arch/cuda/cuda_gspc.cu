@@ -14,6 +14,32 @@ namespace dlc_cu {
 
 constexpr int GS_THREADS = 256;
 
+/* Thread e's pixel run, group and channel run (see below), in I: 32-bit divisions where the
+   thread count allows (64-bit ones cost several times more). */
+template <typename I>
+__device__ __forceinline__ void gspc_point(const dlc_cu_conv &c, I e, int runs, int wblocks, long long *n, int *g,
+                                           int *run, int *oh, int *wb) {
+  if (c.nhwc) {   /* e = (((n * h_out + oh) * wblocks + wb) * runs + run) * groups + g */
+    *g = (int)(e % (I)c.groups);
+    I t = e / (I)c.groups;
+    *run = (int)(t % (I)runs);
+    t /= (I)runs;
+    *wb = (int)(t % (I)wblocks);
+    t /= (I)wblocks;
+    *oh = (int)(t % (I)c.h_out);
+    *n = (long long)(t / (I)c.h_out);
+  } else {        /* e = (((n * groups + g) * runs + run) * h_out + oh) * wblocks + wb */
+    *wb = (int)(e % (I)wblocks);
+    I t = e / (I)wblocks;
+    *oh = (int)(t % (I)c.h_out);
+    t /= (I)c.h_out;
+    *run = (int)(t % (I)runs);
+    t /= (I)runs;
+    *g = (int)(t % (I)c.groups);
+    *n = (long long)(t / (I)c.groups);
+  }
+}
+
 /* PX neighbouring output pixels of a row per thread: each weight read feeds PX FMAs, each input
    read CO. */
 template <typename T, int CO, int PX>
@@ -24,25 +50,8 @@ __global__ void __launch_bounds__(GS_THREADS) gspc_kernel(const dlc_cu_conv c, c
   const int wblocks = (c.w_out + PX - 1) / PX;
   long long n;
   int g, run, oh, wb;
-  if (c.nhwc) {   /* e = (((n * h_out + oh) * wblocks + wb) * runs + run) * groups + g */
-    g = (int)(e % c.groups);
-    long long t = e / c.groups;
-    run = (int)(t % runs);
-    t /= runs;
-    wb = (int)(t % wblocks);
-    t /= wblocks;
-    oh = (int)(t % c.h_out);
-    n = t / c.h_out;
-  } else {        /* e = (((n * groups + g) * runs + run) * h_out + oh) * wblocks + wb */
-    wb = (int)(e % wblocks);
-    long long t = e / wblocks;
-    oh = (int)(t % c.h_out);
-    t /= c.h_out;
-    run = (int)(t % runs);
-    t /= runs;
-    g = (int)(t % c.groups);
-    n = t / c.groups;
-  }
+  if (total <= 0xffffffffLL) gspc_point<unsigned>(c, (unsigned)e, runs, wblocks, &n, &g, &run, &oh, &wb);
+  else gspc_point<unsigned long long>(c, (unsigned long long)e, runs, wblocks, &n, &g, &run, &oh, &wb);
   const int ow0 = wb * PX;
   const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow0 * c.stride_w - c.pad_l;
   const int co0 = run * CO, nco = min(CO, c.cout_g - co0);
