@@ -14,7 +14,7 @@ secs=${DLCONV_FUZZ_SECONDS:-60}
 # OpenMP off: one thread, reproducible inputs (the target drives the caller-pool path itself).
 # UBSan checks left out as in scripts/test_sanitizers.sh (compile time of the kernels).
 if [ ! -f "$dir/build.ninja" ]; then
-  CC=clang meson setup "$dir" -Dfuzz=true -Dopenmp=disabled -Dbench=false -Db_sanitize=address,undefined \
+  CC=clang meson setup "$dir" -Dfuzz=true -Dopenmp=disabled -Dbench=false -Dcuda=disabled -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debugoptimized \
     -Dc_args="-fsanitize=fuzzer-no-link -g1 -fno-sanitize=pointer-overflow,alignment,object-size -fno-sanitize-recover=all"
 fi

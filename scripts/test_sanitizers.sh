@@ -22,8 +22,9 @@ san_cflags="-g1 -fno-sanitize=pointer-overflow,object-size"
 case "$what" in
   asan)
     dir=build-asan
+    # CUDA is left to the plain stage (it needs a GPU to run, and nvcc's time is better spent once)
     [ -f "$dir/build.ninja" ] || meson setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dbuildtype=debugoptimized -Dc_args="$san_cflags"
+      -Dbuildtype=debugoptimized -Dcuda=disabled -Dc_args="$san_cflags"
     meson compile -C "$dir"
     # allocator_may_return_null: tests ask for absurd workspaces on purpose and expect
     # OUT_OF_MEMORY, not an ASan abort
@@ -39,7 +40,7 @@ case "$what" in
     # or on the caller's pool (dlconv_options.parallel_for), and that path, plus plans shared by
     # many threads, thread-local errors and the wisdom lock, is what this stage checks.
     [ -f "$dir/build.ninja" ] || meson setup "$dir" -Db_sanitize=thread -Db_lundef=false -Dopenmp=disabled \
-      -Dbuildtype=debugoptimized -Dbench=false -Dc_args=-g1
+      -Dbuildtype=debugoptimized -Dbench=false -Dcuda=disabled -Dc_args=-g1
     meson compile -C "$dir"
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     # every test that starts threads: concurrency (8 threads on one plan, caller pools, plans made
