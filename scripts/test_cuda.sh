@@ -30,6 +30,10 @@ say "build: $(( $(date +%s) - t0 )) s"
 run "$build/tests/test_cuda" --shapes "${CUDA_SHAPES:-160}"
 rc=$?
 [ $rc -eq 0 ] || { say "CUDA TESTS: rc=$rc"; fail=1; }
+# the WMMA kernels that the mma.sync one replaces on large F16 NHWC layers
+run env DLCONV_CUDA_MMA=0 "$build/tests/test_cuda" --shapes 40
+rc=$?
+[ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=0): rc=$rc"; fail=1; }
 
 bench=("$build/bench/dlconv-bench" --isa cuda --peers cudnn)
 L=$root/bench/layers

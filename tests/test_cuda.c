@@ -223,7 +223,8 @@ static void test_fp_sweep(void **state) {
   assert_int_equal(unsupported, 0);   /* every fp shape runs with every algorithm */
 }
 
-/* Layers large enough for the big tiles (F32 128 x 128, F16 128 x 64 two-stage on NHWC with 8 | cin_g),
+/* Layers large enough for the big tiles (F32 128 x 128; F16 on NHWC with 8 | cin_g: mma.sync 128 x 64
+   and 128 x 128, or with DLCONV_CUDA_MMA=0 the WMMA 128 x 64 two-stage tile),
    with strides, asymmetric padding, a channel tail, groups, bias and clamp. */
 static void test_large_tiles(void **state) {
   (void)state;
@@ -235,6 +236,8 @@ static void test_large_tiles(void **state) {
       {4, 24, 128, 128, 130, 3, 2, 1, 0, 2, 1, 1, DLCONV_F16, DLCONV_NCHW},
       {9, 64, 32, 32, 256, 3, 1, 1, 1, 1, 1, 2, DLCONV_F32, DLCONV_NCHW},
       {9, 64, 32, 32, 256, 3, 1, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
+      {16, 16, 32, 32, 48, 3, 1, 0, 2, 1, 1, 1, DLCONV_F16, DLCONV_NHWC},
+      {16, 64, 32, 32, 64, 1, 1, 0, 0, 0, 0, 1, DLCONV_F16, DLCONV_NHWC},
   };
   long fails = 0;
   for (size_t i = 0; i < ARRAY_LEN(L); i++) {

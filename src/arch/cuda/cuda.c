@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../core/util.h"
@@ -18,11 +19,14 @@
 /* ---- is there a GPU ---- */
 
 static int g_available;
+static int g_mma = 1;   /* DLCONV_CUDA_MMA=0: the WMMA kernels in place of the mma.sync one */
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
   int n = 0, dev = 0, major = 0, minor = 0;
+  const char *mma = getenv("DLCONV_CUDA_MMA");
+  g_mma = !(mma && !strcmp(mma, "0"));
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     snprintf(g_why, sizeof g_why, "no usable GPU (cudaGetDeviceCount: %s)",
@@ -60,7 +64,7 @@ typedef enum cu_kind { CU_GEMM_FMA, CU_GEMM_TC, CU_GSPC, CU_DIRECT, CU_CSR } cu_
 
 typedef struct cu_plan {
   cu_kind kind;
-  int bn, vec;
+  int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (where x is 16-byte aligned) */
   dlc_cu_conv c;
   void *dev[8];   /* device allocations: weights (and their int8 tap form), bias, mult, qbias, row_ptr, col */
   int ndev;
@@ -145,7 +149,6 @@ static dlconv_status upload_epilogue(const dlconv_plan *p, cu_plan *cp) {
 
 /* OIHW weights into the GEMM packing of cuda_kernels.h: per group k_pad x n_pad, zeros beyond. */
 static void *pack_gemm(const dlc_cu_conv *c, const void *w, size_t es) {
-  const size_t taps = (size_t)c->k_h * c->k_w;
   unsigned char *b = dlc_calloc((size_t)c->groups * c->k_pad * c->n_pad * es);
   if (!b) return NULL;
   for (int g = 0; g < c->groups; g++)
@@ -157,7 +160,6 @@ static void *pack_gemm(const dlc_cu_conv *c, const void *w, size_t es) {
             const size_t k = c->nhwc ? ((size_t)ky * c->k_w + kx) * c->cin_g + ci : ((size_t)ci * c->k_h + ky) * c->k_w + kx;
             memcpy(b + (((size_t)g * c->k_pad + k) * c->n_pad + o) * es, (const unsigned char *)w + src * es, es);
           }
-  (void)taps;
   return b;
 }
 
@@ -253,12 +255,18 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
         cu_destroy(p);
         return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %d groups exceed the GEMM's grid (65535)", c->groups);
       }
+      if (kind == CU_GEMM_TC && g_mma && dlc_cu_mma_applies(c)) {
+        cp->mma = 1;
+        cp->bn = bn = c->cout_g <= 64 ? 64 : 128;
+      }
       c->k_pad = (int)dlc_round_up((size_t)c->K, kind == CU_GEMM_TC ? 32 : 16);
       c->n_pad = (int)dlc_round_up((size_t)c->cout_g, (size_t)bn);
       host = pack_gemm(c, w, es);
       bytes = (size_t)c->groups * c->k_pad * c->n_pad * es;
       cp->vec = kind == CU_GEMM_TC && c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
-      if (kind == CU_GEMM_TC && cp->vec && bn == 64 && dlc_cu_tc_big(c))
+      if (cp->mma)
+        snprintf(p->kernel, sizeof p->kernel, "cuda_mma_f16_128x%dx32_cp2", bn);
+      else if (kind == CU_GEMM_TC && cp->vec && bn == 64 && dlc_cu_tc_big(c))
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_128x64x32_v8_2stage");
       else if (kind == CU_GEMM_TC)
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_64x%dx32%s", bn, cp->vec ? "_v8" : "");
@@ -372,7 +380,9 @@ static dlconv_status plan_csr(dlconv_plan *p, const void *w) {
 static int launch(const cu_plan *cp, const void *x, void *y, void *stream) {
   switch (cp->kind) {
     case CU_GEMM_FMA: return dlc_cu_igemm(&cp->c, cp->bn, x, y, stream);
-    case CU_GEMM_TC: return dlc_cu_tc(&cp->c, cp->bn, cp->vec && (uintptr_t)x % 16 == 0, x, y, stream);
+    case CU_GEMM_TC:
+      if (cp->mma && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
+      return dlc_cu_tc(&cp->c, cp->bn > 64 ? 64 : cp->bn, cp->vec && (uintptr_t)x % 16 == 0, x, y, stream);
     case CU_GSPC: return dlc_cu_gspc(&cp->c, x, y, stream);
     case CU_DIRECT: return dlc_cu_direct(&cp->c, x, y, stream);
     case CU_CSR: return dlc_cu_csr(&cp->c, x, y, stream);

@@ -54,6 +54,11 @@ int dlc_cu_igemm(const dlc_cu_conv *c, int bn, const void *x, void *y, void *str
 int dlc_cu_tc(const dlc_cu_conv *c, int bn, int vec, const void *x, void *y, void *stream);
 /* 1 where dlc_cu_tc with bn 64 and vec runs the big tile (128 x 64, two stages) on c. */
 int dlc_cu_tc_big(const dlc_cu_conv *c);
+/* F16 implicit GEMM for large NHWC layers with 8 | cin_g and c_in (x 16-byte aligned) through
+   mma.sync m16n8k16 with ldmatrix and cp.async: 128 x bn tiles, bn = 64 or 128 (n_pad a
+   multiple of it). dlc_cu_mma_applies: 1 where the layer suits it. */
+int dlc_cu_mma_applies(const dlc_cu_conv *c);
+int dlc_cu_mma(const dlc_cu_conv *c, int bn, const void *x, void *y, void *stream);
 /* Grouped convolution with few channels per group, depthwise included (F32 and F16): one thread
    per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
    k = (ky * k_w + kx) * cin_g + c. */
