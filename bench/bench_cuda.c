@@ -358,8 +358,6 @@ static int run_suite(const char *title, bench_layer *ls, int n, const bench_opti
 
 int bench_cuda_main(const bench_options *o) {
   if (!dlconv_isa_available(DLCONV_ISA_CUDA)) {
-    dlconv_options opt;
-    dlconv_options_init(&opt);
     fprintf(stderr, "dlconv-bench: --isa cuda: no CUDA GPU available to libdlconv here\n");
     return 2;
   }
