@@ -37,7 +37,7 @@ rc=$?
 
 bench=("$build/bench/dlconv-bench" --isa cuda --peers cudnn)
 L=$root/bench/layers
-for b in 1 32; do
+for b in 32 1; do
   for m in resnet50 resnext50_32x4d; do
     run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
     run "${bench[@]}" --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1
