@@ -353,11 +353,13 @@ static dlconv_status plan_gemm(dlconv_plan *p, const void *w) {
 /* GSPC: very few channels per group on the grouped kernel (CUDA cores), more on the GEMMs with
    the channel tile fitted to the group. Measured on WideResNet-40-2 G(g), batch 32, F16 NHWC,
    H200: the grouped kernel wins at 1 or 2 output channels per group (depthwise 16 x 32x32:
-   0.0096 ms against 0.057), ties at 4 on 16x16 planes, loses from 4 on 8x8 planes and at 8
+   0.0096 ms against 0.057), at 4 on planes of 16x16 and more at stride 1 (4 x 4 on 32x32: 0.025
+   against 0.046), loses at 4 with stride 2 (0.020 against 0.015) and on 8x8 planes, and at 8
    (8 x 8 in, 16x16: 0.065 ms against 0.010 on the tensor cores). */
 static dlconv_status plan_gspc(dlconv_plan *p, const void *w) {
   if (is_q8(p->dtype)) return refuse_q8(p, "gspc");
-  if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && p->s.h_out * p->s.w_out >= 256))
+  const int unstrided = p->s.stride_h == 1 && p->s.stride_w == 1;
+  if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && unstrided && p->s.h_out * p->s.w_out >= 256))
     return plan_kind(p, w, CU_GSPC, 0);
   const int fma = p->dtype == DLCONV_F32;
   return plan_kind(p, w, fma ? CU_GEMM_FMA : CU_GEMM_TC, fit_bn(p, fma));
