@@ -216,17 +216,25 @@ static const char *dtype_word(dlconv_dtype t) {
   return t == DLCONV_F32 ? "f32" : t == DLCONV_F16 ? "f16" : t == DLCONV_U8 ? "u8" : "s8";
 }
 
-/* The GEMM tile of the output channels: the group's channel count rounded up to 16, 32 or 64,
-   narrowed while the grid of 64-pixel tiles would not fill the GPU twice (132 SMs on an H100 or
-   H200; measured on WideResNet's 8x8 layers: 64 blocks of 64 x 64 ran at half the speed of 256
-   of 64 x 16). */
+/* The GEMM tile of the output channels. Measured on an H200 (132 SMs), batch 32:
+   - F32 (CUDA cores): 128 x 128 where the group has 128+ channels and the layer gives that tile
+     a wave of blocks (ResNet-50, NCHW: 1x1 256 > 128 on 56x56 0.31 ms against 0.51 with 64 x 64;
+     with 64 channels, or under a wave, 64 x 64 won: 3x3 64 > 64 on 56x56 0.48 against 0.65);
+     else 64 x 64 (64 x 16 where the group has at most 16): narrowing it further for more blocks
+     lost (3x3 512 on 7x7: 1.38 ms at 64 x 16 against 0.76).
+   - F16 (tensor cores): the group's channel count rounded up to 16, 32 or 64, narrowed while the
+     grid of 64-pixel tiles would not fill the GPU twice (WideResNet's 3x3 128 on 8x8: 0.031 ms
+     at 64 x 16 against 0.050 at 64 x 64; ResNet-50's 3x3 512 on 7x7: 0.160 at 64 x 32 against
+     0.218). */
 static int fit_bn(const dlconv_plan *p, int fma) {
   const int64_t cout_g = p->s.cout_g;
-  int bn = fma ? (cout_g <= 16 ? 16 : 64) : cout_g <= 16 ? 16 : cout_g <= 32 ? 32 : 64;
   const int64_t rows = (p->s.n * p->s.h_out * p->s.w_out + 63) / 64;
-  /* fp32 layers with at least 64 channels per group that give the 128 x 128 tile about a wave */
-  if (fma && cout_g >= 64 && (rows + 1) / 2 * ((cout_g + 127) / 128) * p->s.groups >= 96) return 128;
-  while (bn > 16 && rows * ((cout_g + bn - 1) / bn) * p->s.groups < 264) bn = fma ? 16 : bn / 2;
+  if (fma) {
+    if (cout_g >= 128 && (rows + 1) / 2 * ((cout_g + 127) / 128) * p->s.groups >= 132) return 128;
+    return cout_g <= 16 ? 16 : 64;
+  }
+  int bn = cout_g <= 16 ? 16 : cout_g <= 32 ? 32 : 64;
+  while (bn > 16 && rows * ((cout_g + bn - 1) / bn) * p->s.groups < 264) bn /= 2;
   return bn;
 }
 
