@@ -2,7 +2,6 @@
 #include <stdio.h>
 
 #include "../arch/cuda/cuda.h"
-
 #include "../core/clock.h"
 #include "../core/env.h"
 #include "../core/fpenv.h"

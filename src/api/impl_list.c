@@ -9,13 +9,13 @@
 
 #include <string.h>
 
+#include "../arch/cuda/cuda.h"
 #include "../core/util.h"
 #include "../direct/direct.h"
 #include "../gemm_im2col/gemm.h"
 #include "../gspc/gspc.h"
 #include "../sparse_csr/csr.h"
 #include "../spatial_pack/spack.h"
-#include "../arch/cuda/cuda.h"
 #include "names.h"
 
 #define DT(t) (1u << (t))
