@@ -131,6 +131,12 @@ static void reverse_pool(void *pool, dlconv_task_fn task, void *arg, size_t n) {
 
 static int isa_runs(int isa) { return isa == DLCONV_ISA_AUTO || (isa >= 1 && isa <= 4 && dlconv_isa_available((dlconv_isa)isa) == 1); }
 
+/* ISA_CUDA forced on a machine with a GPU: it plans (or refuses a shape), and its execute must
+   refuse the harness's host buffers (docs/cuda.md); elsewhere it is an ISA that does not run. */
+static int cuda_here(const fcase *c) {
+  return !c->opt_null && c->o.isa == DLCONV_ISA_CUDA && dlconv_isa_available(DLCONV_ISA_CUDA) == 1;
+}
+
 static void decode_options(rd *r, fcase *c) {
   dlconv_options_init(&c->o);
   unsigned b = u8(r);
@@ -564,7 +570,7 @@ static int config_valid(const fcase *c) {
   if (!c->opt_null) {
     if ((unsigned)c->o.algo > DLCONV_ALGO_SPARSE_CSR || c->o.num_threads < 0) return 0;
     if (c->o.flags & ~(uint32_t)DLCONV_PLAN_MEASURE) return 0;
-    if (!isa_runs((int)c->o.isa)) return 0;
+    if (!isa_runs((int)c->o.isa) && !cuda_here(c)) return 0;
   }
   if ((c->w_misalign && c->kind != K_CSR) || c->bias_misalign || c->csr_bad) return 0;
   return 1;
@@ -591,7 +597,7 @@ static void check_info(report *rp, const fcase *c, const dlconv_plan *plan) {
   const dlconv_options *o = c->opt_null ? NULL : &c->o;
   if (info.algo < DLCONV_ALGO_DIRECT || info.algo > DLCONV_ALGO_SPARSE_CSR) failf(rp, "info.algo = %d", (int)info.algo);
   if (o && o->algo != DLCONV_ALGO_AUTO && info.algo != o->algo) failf(rp, "algo %d forced, plan has %d", (int)o->algo, (int)info.algo);
-  if (info.isa < DLCONV_ISA_GENERIC || info.isa > DLCONV_ISA_NEON || dlconv_isa_available(info.isa) != 1)
+  if (info.isa < DLCONV_ISA_GENERIC || (info.isa > DLCONV_ISA_NEON && !cuda_here(c)) || dlconv_isa_available(info.isa) != 1)
     failf(rp, "info.isa = %d", (int)info.isa);
   if (o && o->isa != DLCONV_ISA_AUTO && info.isa != o->isa) failf(rp, "isa %d forced, plan has %d", (int)o->isa, (int)info.isa);
   int64_t macs = (int64_t)c->d.n * c->d.c_out * c->h_out * c->w_out * (int64_t)c->K;
@@ -674,6 +680,7 @@ static void run_case(report *rp, fcase *c, data *t) {
        suite requires every family to plan (as the sweeps do), for raw ones (huge pads, strides,
        dilations: packed windows beyond the address space) refusing is right. */
     int refusal_ok = c->raw && st == DLCONV_ERR_UNSUPPORTED && !c->opt_null && c->o.algo != DLCONV_ALGO_AUTO;
+    refusal_ok |= cuda_here(c) && st == DLCONV_ERR_UNSUPPORTED;
     if (c->valid && !refusal_ok)
       failf(rp, "valid configuration but plan -> %s (%s)", dlconv_status_string(st), dlconv_last_error());
     return;
@@ -692,6 +699,23 @@ static void run_case(report *rp, fcase *c, data *t) {
   }
   if (c->exec >= X_Y_MISALIGNED) {
     execute_hostile(rp, c, t, plan);
+    dlconv_plan_destroy(plan);
+    return;
+  }
+  if (cuda_here(c)) {   /* host x and y: INVALID_ARG, y untouched */
+    canary_buf hy;
+    canary_alloc(&hy, c->y_len * 4, c->y_shift);
+    fill_sentinel(hy.p, c->y_len);
+    stale_error();
+    st = dlconv_execute(plan, t->x, hy.p, NULL);
+    if (st != DLCONV_ERR_INVALID_ARG) failf(rp, "isa cuda execute on host memory -> %s, expected INVALID_ARG", dlconv_status_string(st));
+    else check_error(rp, "isa cuda execute on host memory", st);
+    for (size_t i = 0; i < c->y_len; i++)
+      if (memcmp(&((float *)hy.p)[i], &Y_SENTINEL_BITS, 4)) {
+        failf(rp, "isa cuda execute on host memory wrote y");
+        break;
+      }
+    canary_free(&hy);
     dlconv_plan_destroy(plan);
     return;
   }
