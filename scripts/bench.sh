@@ -15,7 +15,8 @@ for a in "$@"; do
   if [ "$expect_value" = 1 ]; then expect_value=0; continue; fi
   case $a in
     -h|--help) help=1 ;;
-    --shape|--info) layers=1; [ "$a" = --shape ] && expect_value=1 ;;
+    --shape) layers=1 expect_value=1 ;;
+    --info) layers=1 ;;
     --algo|--isa|--threads|--layout|--dtype|--sparsity|--filter|--peers|--csv|--min-time|--peak) expect_value=1 ;;
     -*) ;;
     *) layers=1 ;;
