@@ -152,6 +152,12 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void dpb
 #endif
 
 #if defined(DLC_HAVE_AVXVNNI)
+/* AVX-VNNI (VEX-encoded vpdpwssd): CPUID leaf 7 subleaf 1, EAX bit 4. */
+static int has_avx_vnni(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1);
+}
+
 #define DPV_STEP(i) c##i = _mm256_dpwssd_avx_epi32(c##i, a, b);
 __attribute__((target("avx2,avxvnni"), noinline)) static void dpwssd_loop_vex(long iters) {
   __m256i a = _mm256_set1_epi16(3);
@@ -167,11 +173,6 @@ __attribute__((target("avx2,avxvnni"), noinline)) static void dpwssd_loop_vex(lo
 }
 #endif
 
-/* AVX-VNNI (VEX-encoded vpdpwssd): CPUID leaf 7 subleaf 1, EAX bit 4. */
-static int has_avx_vnni(void) {
-  unsigned a, b, c, d;
-  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1);
-}
 
 static void add_int8(bench_peak *p, const char *name, double gops) {
   if (p->n_int8 < BENCH_MAX_INT8_PEAKS) {
