@@ -15,7 +15,8 @@
  *     1 for U8/S8 x and y and S8 w, 4 for an S32 bias); kernels load and store unaligned. x and y
  *     must not overlap. A caller's workspace must be 64-byte aligned and overlap neither.
  *   - Strings the library returns (dlconv_version, the *_string functions) are static; the
- *     text of dlconv_last_error() lives until the next failing call on the same thread.
+ *     text of dlconv_last_error() is the calling thread's own and may change at its next call
+ *     into the library (read it right after the failure).
  *
  * Environment (read once, at the first call that needs them; words are case-insensitive, a
  * value not understood is ignored with one warning on stderr): DLCONV_ISA caps the ISA AUTO may
