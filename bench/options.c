@@ -201,7 +201,10 @@ static void finish_defaults(bench_options *o) {
     const char *env = getenv("DLCONV_BENCH_MIN_TIME");
     double v;
     o->min_time = o->quick ? 0.02 : 0.2;
-    if (env && !parse_double(env, 0.0, 3600.0, &v)) o->min_time = v;
+    if (env && *env && parse_double(env, 0.0, 3600.0, &v))
+      fprintf(stderr, "dlconv-bench: warning: DLCONV_BENCH_MIN_TIME=\"%s\" is not a number of seconds (0-3600); "
+                      "ignored\n", env);
+    else if (env && *env) o->min_time = v;
   }
 }
 
