@@ -23,7 +23,8 @@
  * pick, DLCONV_NUM_THREADS sets the default thread count, DLCONV_VERBOSE=1 prints one line per
  * plan (and per failed plan) on stderr, 2 also one per execute, DLCONV_VERIFY checks every
  * execute. With DLCONV_NUM_THREADS unset, the default thread count is OMP_NUM_THREADS when set,
- * else the CPUs this process may run on (its affinity mask, capped by a cgroup CPU quota). */
+ * else the CPUs this process may run on (its affinity mask at start-up, as OpenMP counts it,
+ * capped by a cgroup CPU quota). */
 #ifndef DLCONV_H
 #define DLCONV_H
 

@@ -88,7 +88,7 @@ typedef struct child_run {
 #define MAX_CPUS 2
 typedef struct child_cfg {
   const char *mode;
-  const char *env[8];  /* NAME=VALUE to set; every other DLCONV_* and OMP_NUM_THREADS is unset */
+  const char *env[8];  /* NAME=VALUE to set; the other DLCONV_* and OMP_* variables that count are unset */
   int n_cpus;          /* > 0: the child's affinity mask is the first n_cpus CPUs of ours */
 } child_cfg;
 
@@ -122,7 +122,8 @@ static void run_child(const child_cfg *c, child_run *r) {
     dup2(err[1], 2);
     close(out[0]); close(out[1]); close(err[0]); close(err[1]);
     static const char *const cleared[] = {"DLCONV_ISA", "DLCONV_NUM_THREADS", "DLCONV_VERBOSE", "DLCONV_VERIFY",
-                                          "OMP_NUM_THREADS"};
+                                          "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_DYNAMIC",
+                                          "OMP_THREAD_LIMIT"};
     for (size_t i = 0; i < ARRAY_LEN(cleared); i++) unsetenv(cleared[i]);
     for (int i = 0; i < 8 && c->env[i]; i++) putenv((char *)c->env[i]);
     if (c->n_cpus > 0) {
@@ -204,8 +205,18 @@ static void expect_threads(const child_cfg *c, int want) {
   if (count_of(r.err, "warning")) fail_msg("unexpected warning: \"%.400s\"", r.err);
 }
 
+/* A build without OpenMP runs plans without a caller's pool on one thread, whatever the default:
+   its plan lines say threads=1 even when DLCONV_NUM_THREADS asks for 2. */
+static int threads_visible(void) {
+  child_cfg c = {"plan", {"DLCONV_VERBOSE=1", "DLCONV_NUM_THREADS=2"}, 0};
+  child_run r;
+  run_child(&c, &r);
+  return plan_threads(&r) == 2;
+}
+
 static void test_threads_affinity(void **state) {
   (void)state;
+  if (!threads_visible()) skip_test("threads_affinity", "built without OpenMP: every plan runs on one thread");
   child_cfg one = {"plan", {"DLCONV_VERBOSE=1"}, 1};
   expect_threads(&one, 1);
   if (usable_cpus() < 2) {
@@ -214,10 +225,14 @@ static void test_threads_affinity(void **state) {
   }
   child_cfg two = {"plan", {"DLCONV_VERBOSE=1"}, 2};
   expect_threads(&two, min_quota(2));
+  /* OpenMP binding the initial thread to one place leaves the process its 2 CPUs */
+  child_cfg bound = {"plan", {"DLCONV_VERBOSE=1", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 2};
+  expect_threads(&bound, min_quota(2));
 }
 
 static void test_threads_omp(void **state) {
   (void)state;
+  if (!threads_visible()) skip_test("threads_omp", "built without OpenMP: every plan runs on one thread");
   child_cfg omp = {"plan", {"DLCONV_VERBOSE=1", "OMP_NUM_THREADS=3"}, 1};
   expect_threads(&omp, 3);   /* OpenMP's count wins over the mask */
   child_cfg nested = {"plan", {"DLCONV_VERBOSE=1", "OMP_NUM_THREADS=2,1"}, 1};

@@ -8,6 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(DLC_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
 #include "env.h"
 #include "fpenv.h"
 #include "plan.h"
@@ -83,9 +87,16 @@ static int quota_cpus;
 static pthread_once_t quota_once = PTHREAD_ONCE_INIT;
 static void read_quota(void) { quota_cpus = cgroup_cpus(); }
 
-/* The CPUs this process may run on now: its affinity mask (taskset, a container's cpuset), else
-   the online CPUs. */
+/* The CPUs this process may run on. With OpenMP, OpenMP's default team size (its nthreads ICV):
+   the affinity mask the program started with (taskset, a container's cpuset), or what the
+   program set with omp_set_num_threads. Not the calling thread's mask: OMP_PROC_BIND binds the
+   initial thread to one place, and a program may pin its own threads. Without OpenMP, the
+   calling thread's affinity mask, else the online CPUs. */
 static int usable_cpus(void) {
+#if defined(DLC_HAVE_OPENMP)
+  int omp = omp_get_max_threads();
+  if (omp > 0) return omp < DLC_MAX_DEFAULT_THREADS ? omp : DLC_MAX_DEFAULT_THREADS;
+#endif
 #if defined(__linux__)
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) {
@@ -97,8 +108,8 @@ static int usable_cpus(void) {
   return n > 0 ? (int)(n < DLC_MAX_DEFAULT_THREADS ? n : DLC_MAX_DEFAULT_THREADS) : 1;
 }
 
-/* DLCONV_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this process may run on (the affinity
-   mask at this call, capped by a cgroup CPU quota). */
+/* DLCONV_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this process may run on (usable_cpus),
+   capped by a cgroup CPU quota. */
 int dlc_default_threads(void) {
   const dlc_env_settings *e = dlc_env();
   if (e->num_threads > 0) return e->num_threads;
