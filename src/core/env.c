@@ -1,6 +1,6 @@
-/* The DLCONV_* environment variables, read once. Names and words are case-insensitive; a value
-   that is not understood is ignored (the setting keeps its default) and named in one warning on
-   stderr, printed once per process whatever DLCONV_VERBOSE says. */
+/* The DLCONV_* environment variables, read once. Their values are words in any case, blanks
+   around them ignored; a value that is not understood is ignored (the setting keeps its default)
+   and named in one warning on stderr, printed once per process whatever DLCONV_VERBOSE says. */
 #include "env.h"
 
 #include <pthread.h>
