@@ -230,7 +230,6 @@ static void print_legend(FILE *f, const bench_run *r) {
   if (r->o->verify)
     fputs("#   Every output is checked against a double-precision reference (WRONG when it is off; the\n"
           "#   CSV's err column: largest relative error, in output units for int8).\n", f);
-  if (!r->o->csv_path) fputs("#   --csv FILE writes every measurement as CSV; --help says more.\n", f);
 }
 
 static void warn_threads(const bench_options *o) {
@@ -305,7 +304,9 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   bench_table_summary(stdout, &r);
-  if (csv) {
+  if (!o.csv_path) {
+    printf("\n# every measurement as CSV: --csv FILE\n");
+  } else {
     fclose(csv);
     printf("\n# CSV: %s\n", o.csv_path);
   }
