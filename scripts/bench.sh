@@ -9,17 +9,16 @@ set -eu
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 
-# What the arguments ask for: help, or runs that name their own layers (a suite, --shape, --info).
-help=0 layers=0 expect_value=0
+# What the arguments ask for: help, or runs that name their own layers (a suite file, --shape,
+# --info). A suite is an argument ending in .csv that is not --csv's file.
+help=0 layers=0 after_csv=0
 for a in "$@"; do
-  if [ "$expect_value" = 1 ]; then expect_value=0; continue; fi
+  if [ "$after_csv" = 1 ]; then after_csv=0; continue; fi
   case $a in
     -h|--help) help=1 ;;
-    --shape) layers=1 expect_value=1 ;;
-    --info) layers=1 ;;
-    --algo|--isa|--threads|--layout|--dtype|--sparsity|--filter|--peers|--csv|--min-time|--peak) expect_value=1 ;;
-    -*) ;;
-    *) layers=1 ;;
+    --shape|--info) layers=1 ;;
+    --csv) after_csv=1 ;;
+    *.csv) layers=1 ;;
   esac
 done
 
