@@ -6,9 +6,10 @@
  * many times from any number of threads, destroy.
  *
  * Pointers and memory:
- *   - Nothing a call is given is kept after it returns: planning copies (and packs) w, bias, the
- *     quantisation q including q->w_scales, and a CSR's arrays; the caller may free or reuse them
- *     at once. A plan owns its memory until dlconv_plan_destroy.
+ *   - Planning copies (and packs) w, bias, the quantisation q including q->w_scales, a CSR's
+ *     arrays, the descriptor and the options; the caller may free or reuse them at once. What a
+ *     plan keeps of the caller's is only the thread pool of options (parallel_for and pool), used
+ *     at every execute: it must outlive the plan. A plan owns its memory until dlconv_plan_destroy.
  *   - On failure a planning call sets *plan to NULL (when plan itself is not NULL) and allocates
  *     nothing that outlives the call; dlconv_last_error() says why.
  *   - x, y, w and bias need only the alignment of their element type (4 bytes for F32, 2 for F16,
