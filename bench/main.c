@@ -81,7 +81,7 @@ static void measure_suite(const bench_run *r, bench_suite *s, const bench_timing
     }
     for (int ti = 0; ti < r->o->n_threads; ti++) {
       measure_threads(r, s, i, ti, &d, t);
-      bench_csv_rows(csv, r, s, i, ti);
+      if (csv) bench_csv_rows(csv, r, s, i, ti);
     }
     bench_data_free(&d);
   }
@@ -197,6 +197,12 @@ static void print_preamble(FILE *f, const bench_run *r, const bench_timing *t) {
     if (dlconv_isa_available((dlconv_isa)isa)) fprintf(f, " %s", bench_isa_name((dlconv_isa)isa));
   fprintf(f, "\n# machine: %s, %ld CPUs online; fp32 peak per core %.1f GFLOP/s (%s)\n", cpu,
           sysconf(_SC_NPROCESSORS_ONLN), r->peak.gflops, r->peak.unit);
+  if (r->peak.n_int8) {
+    fprintf(f, "# int8 peak per core, GOP/s (2 per multiply-add):");
+    for (int i = 0; i < r->peak.n_int8; i++)
+      fprintf(f, "%s %s %.1f", i ? "," : "", r->peak.int8[i].instr, r->peak.int8[i].gops);
+    fputc('\n', f);
+  }
   double load = machine_load();
   if (load >= 0)
     fprintf(f, "# load average before the run: %.2f%s\n", load,
@@ -215,6 +221,27 @@ static void print_preamble(FILE *f, const bench_run *r, const bench_timing *t) {
   if (r->slot_blocked >= 0) fprintf(f, "# peers: %s\n", r->peer_desc);
 }
 
+/* What the table's words and numbers mean, once before the first table. */
+static void print_legend(FILE *f, const bench_run *r) {
+  int int8 = r->o->dtype == DLCONV_U8 || r->o->dtype == DLCONV_S8;
+  fputs("# legend: MMAC = millions of multiply-accumulates per call; rep = times the layer occurs in\n"
+        "#   its model (totals = sum of ms x rep); shape 3x224x224>64 k7/2 = 3 input channels of\n"
+        "#   224x224 pixels, 64 output channels, 7x7 kernel, stride 2 (then d2 = dilation 2, g4 = 4\n"
+        "#   groups, dw = depthwise; fc 2048>1000 = a dense layer); auto: impl = the algorithm/ISA\n"
+        "#   AUTO chose; ms = median per call.\n", f);
+  if (int8 && r->peak.n_int8)
+    fputs("#   %pk = 2 x MACs / time over threads x the per-core int8 peak of the kernel's instruction\n"
+          "#   (VNNI vpdpbusd or vpdpwssd, AVX2 vpmaddwd; generic kernels: this machine's best).\n", f);
+  else if (int8)
+    fputs("#   %pk = 2 x MACs / time over threads x the per-core fp32 FMA peak (no int8 peak probed).\n", f);
+  else
+    fputs("#   %pk = 2 x MACs / time over threads x the per-core fp32 FMA peak (f16 too: its products\n"
+          "#   are summed in fp32).\n", f);
+  if (r->o->verify)
+    fputs("#   Every output is checked against a double-precision reference (WRONG when it is off; the\n"
+          "#   CSV's err column: largest relative error, in output units for int8).\n", f);
+}
+
 static void warn_threads(const bench_options *o) {
   for (int k = 0; k < o->n_threads; k++)
     if (o->threads[k] > 1 && !bench_affinity_openmp_binds()) {
@@ -222,13 +249,6 @@ static void warn_threads(const bench_options *o) {
                       "OMP_PROC_BIND=close OMP_PLACES=cores\n", o->threads[k]);
       return;
     }
-}
-
-static void copy_stream(FILE *from, FILE *to) {
-  char buf[65536];
-  size_t n;
-  rewind(from);
-  while ((n = fread(buf, 1, sizeof buf, from)) > 0) fwrite(buf, 1, n, to);
 }
 
 static int count_problems(const bench_run *r) {
@@ -255,6 +275,7 @@ static void find_peak(bench_run *r, const bench_options *o) {
     r->peak.unit = "given with --peak";
   } else {
     bench_peak_probe(&r->peak);
+    if (o->dtype == DLCONV_U8 || o->dtype == DLCONV_S8) bench_peak_probe_int8(&r->peak);
   }
 }
 
@@ -277,16 +298,17 @@ int main(int argc, char **argv) {
     free_run(&r);
     return 2;
   }
-  FILE *csv = o.csv_path ? fopen(o.csv_path, "w") : tmpfile();
-  if (!csv) {
-    perror(o.csv_path ? o.csv_path : "tmpfile");
+  FILE *csv = NULL;
+  if (o.csv_path && !(csv = fopen(o.csv_path, "w"))) {
+    perror(o.csv_path);
     free_run(&r);
     return 2;
   }
   find_peak(&r, &o);
   warn_threads(&o);
   print_preamble(stdout, &r, &t);
-  bench_csv_header(csv, &r);
+  print_legend(stdout, &r);
+  if (csv) bench_csv_header(csv, &r);
   for (int j = 0; j < r.n_suites; j++) {
     measure_suite(&r, &r.suites[j], &t, csv);
     for (int ti = 0; ti < o.n_threads; ti++) bench_table_suite(stdout, &r, &r.suites[j], ti);
@@ -294,11 +316,11 @@ int main(int argc, char **argv) {
   }
   bench_table_summary(stdout, &r);
   if (!o.csv_path) {
-    printf("\n== csv ==\n");
-    fflush(stdout);
-    copy_stream(csv, stdout);
+    printf("\n# every measurement as CSV: --csv FILE\n");
+  } else {
+    fclose(csv);
+    printf("\n# CSV: %s\n", o.csv_path);
   }
-  fclose(csv);
   int bad = count_problems(&r);
   if (bad) fprintf(stderr, "dlconv-bench: %d measurements failed or gave wrong results\n", bad);
   bench_onednn_shutdown();

@@ -53,9 +53,9 @@ void bench_print_help(FILE *f) {
     "                   onednn_blocked (its preferred layouts, reorders outside the timing) and\n"
     "                   onednn_nchw / onednn_nhwc (fed user-layout data, reorders timed)\n"
     "  --peers cudnn    with --isa cuda: also time cuDNN (its fastest algorithm by cudnnFind)\n"
-    "  --csv FILE       write the CSV rows to FILE (default: a CSV section on stdout, after the tables)\n"
+    "  --csv FILE       also write every measurement to FILE as CSV (columns below)\n"
     "  --min-time S     seconds of timed calls per measurement (default 0.2; env DLCONV_BENCH_MIN_TIME)\n"
-    "  --peak GFLOPS    per-core fp32 peak to use instead of probing it\n"
+    "  --peak GFLOPS    per-core peak to use instead of probing it (for every dtype)\n"
     "  --quick          CI smoke: at most 4 layers per suite, 0.02 s per measurement\n"
     "  --no-verify      skip the reference check\n"
     "  --info           plan, do not time: print this machine's ISAs and, per layer (the suites,\n"
@@ -70,12 +70,18 @@ void bench_print_help(FILE *f) {
     "(these must be in the environment when the program starts; the bench then leaves placement\n"
     "to OpenMP). Keep other work off the machine while measuring.\n"
     "\n"
-    "Output: the machine's measured fp32 FMA peak per core, then per suite and thread count a\n"
-    "table (ms, % of peak = gflops / (N x per-core peak); with several explicit algorithms the\n"
-    "fastest ('best') and how often AUTO is within 10% of it; with peers our ms / their ms), the\n"
-    "model totals (sum of ms x repeats), and the CSV rows: the layer's columns then\n"
+    "Output: the machine's measured peaks per core, a legend, then per suite and thread count a\n"
+    "table: ms per call and %pk, the percentage of threads x the per-core peak that 2 x MACs / ms\n"
+    "reaches (f32 and f16 against the fp32 FMA peak, f16 products being summed in fp32; u8 and s8\n"
+    "against the int8 multiply-add peak of the kernel's instruction: vpdpbusd or vpdpwssd (VNNI),\n"
+    "vpmaddwd (AVX2)); what each algorithm ran as, per layer count; with several explicit\n"
+    "algorithms the fastest ('best') and how often AUTO is within 10% of it; with peers our ms /\n"
+    "their ms. Then the model totals (sum of ms x repeats). --csv FILE gets one row per\n"
+    "measurement: the layer's columns then\n"
     "algo,impl,kernel,dtype,layout,threads,ms,gflops,peak_pct,plan_ms,status,err[,ratio_onednn_*]\n"
-    "(ratio = our ms / oneDNN ms). Exit status: 0; 1 when a result was wrong or a call failed\n"
+    "(err: the largest error against the double-precision reference, relative for f32/f16, in\n"
+    "output units for int8; gflops: 2 x MACs / time, GOP/s for int8; "
+    "ratio = our ms / oneDNN ms). Exit status: 0; 1 when a result was wrong or a call failed\n"
     "(skipped is not a failure); 2 for a bad command line.\n"
     "\n"
     "--info: every dtype (f32, f16, u8, s8), layout, algorithm (AUTO and the five) and ISA this\n"
@@ -209,7 +215,10 @@ static void finish_defaults(bench_options *o) {
     const char *env = getenv("DLCONV_BENCH_MIN_TIME");
     double v;
     o->min_time = o->quick ? 0.02 : 0.2;
-    if (env && !parse_double(env, 0.0, 3600.0, &v)) o->min_time = v;
+    if (env && *env && parse_double(env, 0.0, 3600.0, &v))
+      fprintf(stderr, "dlconv-bench: warning: DLCONV_BENCH_MIN_TIME=\"%s\" is not a number of seconds (0-3600); "
+                      "ignored\n", env);
+    else if (env && *env) o->min_time = v;
   }
 }
 

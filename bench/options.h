@@ -27,7 +27,7 @@ typedef struct bench_options {
   int verify;                           /* 0 with --no-verify */
   double min_time;                      /* seconds of timed calls per measurement */
   double peak_gflops;                   /* > 0: given with --peak, the probe is skipped */
-  const char *csv_path;                 /* NULL: the CSV section goes to stdout after the tables */
+  const char *csv_path;                 /* --csv FILE, else NULL: no CSV */
   const char *filter;                   /* only layers whose name contains it */
   const char *suites[BENCH_MAX_INPUTS];
   int n_suites;

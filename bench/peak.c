@@ -1,9 +1,12 @@
 /* peak.c - fp32 FMA throughput probe (see peak.h). */
 #include "peak.h"
 
+#include <string.h>
+
 #include "timer.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* Each loop hands its result to a volatile: a function without side effects could otherwise be
@@ -93,7 +96,113 @@ void bench_peak_probe(bench_peak *p) {
   }
 }
 
+/* int8 multiply-add: the instructions the library's int8 kernels are built on, each in chains
+   of 12 independent accumulators. MACs per instruction: vpmaddwd ymm (+ vpaddd) 16, vpdpwssd
+   ymm 16, vpdpbusd zmm 64. Integer units run at the same speed whatever the values (which wrap
+   freely); the loops hide their constant operands from the optimiser, which would otherwise
+   hoist (vpmaddwd) or fold them, and vpmaddwd gets operands of its own per accumulator. */
+#define I_DECL(i) __m256i c##i = _mm256_set1_epi32(i);
+#define I_SUM(i) s = _mm256_add_epi32(s, c##i);
+#define ACC6(M) M(0) M(1) M(2) M(3) M(4) M(5)
+#define X_DECL(i) __m256i x##i = _mm256_set1_epi16(i + 1);
+#define MADD_STEP(i) c##i = _mm256_add_epi32(c##i, _mm256_madd_epi16(x##i, b));
+__attribute__((target("avx2"), noinline)) static void madd_loop_avx2(long iters) {
+  const __m256i b = _mm256_set1_epi16(-2);
+  ACC6(I_DECL)
+  ACC6(X_DECL)
+  for (long k = 0; k < iters; k++) {
+    __asm__("" : "+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3), "+x"(x4), "+x"(x5));
+    ACC6(MADD_STEP)
+  }
+  __m256i s = _mm256_setzero_si256();
+  ACC6(I_SUM)
+  probe_sink += (float)_mm256_extract_epi32(s, 0);
+}
+
+#if defined(DLC_HAVE_AVX512VNNI)
+#define DPW_STEP(i) c##i = _mm256_dpwssd_epi32(c##i, a, b);
+__attribute__((target("avx512f,avx512vl,avx512vnni"), noinline)) static void dpwssd_loop_ymm(long iters) {
+  __m256i a = _mm256_set1_epi16(3);
+  const __m256i b = _mm256_set1_epi16(-2);
+  ACC12(I_DECL)
+  for (long k = 0; k < iters; k++) {
+    __asm__("" : "+v"(a));
+    ACC12(DPW_STEP) ACC12(DPW_STEP)
+  }
+  __m256i s = _mm256_setzero_si256();
+  ACC12(I_SUM)
+  probe_sink += (float)_mm256_extract_epi32(s, 0);
+}
+
+#define B_DECL(i) __m512i c##i = _mm512_set1_epi32(i);
+#define B_STEP(i) c##i = _mm512_dpbusd_epi32(c##i, a, b);
+#define B_SUM(i) s = _mm512_add_epi32(s, c##i);
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void dpbusd_loop_zmm(long iters) {
+  __m512i a = _mm512_set1_epi8(3);
+  const __m512i b = _mm512_set1_epi8(-2);
+  ACC12(B_DECL)
+  for (long k = 0; k < iters; k++) {
+    __asm__("" : "+v"(a));
+    ACC12(B_STEP) ACC12(B_STEP)
+  }
+  __m512i s = _mm512_setzero_si512();
+  ACC12(B_SUM)
+  probe_sink += (float)_mm512_reduce_add_epi32(s);
+}
+#endif
+
+#if defined(DLC_HAVE_AVXVNNI)
+/* AVX-VNNI (VEX-encoded vpdpwssd): CPUID leaf 7 subleaf 1, EAX bit 4. */
+static int has_avx_vnni(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1);
+}
+
+#define DPV_STEP(i) c##i = _mm256_dpwssd_avx_epi32(c##i, a, b);
+__attribute__((target("avx2,avxvnni"), noinline)) static void dpwssd_loop_vex(long iters) {
+  __m256i a = _mm256_set1_epi16(3);
+  const __m256i b = _mm256_set1_epi16(-2);
+  ACC12(I_DECL)
+  for (long k = 0; k < iters; k++) {
+    __asm__("" : "+v"(a));
+    ACC12(DPV_STEP) ACC12(DPV_STEP)
+  }
+  __m256i s = _mm256_setzero_si256();
+  ACC12(I_SUM)
+  probe_sink += (float)_mm256_extract_epi32(s, 0);
+}
+#endif
+
+
+static void add_int8(bench_peak *p, const char *name, double gops) {
+  if (p->n_int8 < BENCH_MAX_INT8_PEAKS) {
+    p->int8[p->n_int8].instr = name;
+    p->int8[p->n_int8].gops = gops;
+    p->n_int8++;
+  }
+}
+
+void bench_peak_probe_int8(bench_peak *p) {
+  __builtin_cpu_init();
+  p->n_int8 = 0;
+  if (!__builtin_cpu_supports("avx2")) return;
+  add_int8(p, "vpmaddwd", measure(madd_loop_avx2, 6.0 * 16 * 2));
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw")) {
+    add_int8(p, "vpdpwssd", measure(dpwssd_loop_ymm, 2 * 12.0 * 16 * 2));
+    add_int8(p, "vpdpbusd", measure(dpbusd_loop_zmm, 2 * 12.0 * 64 * 2));
+    return;
+  }
+#endif
+#if defined(DLC_HAVE_AVXVNNI)
+  if (has_avx_vnni()) add_int8(p, "vpdpwssd", measure(dpwssd_loop_vex, 2 * 12.0 * 16 * 2));
+#endif
+}
+
 #else
+
+void bench_peak_probe_int8(bench_peak *p) { p->n_int8 = 0; }
 
 void bench_peak_probe(bench_peak *p) {
   p->gflops = 0;
@@ -101,3 +210,24 @@ void bench_peak_probe(bench_peak *p) {
 }
 
 #endif
+
+/* The instruction an int8 kernel multiplies with, from its name (dlconv_plan_info.kernel):
+   quads ("c4") on AVX-512 VNNI/VBMI are vpdpbusd, other VNNI kernels vpdpwssd, AVX2 and
+   AVX-512 kernels without VNNI vpmaddwd. NULL for others (generic C). */
+static const char *int8_instr(const char *kernel) {
+  if (strstr(kernel, "avx512vnni") || strstr(kernel, "avx512vbmi"))
+    return strstr(kernel, "c4") ? "vpdpbusd" : "vpdpwssd";
+  if (strstr(kernel, "avxvnni")) return "vpdpwssd";
+  if (strstr(kernel, "avx2") || strstr(kernel, "avx512")) return "vpmaddwd";
+  return NULL;
+}
+
+double bench_peak_int8_for(const bench_peak *p, const char *kernel) {
+  const char *want = int8_instr(kernel);
+  double best = 0;
+  for (int i = 0; i < p->n_int8; i++) {
+    if (want && !strcmp(p->int8[i].instr, want)) return p->int8[i].gops;
+    if (p->int8[i].gops > best) best = p->int8[i].gops;
+  }
+  return best;   /* generic kernels (or an instruction not probed): this machine's best */
+}

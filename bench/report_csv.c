@@ -54,7 +54,7 @@ void bench_csv_rows(FILE *f, const bench_run *r, const bench_suite *s, int layer
     put_field(f, m->kernel);
     fprintf(f, "%s,%s,%d,", bench_dtype_name(r->o->dtype), bench_layout_name(r->o->layout), threads);
     if (bench_has_time(m))
-      fprintf(f, "%.6f,%.3f,%.2f,", m->ms, 2.0 * (double)l->macs / (m->ms * 1e6), bench_peak_pct(r, l, threads, m->ms));
+      fprintf(f, "%.6f,%.3f,%.2f,", m->ms, 2.0 * (double)l->macs / (m->ms * 1e6), bench_peak_pct_of(r, l, threads, m));
     else
       fputs(",,,", f);
     fprintf(f, "%.3f,%s,", m->plan_ms, bench_status_word(m->status));

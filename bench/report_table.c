@@ -44,7 +44,7 @@ static void cell_text(const bench_run *r, const bench_layer *l, int threads, con
     return;
   }
   if (m->status == BENCH_WRONG) snprintf(buf, n, "%9.4f WRONG", m->ms);
-  else if (r->peak.gflops > 0) snprintf(buf, n, "%9.4f %4.0f%%", m->ms, bench_peak_pct(r, l, threads, m->ms));
+  else if (bench_peak_of(r, m) > 0) snprintf(buf, n, "%9.4f %4.0f%%", m->ms, bench_peak_pct_of(r, l, threads, m));
   else snprintf(buf, n, "%9.4f", m->ms);
 }
 
@@ -117,7 +117,9 @@ static void total_text(const bench_run *r, int threads, bench_total t, char *buf
     snprintf(buf, n, "-");
     return;
   }
-  double pct = r->peak.gflops > 0 ? 100.0 * t.flops / (t.ms * 1e6) / (threads * r->peak.gflops) : 0;
+  (void)r;
+  (void)threads;
+  double pct = t.ms > 0 ? 100.0 * t.peak_ms / t.ms : 0;
   snprintf(buf, n, "%9.3f%c%4.0f%%", t.ms, t.missing ? '*' : ' ', pct);
 }
 
@@ -183,20 +185,34 @@ static void print_auto_share(FILE *f, const bench_run *r, const bench_suite *s, 
           model, within, of, 100.0 * within / of);
 }
 
-/* What each slot ran as, and why it did not run where it did not. */
+/* What each slot ran as (every implementation and on how many layers, most first), and why it
+   did not run where it did not. */
+#define MAX_IMPLS 16
 static void print_slot_notes(FILE *f, const bench_run *r, const bench_suite *s, int ti) {
   for (int k = 0; k < r->n_slots; k++) {
     int counts[BENCH_ERROR + 1] = {0};
-    const char *impl = "", *note = NULL;
-    int mixed = 0;
+    const char *impls[MAX_IMPLS], *note = NULL;
+    int uses[MAX_IMPLS], n_impls = 0, others = 0;
     for (int i = 0; i < s->n_layers; i++) {
       const bench_measure *m = bench_at(r, s, i, ti, k);
       counts[m->status]++;
-      if (m->impl[0] && !impl[0]) impl = m->impl;
-      else if (m->impl[0] && strcmp(impl, m->impl)) mixed = 1;
       if (!note && m->note[0]) note = m->note;
+      if (!m->impl[0]) continue;
+      int j = 0;
+      while (j < n_impls && strcmp(impls[j], m->impl)) j++;
+      if (j == n_impls && n_impls == MAX_IMPLS) { others++; continue; }
+      if (j == n_impls) { impls[n_impls] = m->impl; uses[n_impls++] = 0; }
+      uses[j]++;
     }
-    fprintf(f, "    %-15s ran as %s%s", r->slots[k].name, impl[0] ? impl : "-", mixed ? " (and others: see CSV)" : "");
+    for (int a = 1; a < n_impls; a++)   /* most used first; ties in order of appearance */
+      for (int b = a; b > 0 && uses[b] > uses[b - 1]; b--) {
+        int u = uses[b]; uses[b] = uses[b - 1]; uses[b - 1] = u;
+        const char *t = impls[b]; impls[b] = impls[b - 1]; impls[b - 1] = t;
+      }
+    fprintf(f, "    %-15s ran:", r->slots[k].name);
+    if (!n_impls) fprintf(f, " -");
+    for (int j = 0; j < n_impls; j++) fprintf(f, "%s %s %d", j ? "," : "", impls[j], uses[j]);
+    if (others) fprintf(f, ", others %d", others);
     if (counts[BENCH_WRONG]) fprintf(f, "; VERIFY FAIL on %d layers", counts[BENCH_WRONG]);
     if (counts[BENCH_SKIPPED]) fprintf(f, "; skipped %d", counts[BENCH_SKIPPED]);
     if (counts[BENCH_ERROR]) fprintf(f, "; errors %d", counts[BENCH_ERROR]);
@@ -207,9 +223,12 @@ static void print_slot_notes(FILE *f, const bench_run *r, const bench_suite *s, 
 
 void bench_table_suite(FILE *f, const bench_run *r, const bench_suite *s, int ti) {
   int threads = r->o->threads[ti];
-  fprintf(f, "\n== %s: %d thread%s, %s %s, isa %s; ms per call (median), %% of %d x %.1f GFLOP/s ==\n", s->title,
-          threads, threads > 1 ? "s" : "", bench_dtype_name(r->o->dtype), bench_layout_name(r->o->layout),
-          bench_isa_name(r->o->isa), threads, r->peak.gflops);
+  int int8 = (r->o->dtype == DLCONV_U8 || r->o->dtype == DLCONV_S8) && r->peak.n_int8 > 0;
+  fprintf(f, "\n== %s: %d thread%s, %s %s, isa %s; ms per call (median), %%pk: %% of %d x ", s->title, threads,
+          threads > 1 ? "s" : "", bench_dtype_name(r->o->dtype), bench_layout_name(r->o->layout),
+          bench_isa_name(r->o->isa), threads);
+  if (int8) fprintf(f, "the int8 peak of each kernel's instruction ==\n");
+  else fprintf(f, "%.1f GFLOP/s ==\n", r->peak.gflops);
   print_header(f, r);
   for (int i = 0; i < s->n_layers; i++) print_layer_row(f, r, s, i, ti);
   const char *models[64];

@@ -45,10 +45,23 @@ double bench_peak_pct(const bench_run *r, const bench_layer *l, int threads, dou
   return 100.0 * (2.0 * (double)l->macs / (ms * 1e6)) / (threads * r->peak.gflops);
 }
 
+double bench_peak_of(const bench_run *r, const bench_measure *m) {
+  int int8 = r->o->dtype == DLCONV_U8 || r->o->dtype == DLCONV_S8;
+  if (int8 && r->peak.n_int8 > 0) return bench_peak_int8_for(&r->peak, m->kernel);
+  return r->peak.gflops;
+}
+
+double bench_peak_pct_of(const bench_run *r, const bench_layer *l, int threads, const bench_measure *m) {
+  double peak = bench_peak_of(r, m);
+  if (peak <= 0 || m->ms <= 0) return 0;
+  return 100.0 * (2.0 * (double)l->macs / (m->ms * 1e6)) / (threads * peak);
+}
+
 static int in_model(const bench_layer *l, const char *model) { return !model || !strcmp(l->model, model); }
 
 bench_total bench_total_of(const bench_run *r, const bench_suite *s, const char *model, int ti, int slot) {
-  bench_total t = {0, 0, 0, 0};
+  bench_total t = {0, 0, 0, 0, 0};
+  const int threads = r->o->threads[ti];
   for (int i = 0; i < s->n_layers; i++) {
     const bench_layer *l = &s->layers[i];
     if (!in_model(l, model)) continue;
@@ -60,6 +73,8 @@ bench_total bench_total_of(const bench_run *r, const bench_suite *s, const char 
     }
     t.ms += m->ms * l->repeats;
     t.flops += 2.0 * (double)l->macs * l->repeats;
+    double peak = bench_peak_of(r, m);
+    if (peak > 0) t.peak_ms += 2.0 * (double)l->macs * l->repeats / (threads * peak * 1e6);
     t.counted++;
   }
   return t;

@@ -50,12 +50,19 @@ static inline bench_measure *bench_at(const bench_run *r, const bench_suite *s, 
 int bench_best_slot(const bench_run *r, const bench_suite *s, int layer, int ti);
 /* gflops / (threads x per-core peak) in percent; 0 when the peak is unknown. */
 double bench_peak_pct(const bench_run *r, const bench_layer *l, int threads, double ms);
+/* The per-core peak (GFLOP/s or int8 GOP/s) a measurement is held to: the fp32 FMA peak for f32
+   and f16 (f16 products are summed in fp32), for u8/s8 the int8 multiply-add peak of its
+   kernel's instruction (peak.h) when probed; 0 when unknown. */
+double bench_peak_of(const bench_run *r, const bench_measure *m);
+/* The measurement's speed in percent of threads x bench_peak_of; 0 when the peak is unknown. */
+double bench_peak_pct_of(const bench_run *r, const bench_layer *l, int threads, const bench_measure *m);
 
 /* Model time of one slot (or of the best explicit algorithm: slot -1) over the layers of
    `model` (NULL: all), sum of ms x repeats; missing counts layers without a valid time. */
 typedef struct bench_total {
   double ms, flops;                /* flops: 2 x MACs x repeats of the layers counted */
   int counted, missing;
+  double peak_ms;                  /* the time of the layers counted at each one's peak (bench_peak_of) */
 } bench_total;
 bench_total bench_total_of(const bench_run *r, const bench_suite *s, const char *model, int ti, int slot);
 

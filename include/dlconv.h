@@ -1,8 +1,31 @@
 /* dlconv.h - libdlconv: convolution and dense kernels behind one BLAS-like C API.
  *
- * The only public header. Contract: docs/api.md (installed to share/doc/libdlconv; names and
- * signatures here never change, new things are added). Plan once (validate, choose algorithm and ISA, pack weights),
- * execute many times from any number of threads, destroy. */
+ * The only public header. Contract: api.md, installed beside this library's other documents
+ * (share/doc/libdlconv/api.md under the install prefix); names and signatures here never change,
+ * new things are added. Plan once (validate, choose algorithm and ISA, pack weights), execute
+ * many times from any number of threads, destroy.
+ *
+ * Pointers and memory:
+ *   - Planning copies (and packs) w, bias, the quantisation q including q->w_scales, a CSR's
+ *     arrays, the descriptor and the options; the caller may free or reuse them at once. What a
+ *     plan keeps of the caller's is only the thread pool of options (parallel_for and pool), used
+ *     at every execute: it must outlive the plan. A plan owns its memory until dlconv_plan_destroy.
+ *   - On failure a planning call sets *plan to NULL (when plan itself is not NULL) and allocates
+ *     nothing that outlives the call; dlconv_last_error() says why.
+ *   - x, y, w and bias need only the alignment of their element type (4 bytes for F32, 2 for F16,
+ *     1 for U8/S8 x and y and S8 w, 4 for an S32 bias); kernels load and store unaligned. x and y
+ *     must not overlap. A caller's workspace must be 64-byte aligned and overlap neither.
+ *   - Strings the library returns (dlconv_version, the *_string functions) are static; the
+ *     text of dlconv_last_error() is the calling thread's own and may change at its next call
+ *     into the library (read it right after the failure).
+ *
+ * Environment (read once, at the first call that needs them; words are case-insensitive, a
+ * value not understood is ignored with one warning on stderr): DLCONV_ISA caps the ISA AUTO may
+ * pick, DLCONV_NUM_THREADS sets the default thread count, DLCONV_VERBOSE=1 prints one line per
+ * plan (and per failed plan) on stderr, 2 also one per execute, DLCONV_VERIFY checks every
+ * execute. With DLCONV_NUM_THREADS unset, the default thread count is OMP_NUM_THREADS when set,
+ * else the CPUs this process may run on (its affinity mask at start-up, as OpenMP counts it,
+ * capped by a cgroup CPU quota). */
 #ifndef DLCONV_H
 #define DLCONV_H
 
@@ -110,7 +133,7 @@ typedef struct dlconv_plan_info {
   char kernel[64];                  /* micro-kernel and tile, e.g. "f32_gemm_6x16__avx512" */
 } dlconv_plan_info;
 
-/* Pruned weights in the thesis's CSR format: rows = c_out, cols = (c_in/groups)*k_h*k_w. */
+/* Pruned weights in compressed sparse rows: rows = c_out, cols = (c_in/groups)*k_h*k_w. */
 typedef struct dlconv_csr {
   int32_t rows, cols, nnz;
   const void *values;               /* nnz values of the conv dtype (F32, F16, or S8) */
@@ -122,6 +145,13 @@ DLCONV_API const char *dlconv_version(void);                      /* "MAJOR.MINO
 DLCONV_API const char *dlconv_status_string(dlconv_status s);
 DLCONV_API const char *dlconv_last_error(void);                   /* thread-local detail of the last failure in this thread */
 DLCONV_API int dlconv_isa_available(dlconv_isa isa);              /* 1 if this machine (and build) can run it */
+/* The words the library's messages use: "auto", "direct", "im2col_gemm", "spatial_pack", "gspc",
+   "sparse_csr"; "auto", "generic", "avx2", "avx512", "neon", "cuda"; "f32", "f16", "u8", "s8",
+   "s32"; "nchw", "nhwc". A value outside its enum gives "unknown". Static strings. */
+DLCONV_API const char *dlconv_algo_string(dlconv_algo algo);
+DLCONV_API const char *dlconv_isa_string(dlconv_isa isa);
+DLCONV_API const char *dlconv_dtype_string(dlconv_dtype dtype);
+DLCONV_API const char *dlconv_layout_string(dlconv_layout layout);
 
 /* Plan: validate, choose algorithm and ISA, pack weights (w and bias are copied; the caller may free them). */
 DLCONV_API dlconv_status dlconv_plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d,
@@ -137,10 +167,13 @@ DLCONV_API dlconv_status dlconv_plan_dense(dlconv_plan **plan, int32_t batch, in
 
 DLCONV_API size_t dlconv_plan_workspace_size(const dlconv_plan *plan);
 /* workspace: NULL (the library allocates) or at least dlconv_plan_workspace_size bytes, 64-byte aligned.
-   Safe to call concurrently on the same plan with different x, y and workspace. */
+   Safe to call concurrently on the same plan with different x, y and workspace.
+   With workspace NULL and a nonzero workspace size, each call allocates that many bytes and frees
+   them before returning (one malloc and free per call, DLCONV_ERR_OUT_OF_MEMORY if it fails); a
+   caller that executes often passes its own. A size of 0 needs no workspace at all. */
 DLCONV_API dlconv_status dlconv_execute(const dlconv_plan *plan, const void *x, void *y, void *workspace);
 DLCONV_API dlconv_status dlconv_plan_query(const dlconv_plan *plan, dlconv_plan_info *info);
-DLCONV_API void dlconv_plan_destroy(dlconv_plan *plan);           /* NULL is a no-op */
+DLCONV_API void dlconv_plan_destroy(dlconv_plan *plan);           /* NULL is a no-op; once, after every execute on it has returned */
 
 /* One-shot, BLAS-like: plan, execute, destroy. */
 DLCONV_API dlconv_status dlconv_conv2d(const dlconv_conv2d_desc *d, const void *x, const void *w, const void *bias,

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing libdlconv needs on Debian, when it is missing.
 #   scripts/deps.sh        build + plain tests (meson, ninja, cmocka)
-#   scripts/deps.sh test   also what the reliability stages of scripts/test.sh need: clang with
-#                          its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), valgrind
-#                          (gcc's own ASan/UBSan/TSan runtimes come with gcc)
+#   scripts/deps.sh test   also what the other stages of scripts/test.sh need: cmake (install
+#                          stage), clang with its sanitizer and libFuzzer runtimes
+#                          (libclang-rt-14-dev), valgrind (gcc's own ASan/UBSan/TSan runtimes
+#                          come with gcc)
 # Optional peers (oneDNN for the benchmark's side-by-side columns) with DLCONV_PEERS=1.
 set -eu
 pkgs=""
@@ -13,6 +14,7 @@ command -v ninja >/dev/null 2>&1 || pkgs="$pkgs ninja-build"
 command -v pkg-config >/dev/null 2>&1 || pkgs="$pkgs pkg-config"
 [ -e /usr/include/cmocka.h ] || pkgs="$pkgs libcmocka-dev"
 if [ "${1:-}" = test ]; then
+  command -v cmake >/dev/null 2>&1 || pkgs="$pkgs cmake"
   command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
   # the libFuzzer runtime of whichever clang is (or will be) installed
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-"$(uname -m)".a >/dev/null 2>&1 ||

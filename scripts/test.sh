@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds libdlconv and runs every test (the README's test command; CI runs exactly this):
 #   plain     release build, the whole meson suite                   (scripts/test_plain.sh)
+#   install   plain's build installed to a staging directory; the installed example built
+#             against it with pkg-config and with CMake, and run      (scripts/test_install.sh)
 #   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
 #             DLCONV_SKIP_AARCH64=1 skips it)
 #   asan      ASan+UBSan build, the whole suite                      (scripts/test_sanitizers.sh asan)
@@ -15,7 +17,7 @@
 # multiplies every budget (a slower machine, a debug session).
 set -eu
 cd "$(dirname "$0")/.."
-stages=${DLCONV_TEST_STAGES:-plain aarch64 asan tsan fuzz valgrind}
+stages=${DLCONV_TEST_STAGES:-plain install aarch64 asan tsan fuzz valgrind}
 has() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
 if [ "$stages" = plain ]; then bash scripts/deps.sh; else bash scripts/deps.sh test; fi
 build=${BUILD_DIR:-build}
@@ -44,6 +46,7 @@ stage() {
 }
 
 if has plain; then stage plain 900 bash scripts/test_plain.sh; fi
+if has install; then stage install 300 bash scripts/test_install.sh; fi
 if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 600 bash scripts/test_aarch64.sh; fi
 if has asan; then stage asan 1200 bash scripts/test_sanitizers.sh asan; fi
 if has tsan; then stage tsan 600 bash scripts/test_sanitizers.sh tsan; fi

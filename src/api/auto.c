@@ -3,9 +3,13 @@
    (DLCONV_PLAN_MEASURE, measure.c) times these candidates; tier 3 (wisdom) replays such timings. */
 #include "auto.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
+
 #include "../core/env.h"
 #include "../gemm_im2col/gemm.h"
 #include "../ukernel/config.h"
+#include "names.h"
 
 int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]) {
   static const dlconv_isa order[] = {DLCONV_ISA_AVX512, DLCONV_ISA_AVX2, DLCONV_ISA_NEON, DLCONV_ISA_GENERIC};
@@ -17,6 +21,12 @@ int dlc_auto_isas(dlconv_isa out[DLC_MAX_CANDIDATES]) {
     if (dlc_kernels_for(order[i])) out[n++] = order[i];
   }
   if (n == 0) out[n++] = DLCONV_ISA_GENERIC; /* a cap naming an ISA this machine lacks */
+  if (cap != DLCONV_ISA_AUTO && !dlc_kernels_for(cap) && dlc_env()->verbose >= 1) {
+    static atomic_int said;
+    if (!atomic_exchange(&said, 1))
+      fprintf(stderr, "dlconv: DLCONV_ISA=%s: not available on this machine or build; AUTO picks from %s down\n",
+              dlc_isa_name(cap), dlc_isa_name(out[0]));
+  }
   return n;
 }
 

@@ -32,13 +32,21 @@ static void print_plan(const dlconv_plan *p, double ms) {
   const dlc_conv_shape *s = &p->s;
   fprintf(stderr,
           "dlconv: plan n=%lld c_in=%lld %lldx%lld c_out=%lld k=%lldx%lld s=%lldx%lld d=%lldx%lld "
-          "pad=%lld,%lld,%lld,%lld g=%lld %s algo=%s isa=%s kernel=%s threads=%d packed=%zuB ws=%zuB "
+          "pad=%lld,%lld,%lld,%lld g=%lld dtype=%s layout=%s algo=%s isa=%s kernel=%s threads=%d packed=%zuB ws=%zuB "
           "density=%.3f plan_ms=%.3f\n",
           (long long)s->n, (long long)s->c_in, (long long)s->h_in, (long long)s->w_in, (long long)s->c_out,
           (long long)s->k_h, (long long)s->k_w, (long long)s->stride_h, (long long)s->stride_w, (long long)s->dil_h,
           (long long)s->dil_w, (long long)s->pad_t, (long long)s->pad_b, (long long)s->pad_l, (long long)s->pad_r,
-          (long long)s->groups, s->layout == DLCONV_NHWC ? "nhwc" : "nchw", dlc_algo_name(p->algo), dlc_isa_name(p->isa),
+          (long long)s->groups, dlc_dtype_name(p->dtype), dlc_layout_name(s->layout), dlc_algo_name(p->algo), dlc_isa_name(p->isa),
           p->kernel, p->nthreads, p->packed_weight_bytes, p->workspace_bytes, p->weight_density, ms);
+}
+
+/* A planning entry point's result: under DLCONV_VERBOSE, a failure says so on stderr (what
+   dlconv_status_string and dlconv_last_error would tell the caller). */
+static dlconv_status plan_result(const char *entry, dlconv_status st) {
+  if (st != DLCONV_OK && dlc_env()->verbose >= 1)
+    fprintf(stderr, "dlconv: %s failed: %s: %s\n", entry, dlconv_status_string(st), dlconv_last_error());
+  return st;
 }
 
 static int misaligned(const void *ptr, size_t align) { return ptr && ((uintptr_t)ptr % align) != 0; }
@@ -138,7 +146,7 @@ static dlconv_status plan_validated(dlconv_plan **out, const dlc_conv_shape *s, 
   return DLCONV_OK;
 }
 
-dlconv_status dlconv_plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d, const void *w, const void *bias,
+static dlconv_status plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d, const void *w, const void *bias,
                                  const dlconv_quant *q, const dlconv_options *opt) {
   if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
   *plan = NULL;
@@ -149,7 +157,12 @@ dlconv_status dlconv_plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d
   return plan_validated(plan, &s, d->dtype, w, NULL, bias, q, opt);
 }
 
-dlconv_status dlconv_plan_conv2d_csr(dlconv_plan **plan, const dlconv_conv2d_desc *d, const dlconv_csr *w,
+dlconv_status dlconv_plan_conv2d(dlconv_plan **plan, const dlconv_conv2d_desc *d, const void *w, const void *bias,
+                                 const dlconv_quant *q, const dlconv_options *opt) {
+  return plan_result("plan_conv2d", plan_conv2d(plan, d, w, bias, q, opt));
+}
+
+static dlconv_status plan_conv2d_csr(dlconv_plan **plan, const dlconv_conv2d_desc *d, const dlconv_csr *w,
                                      const void *bias, const dlconv_quant *q, const dlconv_options *opt) {
   if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
   *plan = NULL;
@@ -158,6 +171,11 @@ dlconv_status dlconv_plan_conv2d_csr(dlconv_plan **plan, const dlconv_conv2d_des
   if (st) return st;
   if (!w) return dlc_fail(DLCONV_ERR_INVALID_ARG, "csr weights are NULL");
   return plan_validated(plan, &s, d->dtype, NULL, w, bias, q, opt);
+}
+
+dlconv_status dlconv_plan_conv2d_csr(dlconv_plan **plan, const dlconv_conv2d_desc *d, const dlconv_csr *w,
+                                     const void *bias, const dlconv_quant *q, const dlconv_options *opt) {
+  return plan_result("plan_conv2d_csr", plan_conv2d_csr(plan, d, w, bias, q, opt));
 }
 
 /* A dense layer is a 1x1 NHWC convolution over n = batch images of 1x1 pixels: every
@@ -175,7 +193,7 @@ static dlconv_status dense_desc(dlconv_conv2d_desc *d, int32_t batch, int32_t in
   return DLCONV_OK;
 }
 
-dlconv_status dlconv_plan_dense(dlconv_plan **plan, int32_t batch, int32_t in_features, int32_t out_features,
+static dlconv_status plan_dense(dlconv_plan **plan, int32_t batch, int32_t in_features, int32_t out_features,
                                 dlconv_dtype dtype, const void *w, const void *bias, float out_min, float out_max,
                                 const dlconv_quant *q, const dlconv_options *opt) {
   if (!plan) return dlc_fail(DLCONV_ERR_INVALID_ARG, "plan (output pointer) is NULL");
@@ -183,7 +201,14 @@ dlconv_status dlconv_plan_dense(dlconv_plan **plan, int32_t batch, int32_t in_fe
   dlconv_conv2d_desc d;
   dlconv_status st = dense_desc(&d, batch, in_features, out_features, dtype, out_min, out_max);
   if (st) return st;
-  return dlconv_plan_conv2d(plan, &d, w, bias, q, opt);
+  return plan_conv2d(plan, &d, w, bias, q, opt);
+}
+
+dlconv_status dlconv_plan_dense(dlconv_plan **plan, int32_t batch, int32_t in_features, int32_t out_features,
+                                dlconv_dtype dtype, const void *w, const void *bias, float out_min, float out_max,
+                                const dlconv_quant *q, const dlconv_options *opt) {
+  return plan_result("plan_dense", plan_dense(plan, batch, in_features, out_features, dtype, w, bias, out_min, out_max,
+                                              q, opt));
 }
 
 dlconv_status dlconv_conv2d(const dlconv_conv2d_desc *d, const void *x, const void *w, const void *bias, void *y,

@@ -40,7 +40,9 @@ static inline void dlc_split_range(size_t n, size_t parts, size_t i, size_t *beg
   *end = *begin + q + (i < r ? 1 : 0);
 }
 
-/* Default thread count: DLCONV_NUM_THREADS, else the number of online CPUs. */
+/* Default thread count (num_threads 0): DLCONV_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs
+   this process may run on (OpenMP's default team size, which is the affinity mask the program
+   started with; without OpenMP sched_getaffinity), capped by a cgroup CPU quota. */
 int dlc_default_threads(void);
 
 #endif
