@@ -20,8 +20,8 @@
  *     into the library (read it right after the failure).
  *
  * Environment (read once, at the first call that needs them; words are case-insensitive, a
- * value not understood is ignored with one warning on stderr): DLCONV_ISA caps the ISA AUTO may
- * pick, DLCONV_NUM_THREADS sets the default thread count, DLCONV_VERBOSE=1 prints one line per
+ * value not understood is ignored, and named in one warning on stderr under DLCONV_VERBOSE):
+ * DLCONV_ISA caps the ISA AUTO may pick, DLCONV_NUM_THREADS sets the default thread count, DLCONV_VERBOSE=1 prints one line per
  * plan (and per failed plan) on stderr, 2 also one per execute, DLCONV_VERIFY checks every
  * execute. With DLCONV_NUM_THREADS unset, the default thread count is OMP_NUM_THREADS when set,
  * else the CPUs this process may run on (its affinity mask at start-up, as OpenMP counts it,

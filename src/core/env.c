@@ -1,6 +1,8 @@
 /* The DLCONV_* environment variables, read once. Their values are words in any case, blanks
    around them ignored; a value that is not understood is ignored (the setting keeps its default)
-   and named in one warning on stderr, printed once per process whatever DLCONV_VERBOSE says. */
+   and named in one warning on stderr, printed once per process when DLCONV_VERBOSE is set (to any
+   value but an explicit off: the contract's "Quiet" rule, the library prints nothing otherwise; a
+   malformed DLCONV_VERBOSE is set, so it is named). */
 #include "env.h"
 
 #include <pthread.h>
@@ -12,8 +14,15 @@
 static dlc_env_settings settings;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* The warnings, held until DLCONV_VERBOSE is read: one per variable at most. */
+static char warnings[6][224];
+static int n_warnings;
+static int verbose_malformed;
+
 static void warn_bad(const char *name, const char *value, const char *expected) {
-  fprintf(stderr, "dlconv: warning: %s=\"%s\" is not understood (expected %s); ignored\n", name, value, expected);
+  if (n_warnings < (int)(sizeof warnings / sizeof warnings[0]))
+    snprintf(warnings[n_warnings++], sizeof warnings[0],
+             "dlconv: warning: %s=\"%s\" is not understood (expected %s); ignored\n", name, value, expected);
 }
 
 /* The value without surrounding blanks, in buf; NULL when unset or blank. */
@@ -49,6 +58,7 @@ static int env_level(const char *name, long hi) {
   char expected[96];
   snprintf(expected, sizeof expected, "a number from 0 to %ld, on/off, yes/no or true/false", hi);
   warn_bad(name, v, expected);
+  if (!strcmp(name, "DLCONV_VERBOSE")) verbose_malformed = 1;
   return 0;
 }
 
@@ -92,6 +102,8 @@ static void read_env(void) {
     if (end != omp && (*end == 0 || *end == ',') && n > 0)
       settings.omp_threads = (int)(n < DLC_MAX_DEFAULT_THREADS ? n : DLC_MAX_DEFAULT_THREADS);
   }
+  if (settings.verbose > 0 || verbose_malformed)
+    for (int i = 0; i < n_warnings; i++) fputs(warnings[i], stderr);
 }
 
 const dlc_env_settings *dlc_env(void) {
