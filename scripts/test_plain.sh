@@ -7,3 +7,4 @@ build=${BUILD_DIR:-build}
 [ -f "$build/build.ninja" ] || meson setup "$build" -Dbuildtype=release
 meson compile -C "$build"
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)"
+bash scripts/test_python.sh
