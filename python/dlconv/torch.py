@@ -153,14 +153,16 @@ class Conv2d(_Base):
 
     def forward(self, x):
         nhwc = self.layout == "nhwc"
-        x, cast = self._enter(x, nhwc)
+        mf = torch.channels_last if nhwc else torch.contiguous_format
+        cast = False
+        if x.dtype is not self._tdtype or not x.is_contiguous(memory_format=mf) or not x.is_cpu:
+            x, cast = self._enter(x, nhwc)
         shape = tuple(x.shape)
         p = self._plans.get(shape) or self._plan(shape)
-        if nhwc:
-            y = torch.empty(p.out_shape, dtype=x.dtype, memory_format=torch.channels_last)
-        else:
-            y = torch.empty(p.out_shape, dtype=x.dtype)
-        self._run(p, x, y)
+        y = torch.empty(p.out_shape, dtype=x.dtype, memory_format=mf)
+        st = _execute(p.handle, x.data_ptr(), y.data_ptr(), self._ws.get(p.ws))
+        if st:
+            _check(st, "dlconv_execute")
         return y.float() if cast else y
 
 
