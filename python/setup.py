@@ -30,7 +30,8 @@ def build_library(dest):
         subprocess.run(["meson", "setup", tmp, ROOT, "-Dbuildtype=release", "-Dtests=false", "-Dbench=false"],
                        check=True)
         subprocess.run(["meson", "compile", "-C", tmp, "dlconv:shared_library"], check=True)
-        libs = [p for p in glob.glob(os.path.join(tmp, "libdlconv.so*")) if not os.path.islink(p)]
+        libs = [p for p in glob.glob(os.path.join(tmp, "libdlconv.so*"))
+                if os.path.isfile(p) and not os.path.islink(p)]
         if not libs:
             return False
         os.makedirs(dest, exist_ok=True)
