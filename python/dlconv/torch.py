@@ -71,6 +71,29 @@ class _Base(nn.Module):
         self._opt = _options(threads, algo, "auto", measure)
         self._ws = workspace if workspace is not None else _Workspace()
         self._plans = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self):  # copies and pickles plan again: a plan belongs to one module
+        st = self.__dict__.copy()
+        st["_plans"], st["_ws"], st["_lock"], st["_opt"] = {}, None, None, None
+        st["_opt_args"] = (self._opt.num_threads, self._opt.algo, self._opt.flags)
+        return st
+
+    def __setstate__(self, st):
+        nt, algo, flags = st.pop("_opt_args")
+        self.__dict__.update(st)
+        self._opt = _options(nt, "auto", "auto", bool(flags & L.PLAN_MEASURE))
+        self._opt.algo = algo
+        self._ws = _Workspace()
+        self._lock = threading.Lock()
+
+    def _planned(self, key):
+        """The plan for this input shape, made once (under a lock: callers may share the module)."""
+        with self._lock:
+            p = self._plans.get(key)
+            if p is None:
+                p = self._plan(key)
+            return p
 
     def kernels(self):
         """The kernel (and algorithm) planned for each input shape seen so far."""
@@ -158,7 +181,7 @@ class Conv2d(_Base):
         if x.dtype is not self._tdtype or not x.is_contiguous(memory_format=mf) or not x.is_cpu:
             x, cast = self._enter(x, nhwc)
         shape = tuple(x.shape)
-        p = self._plans.get(shape) or self._plan(shape)
+        p = self._plans.get(shape) or self._planned(shape)
         y = torch.empty(p.out_shape, dtype=x.dtype, memory_format=mf)
         st = _execute(p.handle, x.data_ptr(), y.data_ptr(), self._ws.get(p.ws))
         if st:
@@ -206,7 +229,7 @@ class Linear(_Base):
         if batch == 0:
             y = torch.empty(lead + (self.out_features,), dtype=x.dtype)
             return y.float() if cast else y
-        p = self._plans.get(batch) or self._plan(batch)
+        p = self._plans.get(batch) or self._planned(batch)
         y = torch.empty(lead + (self.out_features,), dtype=x.dtype)
         self._run(p, x, y)
         return y.float() if cast else y

@@ -107,6 +107,39 @@ class Convert(unittest.TestCase):
         with self.assertRaises(TypeError):
             conv(torch.zeros(1, 4, 5, 5, dtype=torch.int32))
 
+    def test_copy_pickle_and_threads(self):
+        import copy
+        import io
+        import threading
+        m = self.block_model()
+        x = torch.randn(1, 3, 16, 16, generator=self.gen)
+        with torch.no_grad():
+            r = m(x)
+            c = dt.convert(m, layout="nhwc", threads=1)
+            c(x)
+            c2 = copy.deepcopy(c)          # plans are not shared: made again by the copy
+            del c
+            self.assertLess(rel(c2(x), r), 1e-5)
+            buf = io.BytesIO()
+            torch.save(c2, buf)
+            buf.seek(0)
+            try:
+                c3 = torch.load(buf, weights_only=False)   # a whole module (newer torch loads weights only by default)
+            except TypeError:
+                buf.seek(0)
+                c3 = torch.load(buf)
+            self.assertLess(rel(c3(x), r), 1e-5)
+            errs = []
+
+            def work():
+                for _ in range(5):
+                    errs.append(rel(c3(x), r))
+            ts = [threading.Thread(target=work) for _ in range(4)]
+            [t.start() for t in ts]
+            [t.join() for t in ts]
+            self.assertEqual(len(errs), 20)
+            self.assertLess(max(errs), 1e-5)
+
     def test_torchvision_mobilenet_v2(self):
         try:
             import torchvision
