@@ -7,7 +7,6 @@ known answer from the library itself.
 import ctypes
 import ctypes.util
 import os
-import sys
 
 # enums (values from include/dlconv.h; C enums are int-sized)
 c_enum = ctypes.c_int

@@ -155,7 +155,7 @@ def _options(threads=0, algo="auto", isa="auto", measure=False, parallel_for=Non
         raise ValueError("isa: one of %s, got %r" % (sorted(L.ISAS), isa)) from None
     if threads is None:
         threads = 0
-    o.num_threads = int(threads)
+    o.num_threads = _i32(threads, "threads")
     o.flags = L.PLAN_MEASURE if measure else 0
     if parallel_for is not None:
         # a C function pointer (int) of type dlconv_parallel_for_fn, and its pool (int or None)
@@ -164,10 +164,21 @@ def _options(threads=0, algo="auto", isa="auto", measure=False, parallel_for=Non
     return o
 
 
+def _i32(v, name):
+    """An int that fits the C API's int32_t (ctypes would wrap a larger one silently)."""
+    try:
+        i = int(v)
+    except (TypeError, ValueError):
+        raise TypeError("%s: an integer, got %r" % (name, v)) from None
+    if not -2**31 <= i < 2**31:
+        raise ValueError("%s = %d does not fit int32" % (name, i))
+    return i
+
+
 def _pair(v, name):
-    if isinstance(v, int):
-        return v, v
-    v = tuple(int(a) for a in v)
+    if not hasattr(v, "__len__"):
+        return _i32(v, name), _i32(v, name)
+    v = tuple(_i32(a, name) for a in v)
     if len(v) != 2:
         raise ValueError("%s: an int or a pair, got %r" % (name, v))
     return v
@@ -175,9 +186,10 @@ def _pair(v, name):
 
 def _padding4(p):
     """int, (h, w) or (top, bottom, left, right)."""
-    if isinstance(p, int):
+    if not hasattr(p, "__len__"):
+        p = _i32(p, "padding")
         return p, p, p, p
-    p = tuple(int(a) for a in p)
+    p = tuple(_i32(a, "padding") for a in p)
     if len(p) == 2:
         return p[0], p[0], p[1], p[1]
     if len(p) == 4:
@@ -329,7 +341,7 @@ class Plan:
 def _conv_desc(input_shape, weight_shape, stride, padding, dilation, groups, layout, dtype, lo, hi):
     if layout not in L.LAYOUTS:
         raise ValueError("layout: 'nchw' or 'nhwc', got %r" % (layout,))
-    input_shape = tuple(int(v) for v in input_shape)
+    input_shape = tuple(_i32(v, "input_shape") for v in input_shape)
     if len(input_shape) != 4:
         raise ValueError("input_shape: 4 dimensions (%s), got %r" % (layout.upper(), input_shape))
     if len(weight_shape) != 4:
@@ -338,7 +350,7 @@ def _conv_desc(input_shape, weight_shape, stride, padding, dilation, groups, lay
         n, c, h, w = input_shape
     else:
         n, h, w, c = input_shape
-    co, cig, kh, kw = (int(v) for v in weight_shape)
+    co, cig, kh, kw = (_i32(v, "weight shape") for v in weight_shape)
     if groups < 1 or c % groups or cig * groups != c:
         raise ValueError("weight shape %s does not fit %d input channels in %d groups (OIHW: "
                          "c_out x c_in/groups x k_h x k_w)" % (tuple(weight_shape), c, groups))
@@ -347,7 +359,7 @@ def _conv_desc(input_shape, weight_shape, stride, padding, dilation, groups, lay
     d.stride_h, d.stride_w = _pair(stride, "stride")
     d.dilation_h, d.dilation_w = _pair(dilation, "dilation")
     d.pad_top, d.pad_bottom, d.pad_left, d.pad_right = _padding4(padding)
-    d.groups = groups
+    d.groups = _i32(groups, "groups")
     d.dtype = L.DTYPES[dtype]
     d.layout = L.LAYOUTS[layout]
     d.out_min, d.out_max = lo, hi
@@ -431,11 +443,12 @@ class DensePlan(Plan):
         out_f, in_f = warr.shape
         wa, ba = _weights(weight, bias, dtype, out_f, quant)
         self.dtype, self.layout = dtype, None
-        self.input_shape, self.output_shape = (int(batch), in_f), (int(batch), out_f)
+        batch = _i32(batch, "batch")
+        self.input_shape, self.output_shape = (batch, in_f), (batch, out_f)
         opt = _options(threads, algo, isa, measure, parallel_for, pool)
         h = ctypes.c_void_p()
         q = quant._c() if quant is not None else None
-        _check(_lib.dlconv_plan_dense(ctypes.byref(h), int(batch), in_f, out_f, L.DTYPES[dtype], wa.ctypes.data,
+        _check(_lib.dlconv_plan_dense(ctypes.byref(h), batch, _i32(in_f, "in_features"), _i32(out_f, "out_features"), L.DTYPES[dtype], wa.ctypes.data,
                                       None if ba is None else ba.ctypes.data, lo, hi,
                                       None if q is None else ctypes.byref(q), ctypes.byref(opt)),
                "dlconv_plan_dense")

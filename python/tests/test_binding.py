@@ -197,6 +197,12 @@ class Errors(unittest.TestCase):
             dlconv.Conv2dPlan(self.w, input_shape=self.x.shape, layout="chwn")
         with self.assertRaisesRegex(ValueError, "activation"):
             dlconv.Conv2dPlan(self.w, input_shape=self.x.shape, activation="gelu")
+        with self.assertRaisesRegex(ValueError, "int32"):
+            dlconv.Conv2dPlan(self.w, input_shape=self.x.shape, stride=2**32 + 1)
+        with self.assertRaisesRegex(ValueError, "int32"):
+            dlconv.DensePlan(np.ones((2, 2), np.float32), batch=2**31)
+        with self.assertRaises(TypeError):
+            dlconv.Conv2dPlan(self.w, input_shape=self.x.shape, padding="same")
         with self.assertRaisesRegex(ValueError, "algo"):
             dlconv.Conv2dPlan(self.w, input_shape=self.x.shape, algo="fft")
         p.close()
