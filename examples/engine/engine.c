@@ -5,6 +5,8 @@
  *
  *   make && ./engine [--threads N] [--iters N] [--warmup N] [--measure]
  *
+ * --measure plans every layer with DLCONV_PLAN_MEASURE (the library times its candidates).
+ *
  * Prints each layer's shape, the kernel libdlconv chose for it and its median time, then the
  * median total per image. Batch norm is assumed folded into the weights and bias (as an engine
  * does when it loads a model); ReLU6 is the plans' fused clamp; the residual adds, the global
@@ -186,12 +188,12 @@ static void conv(net *nt, const char *name, int in, int out, int c_in, int h, in
   float scale = sqrtf(6.0f / (float)((c_in / groups) * k * k));
   for (size_t i = 0; i < nw; i++) wt[i] = frand() * scale;
   for (int i = 0; i < c_out; i++) bias[i] = 0.1f * frand();
+  int32_t ho, wo;
+  dlconv_conv2d_output_shape(&d, &ho, &wo);
   dlconv_status s = dlconv_plan_conv2d(&l->plan, &d, wt, bias, NULL, &nt->opt);
   if (s != DLCONV_OK) die(name, s);
   free(wt);
   free(bias);
-  int32_t ho, wo;
-  dlconv_conv2d_output_shape(&d, &ho, &wo);
   snprintf(l->shape, sizeof l->shape, "%dx%dx%d -> %dx%dx%d k%d s%d%s", h, w, c_in, ho, wo, c_out, k, stride,
            groups > 1 ? " dw" : "");
   note_plan(nt, l);
@@ -290,6 +292,12 @@ static void pool_task(void *arg, size_t i) { /* global average pool, channels [l
   }
 }
 
+static double cpu_now(void) { /* this process's CPU time: all its threads */
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -370,11 +378,13 @@ int main(int argc, char **argv) {
 
   for (int i = 0; i < warmup; i++) run(&nt, nt.input, -1);
   double *total = calloc((size_t)iters, sizeof *total);
+  double cpu0 = cpu_now();
   for (int it = 0; it < iters; it++) {
     double t0 = now();
     run(&nt, nt.input, it);
     total[it] = now() - t0;
   }
+  double cpu = (cpu_now() - cpu0) / iters;
 
   printf("libdlconv %s engine: MobileNetV2 1x224x224x3 NHWC fp32, %d thread%s, %d iterations (median), "
          "planned in %.1f ms\n", dlconv_version(), threads, threads > 1 ? "s" : "", iters, t_plan * 1e3);
@@ -392,8 +402,9 @@ int main(int argc, char **argv) {
     if (nt.logits[i] > nt.logits[best]) best = i;
   double tmin = total[0];
   for (int it = 1; it < iters; it++) tmin = total[it] < tmin ? total[it] : tmin;
-  printf("total: %.3f ms per image (median of %d; min %.3f ms), layers' medians sum to %.3f ms; top class %d\n",
-         median(total, iters) * 1e3, iters, tmin * 1e3, sum * 1e3, best);
+  printf("total: %.3f ms per image (median of %d; min %.3f ms), layers' medians sum to %.3f ms, CPU time %.3f ms "
+         "per image (all threads); top class %d\n", median(total, iters) * 1e3, iters, tmin * 1e3, sum * 1e3, cpu * 1e3,
+         best);
   for (int i = 0; i < nt.n; i++) {
     dlconv_plan_destroy(nt.l[i].plan);
     free(nt.l[i].times);
