@@ -9,9 +9,15 @@ Also the converted model's accuracy against PyTorch's fp32 output (max |y - ref|
 
 onnxruntime is optional (its column is left out when it cannot be imported). --engine also
 times the C engine example's MobileNetV2 at 1 thread against onnxruntime's, alternating.
+
+OMP_WAIT_POLICY defaults to passive here: PyTorch's and libdlconv's OpenMP threads otherwise
+keep spinning after each parallel region and take the cores from whichever contender runs next
+(on a machine with few cores, 2-thread times then grow tenfold, onnxruntime's included).
 """
 import argparse
 import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # before any OpenMP runtime starts (see above)
 import statistics
 import subprocess
 import sys
@@ -84,9 +90,10 @@ def main():
     warnings.simplefilter("ignore")
     threads_list = [int(t) for t in args.threads.split(",")]
     layouts = args.layouts.split(",")
-    print("# libdlconv %s (%s), ISAs %s; torch %s; onnxruntime %s; reps %d (medians, interleaved)" % (
-        dlconv.version(), dlconv.info()["library"], ",".join(dlconv.info()["isas"]), torch.__version__,
-        ort.__version__ if ort else "not installed", args.reps))
+    print("# libdlconv %s (%s), ISAs %s; torch %s; onnxruntime %s; reps %d (medians, interleaved); "
+          "OMP_WAIT_POLICY=%s" % (dlconv.version(), dlconv.info()["library"], ",".join(dlconv.info()["isas"]),
+                                  torch.__version__, ort.__version__ if ort else "not installed", args.reps,
+                                  os.environ["OMP_WAIT_POLICY"]))
     cols = ["eager"] + ["dlconv_" + lay for lay in layouts] + (["ort"] if ort else [])
     print("# wall-clock medians; rows '1, CPU time' give the process CPU time of the same calls")
     print("| model | threads | " + " | ".join(c + " ms" for c in cols) +
