@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Python tests (python/tests: the dlconv binding, its struct layouts, dlconv.torch.convert) against
-# the plain build's shared library (BUILD_DIR, default build). Run by scripts/test_plain.sh.
+# the plain build's shared library (BUILD_DIR, default build), and a smoke run of the C engine
+# example (examples/engine, built here against the build directory). Run by scripts/test_plain.sh.
 # Needs a python3 with numpy: on Debian as root it installs python3-numpy when no python3 has
 # numpy (DLCONV_PYTHON_DEPS=0 skips that); without one it says so and passes. The torch tests
 # run when torch (and torchvision) import, and are skipped with a message when they do not.
@@ -11,6 +12,15 @@ lib=$(pwd)/$build/libdlconv.so
 if [ ! -e "$lib" ]; then
   echo "test_python: $lib is missing (build first: scripts/test_plain.sh)" >&2
   exit 1
+fi
+# the engine example: compiled against this build's header and library, two iterations on 2 threads,
+# every execute checked by DLCONV_VERIFY
+cc_=${CC:-cc}
+if command -v "$cc_" >/dev/null 2>&1; then
+  eng=$(pwd)/$build/engine-example
+  "$cc_" -O2 -Wall -Wextra -Werror -Iinclude -o "$eng" examples/engine/engine.c -L"$build" -ldlconv -lpthread -lm
+  DLCONV_VERIFY=1 LD_LIBRARY_PATH=$(pwd)/$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$eng" --threads 2 --iters 2 --warmup 0 |
+    tail -1
 fi
 find_python() {
   for p in ${PYTHON:-} python3 /usr/bin/python3; do
