@@ -13,13 +13,13 @@ if [ ! -e "$lib" ]; then
   echo "test_python: $lib is missing (build first: scripts/test_plain.sh)" >&2
   exit 1
 fi
-# the engine example: compiled against this build's header and library, two iterations on 2 threads,
+# the engine example: compiled against this build's header and library, one iteration on 2 threads,
 # every execute checked by DLCONV_VERIFY
 cc_=${CC:-cc}
 if command -v "$cc_" >/dev/null 2>&1; then
   eng=$(pwd)/$build/engine-example
   "$cc_" -O2 -Wall -Wextra -Werror -Iinclude -o "$eng" examples/engine/engine.c -L"$build" -ldlconv -lpthread -lm
-  DLCONV_VERIFY=1 LD_LIBRARY_PATH=$(pwd)/$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$eng" --threads 2 --iters 2 --warmup 0 |
+  DLCONV_VERIFY=1 LD_LIBRARY_PATH=$(pwd)/$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$eng" --threads 2 --iters 1 --warmup 0 |
     tail -1
 fi
 find_python() {
