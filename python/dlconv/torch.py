@@ -435,43 +435,38 @@ def _convert_walk(model, cfg, report, prefix=""):
     return model
 
 
-def convert(model, dtype="f32", layout="nchw", threads=0, algo="auto", measure=False, inplace=False,
-            trace=True, verbose=False):
-    """Returns the model with its eligible nn.Conv2d and nn.Linear on libdlconv (see the module's doc).
+def convert(model, dtype="f32", layout="nchw", threads=0, algo="auto", measure=False, trace=True, verbose=False):
+    """Returns a copy of the model with its eligible nn.Conv2d and nn.Linear on libdlconv (see the
+    module's doc); the model itself is left as it is.
 
     dtype: "f32" or "f16" (binary16 weights and activations inside each layer; float32 tensors are
     converted on entry and exit of each layer). layout: "nchw" (contiguous tensors) or "nhwc"
     (channels_last tensors: the model's convolutions then pass NHWC tensors between them, and
     the first one converts a contiguous input once). threads: the library's thread count per
     layer (0: its default). algo: "auto" or a forced algorithm. measure: time the candidates of
-    each layer at its first call. inplace: convert the model itself rather than a copy. trace:
-    find the chains with torch.fx (else only nn.Sequential children are fused). The returned
-    model has .dlconv_report (a Report); verbose prints it; modules left to PyTorch are warned about.
+    each layer at its first call. trace: find the chains with torch.fx (else only nn.Sequential
+    children are fused). The returned model has .dlconv_report (a Report); verbose prints it;
+    modules left to PyTorch are warned about.
     """
     if layout not in ("nchw", "nhwc"):
         raise ValueError("layout: 'nchw' or 'nhwc', got %r" % (layout,))
     if dtype not in ("f32", "f16"):
         raise ValueError("dtype: 'f32' or 'f16', got %r" % (dtype,))
-    if not inplace:
-        model = copy.deepcopy(model)
-    model.eval()
     report = Report()
     cfg = dict(dtype=dtype, layout=layout, threads=threads, algo=algo, measure=measure, workspace=_Workspace())
     with torch.no_grad():
         out = None
         if trace:
             try:
-                out = _convert_fx(model, cfg, report)
+                out = _convert_fx(copy.deepcopy(model).eval(), cfg, report)
                 report.method = "torch.fx"
-            except Exception as e:  # untraceable control flow: fall back to the module walk
+            except Exception as e:  # untraceable control flow: fall back to the module walk on a fresh copy
                 report.__init__()
-                if not inplace:
-                    pass
                 warnings.warn("dlconv.torch.convert: torch.fx could not trace the model (%s: %s); fusing "
                               "nn.Sequential children only" % (type(e).__name__, e))
                 out = None
         if out is None:
-            out = _convert_walk(model, cfg, report)
+            out = _convert_walk(copy.deepcopy(model).eval(), cfg, report)
             report.method = "module walk"
     if layout == "nhwc":
         out = out.to(memory_format=torch.channels_last)

@@ -74,6 +74,28 @@ class Convert(unittest.TestCase):
             c16 = dt.convert(m, dtype="f16", layout="nhwc", threads=1)
             self.assertLess(rel(c16(x), r), 2e-2)
 
+    def test_untraceable_model_falls_back(self):
+        class Branchy(nn.Module):  # control flow on a tensor's value: fx cannot trace it
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+                self.head = nn.Conv2d(8, 4, 1)
+
+            def forward(self, x):
+                y = self.body(x)
+                return self.head(y) if y.sum() > 0 else y[:, :4]
+
+        m = randomize_bn(Branchy(), self.gen).eval()
+        x = torch.randn(1, 3, 8, 8, generator=self.gen)
+        with torch.no_grad():
+            r = m(x)
+            c = dt.convert(m, threads=1)
+            self.assertEqual(c.dlconv_report.method, "module walk")
+            self.assertEqual(len(c.dlconv_report.converted), 2)
+            self.assertLess(rel(c(x), r), 1e-5)
+            self.assertLess(rel(m(x), r), 1e-6)   # the model itself is untouched
+            self.assertIsInstance(m.body[0], nn.Conv2d)
+
     def test_module_walk_without_fx(self):
         m = self.block_model()
         x = torch.randn(1, 3, 16, 16, generator=self.gen)
