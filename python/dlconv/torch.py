@@ -282,6 +282,13 @@ def _ineligible(m):
     return None
 
 
+_OTHER_LAYERS = (nn.Conv1d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d, nn.Bilinear)
+
+
+def _other_reason(m):
+    return "%s: not a layer libdlconv runs (Conv2d and Linear only)" % type(m).__name__
+
+
 def _clamp_of(m):
     """(min, max) of a clamp module, or None."""
     if isinstance(m, nn.ReLU):
@@ -360,6 +367,9 @@ def _convert_fx(model, cfg, report):
         if node.op != "call_module":
             continue
         m = mods[node.target]
+        if isinstance(m, _OTHER_LAYERS):
+            report.skipped.append((node.target, _other_reason(m)))
+            continue
         if not isinstance(m, (nn.Conv2d, nn.Linear)):
             continue
         why = _ineligible(m)
@@ -429,7 +439,9 @@ def _convert_walk(model, cfg, report, prefix=""):
             report.converted.append((full, _what(m, bn, clamp)))
             i = j
             continue
-        if m is not None:
+        if isinstance(m, _OTHER_LAYERS):
+            report.skipped.append((full, _other_reason(m)))
+        elif m is not None:
             _convert_walk(m, cfg, report, full + ".")
         i += 1
     return model

@@ -106,14 +106,15 @@ class Convert(unittest.TestCase):
 
     def test_ineligible_left_and_reported(self):
         m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect"), nn.ReLU(),
-                          nn.Conv2d(4, 4, 1)).eval()
+                          nn.Conv2d(4, 4, 1), nn.ConvTranspose2d(4, 4, 1)).eval()
         x = torch.randn(1, 3, 8, 8, generator=self.gen)
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             c = dt.convert(m)
         self.assertTrue(any("left to PyTorch" in str(i.message) for i in w))
-        self.assertEqual(len(c.dlconv_report.skipped), 1)
+        self.assertEqual(len(c.dlconv_report.skipped), 2)
         self.assertIn("reflect", repr(c.dlconv_report))
+        self.assertIn("ConvTranspose2d", repr(c.dlconv_report))
         with torch.no_grad():
             self.assertLess(rel(c(x), m(x)), 1e-5)
 
