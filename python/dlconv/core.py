@@ -227,10 +227,10 @@ def _as_array(a, dtype, name, copy_ok=True):
         else:
             raise TypeError("%s has dtype %s, the plan wants %s (convert with .astype(np.%s))"
                             % (name, arr.dtype, dtype, dtype.name))
-    if not arr.flags.c_contiguous:
+    if not arr.flags.c_contiguous or not arr.flags.aligned:
         if not copy_ok:
-            raise ValueError("%s must be C-contiguous" % name)
-        arr = np.ascontiguousarray(arr)
+            raise ValueError("%s must be C-contiguous and aligned to its element size" % name)
+        arr = np.array(arr, order="C", copy=True)
     return arr
 
 

@@ -223,6 +223,12 @@ class Errors(unittest.TestCase):
         p(arr, out=out)
         np.testing.assert_allclose(np.frombuffer(out, np.float32).reshape(self.ref.shape), self.ref, rtol=1e-4,
                                    atol=1e-4)
+        raw1 = np.frombuffer(b"\0" + self.x.tobytes(), np.float32, offset=1, count=144)   # misaligned: copied
+        self.assertFalse(raw1.flags.aligned)
+        np.testing.assert_allclose(p(raw1), self.ref, rtol=1e-4, atol=1e-4)
+        bad = np.frombuffer(bytearray(4 * 288 + 1), np.float32, offset=1, count=288)
+        with self.assertRaisesRegex(ValueError, "aligned"):
+            p(self.x, out=bad)
         out2 = np.full((1, 8, 6, 6), np.nan, np.float32)
         self.assertIs(p(self.x, out=out2), out2)
         np.testing.assert_allclose(out2, self.ref, rtol=1e-4, atol=1e-4)
