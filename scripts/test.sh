@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds libdlconv and runs every test (the README's test command; CI runs exactly this):
-#   plain     release build, the whole meson suite                   (scripts/test_plain.sh)
+#   plain     release build, the whole meson suite, the Python tests (scripts/test_plain.sh)
 #   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
 #             DLCONV_SKIP_AARCH64=1 skips it)
 #   asan      ASan+UBSan build, the whole suite                      (scripts/test_sanitizers.sh asan)
