@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds libdlconv and runs every test (the README's test command; CI runs exactly this):
-#   plain     release build, the whole meson suite                   (scripts/test_plain.sh)
+#   plain     release build, the whole meson suite, the Python tests (scripts/test_plain.sh)
 #   install   plain's build installed to a staging directory; the installed example built
 #             against it with pkg-config and with CMake, and run      (scripts/test_install.sh)
 #   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
