@@ -19,14 +19,20 @@
 /* ---- is there a GPU ---- */
 
 static int g_available;
-static int g_mma = 1;   /* DLCONV_CUDA_MMA=0: the WMMA kernels in place of the mma.sync one */
+/* DLCONV_CUDA_MMA: which F16 NHWC tensor-core GEMM: 2 (default) the mma2 tiles on every layer
+   with 8 | cin_g, 1 the first mma.sync kernel on large layers (WMMA elsewhere), 0 WMMA only */
+static int g_mma = 2;
+/* DLCONV_CUDA_KTAB=0: the F32 128 x 128 GEMM computes each k's channel and tap itself (no table) */
+static int g_ktab = 1;
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
   int n = 0, dev = 0, major = 0, minor = 0;
   const char *mma = getenv("DLCONV_CUDA_MMA");
-  g_mma = !(mma && !strcmp(mma, "0"));
+  g_mma = mma && (!strcmp(mma, "0") || !strcmp(mma, "1")) ? mma[0] - '0' : 2;
+  const char *kt = getenv("DLCONV_CUDA_KTAB");
+  g_ktab = !(kt && !strcmp(kt, "0"));
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     snprintf(g_why, sizeof g_why, "no usable GPU (cudaGetDeviceCount: %s)",
@@ -64,7 +70,8 @@ typedef enum cu_kind { CU_GEMM_FMA, CU_GEMM_TC, CU_GSPC, CU_DIRECT, CU_CSR } cu_
 
 typedef struct cu_plan {
   cu_kind kind;
-  int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (where x is 16-byte aligned) */
+  int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (1) or the mma2 tile (2), where x is 16-byte aligned */
+  int tile, va;       /* mma 2: dlc_cu_mma2_tile; x read as rows of 8 channels (else through the k table) */
   dlc_cu_conv c;
   void *dev[8];   /* device allocations: weights (and their int8 tap form), bias, mult, qbias, row_ptr, col */
   int ndev;
@@ -238,6 +245,30 @@ static int fit_bn(const dlconv_plan *p, int fma) {
   return bn;
 }
 
+/* The k table of the F32 128 x 128 GEMM (cuda_kernels.h: ktab), uploaded. */
+static dlconv_status upload_ktab(cu_plan *cp) {
+  dlc_cu_conv *c = &cp->c;
+  int *t = dlc_malloc((size_t)c->k_pad * 4 * sizeof(int));
+  if (!t) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory building the k table");
+  for (int k = 0; k < c->k_pad; k++) {
+    int *e = t + 4 * (size_t)k;
+    if (k >= c->K) {
+      e[0] = 0; e[1] = -(1 << 29); e[2] = -(1 << 29);   /* DLC_CU_FAR: padding */
+    } else if (c->nhwc) {
+      const int ch = k % c->cin_g, tap = k / c->cin_g;
+      e[0] = ch; e[1] = tap / c->k_w * c->dil_h; e[2] = tap % c->k_w * c->dil_w;
+    } else {
+      const int kx = k % c->k_w, t2 = k / c->k_w;
+      e[0] = t2 / c->k_h * c->h_in * c->w_in; e[1] = t2 % c->k_h * c->dil_h; e[2] = kx * c->dil_w;
+    }
+    e[3] = 0;
+  }
+  dlconv_status st = DLCONV_OK;
+  c->ktab = upload(cp, t, (size_t)c->k_pad * 4 * sizeof(int), &st);
+  dlc_free(t);
+  return st;
+}
+
 /* Plans kind on p from dense OIHW weights w. */
 static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int bn) {
   if (!dlc_cuda_available()) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %s", dlc_cuda_why());
@@ -263,7 +294,21 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
         cu_destroy(p);
         return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %d groups exceed the GEMM's grid (65535)", c->groups);
       }
-      if (kind == CU_GEMM_TC && g_mma && dlc_cu_mma_applies(c)) {
+      if (kind == CU_GEMM_TC && g_mma == 2) {
+        static int set_up;   /* the kernels' shared-memory limit, once (setting it twice is harmless) */
+        if (!set_up) {
+          cudaError_t e = (cudaError_t)dlc_cu_mma2_setup();
+          if (e != cudaSuccess) {
+            cu_destroy(p);
+            return cuda_error(e, "setting up the mma2 kernels");
+          }
+          set_up = 1;
+        }
+        cp->mma = 2;
+        cp->va = c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
+        cp->tile = dlc_cu_mma2_tile(c);
+        cp->bn = bn = dlc_cu_mma2_bn(cp->tile);
+      } else if (kind == CU_GEMM_TC && g_mma == 1 && dlc_cu_mma_applies(c)) {
         cp->mma = 1;
         cp->bn = bn = c->cout_g <= 64 ? 64 : 128;
       }
@@ -272,7 +317,9 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gemm(c, w, es);
       bytes = (size_t)c->groups * c->k_pad * c->n_pad * es;
       cp->vec = kind == CU_GEMM_TC && c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
-      if (cp->mma)
+      if (cp->mma == 2)
+        snprintf(p->kernel, sizeof p->kernel, "%s%s", dlc_cu_mma2_name(cp->tile), cp->va ? "" : "_gather");
+      else if (cp->mma)
         snprintf(p->kernel, sizeof p->kernel, "cuda_mma_f16_128x%dx32_cp2", bn);
       else if (kind == CU_GEMM_TC && cp->vec && bn == 64 && dlc_cu_tc_big(c))
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_128x64x32_v8_2stage");
@@ -338,6 +385,8 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
   }
   dlc_free(host);
   if (st == DLCONV_OK) st = upload_epilogue(p, cp);
+  if (st == DLCONV_OK && ((kind == CU_GEMM_FMA && bn == 128 && g_ktab) || (cp->mma == 2 && !cp->va)))
+    st = upload_ktab(cp);
   if (st != DLCONV_OK) {
     cu_destroy(p);
     return st;
@@ -391,7 +440,8 @@ static int launch(const cu_plan *cp, const void *x, void *y, void *stream) {
   switch (cp->kind) {
     case CU_GEMM_FMA: return dlc_cu_igemm(&cp->c, cp->bn, x, y, stream);
     case CU_GEMM_TC:
-      if (cp->mma && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
+      if (cp->mma == 2 && (!cp->va || (uintptr_t)x % 16 == 0)) return dlc_cu_mma2(&cp->c, cp->tile, cp->va, x, y, stream);
+      if (cp->mma == 1 && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
       return dlc_cu_tc(&cp->c, cp->bn > 64 ? 64 : cp->bn, cp->vec && (uintptr_t)x % 16 == 0, x, y, stream);
     case CU_GSPC: return dlc_cu_gspc(&cp->c, x, y, stream);
     case CU_DIRECT: return dlc_cu_direct(&cp->c, x, y, stream);
