@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(IG_THREADS) igemm_kernel(const dlc_cu_conv c, 
 
 /* F32, large layers: a 128 x 128 block tile, 8 deep, each thread 8 x 8 outputs (two 4-wide
    strips in each direction, read as float4 from shared memory: 64 FMAs per 4 loads), two
-   shared-memory stages with the next tile's global loads in flight in registers. */
+   shared-memory stages with the next tile's global loads in flight in registers. Where c.ktab is
+   set, each k's channel and tap come from that table (one 16-byte load) instead of divisions. */
 constexpr int GB_BM = 128, GB_BN = 128, GB_BK = 8;
 
 __global__ void __launch_bounds__(IG_THREADS) igemm_big_kernel(const dlc_cu_conv c, const float *__restrict__ x,
@@ -109,7 +110,12 @@ __global__ void __launch_bounds__(IG_THREADS) igemm_big_kernel(const dlc_cu_conv
       /* NHWC: neighbours read neighbouring channels; NCHW: neighbouring pixels */
       const int kk = c.nhwc ? tid % 8 : tid / 128 + 2 * i, p = c.nhwc ? tid / 8 + 32 * i : tid % 128;
       int koff, ky, kx;
-      k_entry(c, k0 + kk, &koff, &ky, &kx);
+      if (c.ktab) {
+        const int4 t = __ldg((const int4 *)c.ktab + k0 + kk);
+        koff = t.x; ky = t.y; kx = t.z;
+      } else {
+        k_entry(c, k0 + kk, &koff, &ky, &kx);
+      }
       ra[i] = x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], koff, ky, kx);
     }
     rb = __ldg((const float4 *)(wg + (long long)(k0 + tid / 32) * c.n_pad + (tid % 32) * 4));
