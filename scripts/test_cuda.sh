@@ -9,7 +9,10 @@
 # Everything goes to BUILD_DIR/test_cuda.log (default build-cuda/). Needs nvcc, meson, ninja and
 # cmocka (scripts/deps.sh test installs the last three); cuDNN, where the CUDA toolkit has it, is
 # the bench's peer. 2.5 minutes on an H200 (build 37 s on 16 cores).
-# Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size).
+# Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size),
+# CUDA_BATCHES (default "32 1"), CUDA_MODELS (default "resnet50 resnext50_32x4d"), CUDA_OLD=1: also
+# bench the kernels the defaults replaced (DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0, without cuDNN;
+# their totals print as "old").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-cuda}
@@ -32,21 +35,30 @@ say "build: $(( $(date +%s) - t0 )) s"
 run "$build/tests/test_cuda" --shapes "${CUDA_SHAPES:-160}"
 rc=$?
 [ $rc -eq 0 ] || { say "CUDA TESTS: rc=$rc"; fail=1; }
-# the WMMA kernels that the mma.sync one replaces on large F16 NHWC layers
+# the kernels that the defaults replace: the first mma.sync kernel on large F16 NHWC layers (WMMA
+# elsewhere) and the F32 128 x 128 tile without its k table; the WMMA kernels alone
+run env DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 "$build/tests/test_cuda" --shapes 40
+rc=$?
+[ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0): rc=$rc"; fail=1; }
 run env DLCONV_CUDA_MMA=0 "$build/tests/test_cuda" --shapes 40
 rc=$?
 [ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=0): rc=$rc"; fail=1; }
 
 bench=("$build/bench/dlconv-bench" --isa cuda --peers cudnn)
+old=(env DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 "$build/bench/dlconv-bench" --isa cuda)
 L=$root/bench/layers
-for b in 32 1; do
-  for m in resnet50 resnext50_32x4d; do
-    run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
+W=("$L"/wrn40_2_g1.csv "$L"/wrn40_2_g2.csv "$L"/wrn40_2_g4.csv "$L"/wrn40_2_g8.csv "$L"/wrn40_2_g16.csv "$L"/wrn40_2_gN.csv)
+for b in ${CUDA_BATCHES:-32 1}; do
+  for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
     run "${bench[@]}" --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1
+    [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1; }
   done
-  run "${bench[@]}" --batch $b --dtype f16 --layout nhwc --algo auto,gemm,gspc \
-    "$L"/wrn40_2_g1.csv "$L"/wrn40_2_g2.csv "$L"/wrn40_2_g4.csv "$L"/wrn40_2_g8.csv "$L"/wrn40_2_g16.csv \
-    "$L"/wrn40_2_gN.csv || fail=1
+  run "${bench[@]}" --batch $b --dtype f16 --layout nhwc --algo auto,gemm,gspc "${W[@]}" || fail=1
+  [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f16 --layout nhwc "${W[@]}" || fail=1; }
+  for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
+    run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
+    [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1; }
+  done
 done
 
 say ""
@@ -54,21 +66,30 @@ say "== model totals (ms; dlconv AUTO and cuDNN, from the TOTAL lines) =="
 python3 - "$log" <<'PY' | tee -a "$log"
 import re, sys
 tot = {}
+old = False
 for line in open(sys.argv[1]):
+    if line.startswith("+ "):
+        old = "DLCONV_CUDA_MMA=1" in line
     m = re.match(r"TOTAL suite=(\S+) impl=(\S+) batch=(\d+) dtype=(\S+) layout=(\S+) ms=(\S+) complete=(\d)", line)
     if m:
         s, impl, b, dt, lay, ms, ok = m.groups()
+        if old:
+            if impl != "auto":
+                continue
+            impl = "old"
         tot[(s.replace(".csv", ""), impl, int(b), dt, lay)] = (float(ms), ok == "1")
-print(f"{'model':18} {'batch':>5} {'dtype':5} {'layout':6} {'dlconv':>9} {'cudnn':>9} {'us/them':>7}")
+print(f"{'model':18} {'batch':>5} {'dtype':5} {'layout':6} {'dlconv':>9} {'old':>9} {'cudnn':>9} {'us/them':>7}")
 for (s, impl, b, dt, lay), (ms, ok) in sorted(tot.items()):
     if impl != "auto":
         continue
     c = tot.get((s, "cudnn", b, dt, lay))
+    o = tot.get((s, "old", b, dt, lay))
     r = f"{ms / c[0]:7.2f}" if c and c[0] > 0 else "      -"
-    print(f"{s:18} {b:5} {dt:5} {lay:6} {ms:9.4f}{'' if ok else '*'} {c[0] if c else float('nan'):9.4f} {r}")
+    print(f"{s:18} {b:5} {dt:5} {lay:6} {ms:9.4f}{'' if ok else '*'} {o[0] if o else float('nan'):9.4f} "
+          f"{c[0] if c else float('nan'):9.4f} {r}")
 ideal = {"g2": 0.603, "g4": 0.360, "g8": 0.238, "g16": 0.177}
 for b in (1, 32):
-    for impl in ("auto", "best", "cudnn"):
+    for impl in ("auto", "best", "old", "cudnn"):
         base = tot.get(("wrn40_2_g1", impl, b, "f16", "nhwc"))
         if not base:
             continue
