@@ -12,7 +12,8 @@
 # Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size),
 # CUDA_BATCHES (default "32 1"), CUDA_MODELS (default "resnet50 resnext50_32x4d"), CUDA_OLD=1: also
 # bench the kernels the defaults replaced (DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0, without cuDNN;
-# their totals print as "old").
+# their totals print as "old"), CUDA_BLOCKS="132 528": also bench the F16 suites with
+# DLCONV_CUDA_MMA2_BLOCKS set to each (the mma2 tile rule's block target; totals as "bN").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-cuda}
@@ -55,6 +56,12 @@ for b in ${CUDA_BATCHES:-32 1}; do
   done
   run "${bench[@]}" --batch $b --dtype f16 --layout nhwc --algo auto,gemm,gspc "${W[@]}" || fail=1
   [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f16 --layout nhwc "${W[@]}" || fail=1; }
+  for nb in ${CUDA_BLOCKS:-}; do
+    for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
+      run env DLCONV_CUDA_MMA2_BLOCKS=$nb "$build/bench/dlconv-bench" --isa cuda --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1
+    done
+    run env DLCONV_CUDA_MMA2_BLOCKS=$nb "$build/bench/dlconv-bench" --isa cuda --batch $b --dtype f16 --layout nhwc "${W[@]}" || fail=1
+  done
   for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
     run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
     [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1; }
@@ -66,17 +73,18 @@ say "== model totals (ms; dlconv AUTO and cuDNN, from the TOTAL lines) =="
 python3 - "$log" <<'PY' | tee -a "$log"
 import re, sys
 tot = {}
-old = False
+old = None
 for line in open(sys.argv[1]):
     if line.startswith("+ "):
-        old = "DLCONV_CUDA_MMA=1" in line
+        v = re.search(r"DLCONV_CUDA_MMA2_BLOCKS=(\d+)", line)
+        old = "old" if "DLCONV_CUDA_MMA=1" in line else "b" + v.group(1) if v else None
     m = re.match(r"TOTAL suite=(\S+) impl=(\S+) batch=(\d+) dtype=(\S+) layout=(\S+) ms=(\S+) complete=(\d)", line)
     if m:
         s, impl, b, dt, lay, ms, ok = m.groups()
         if old:
             if impl != "auto":
                 continue
-            impl = "old"
+            impl = old
         tot[(s.replace(".csv", ""), impl, int(b), dt, lay)] = (float(ms), ok == "1")
 print(f"{'model':18} {'batch':>5} {'dtype':5} {'layout':6} {'dlconv':>9} {'old':>9} {'cudnn':>9} {'us/them':>7}")
 for (s, impl, b, dt, lay), (ms, ok) in sorted(tot.items()):
@@ -85,8 +93,10 @@ for (s, impl, b, dt, lay), (ms, ok) in sorted(tot.items()):
     c = tot.get((s, "cudnn", b, dt, lay))
     o = tot.get((s, "old", b, dt, lay))
     r = f"{ms / c[0]:7.2f}" if c and c[0] > 0 else "      -"
+    more = " ".join(f"{k[1]}={v[0]:.4f}" for k, v in sorted(tot.items())
+                    if k[0] == s and k[2:] == (b, dt, lay) and k[1].startswith("b") and k[1] != "best")
     print(f"{s:18} {b:5} {dt:5} {lay:6} {ms:9.4f}{'' if ok else '*'} {o[0] if o else float('nan'):9.4f} "
-          f"{c[0] if c else float('nan'):9.4f} {r}")
+          f"{c[0] if c else float('nan'):9.4f} {r} {more}")
 ideal = {"g2": 0.603, "g4": 0.360, "g8": 0.238, "g16": 0.177}
 for b in (1, 32):
     for impl in ("auto", "best", "old", "cudnn"):

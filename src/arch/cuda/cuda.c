@@ -24,6 +24,8 @@ static int g_available;
 static int g_mma = 2;
 /* DLCONV_CUDA_KTAB=0: the F32 128 x 128 GEMM computes each k's channel and tap itself (no table) */
 static int g_ktab = 1;
+/* DLCONV_CUDA_MMA2_BLOCKS: the mma2 tile is the largest that gives this many blocks (default 264) */
+static int g_mma2_blocks = 264;
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -33,6 +35,8 @@ static void probe(void) {
   g_mma = mma && (!strcmp(mma, "0") || !strcmp(mma, "1")) ? mma[0] - '0' : 2;
   const char *kt = getenv("DLCONV_CUDA_KTAB");
   g_ktab = !(kt && !strcmp(kt, "0"));
+  const char *mb = getenv("DLCONV_CUDA_MMA2_BLOCKS");
+  if (mb && atoi(mb) > 0) g_mma2_blocks = atoi(mb);
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     snprintf(g_why, sizeof g_why, "no usable GPU (cudaGetDeviceCount: %s)",
@@ -306,7 +310,7 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
         }
         cp->mma = 2;
         cp->va = c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
-        cp->tile = dlc_cu_mma2_tile(c);
+        cp->tile = dlc_cu_mma2_tile(c, g_mma2_blocks);
         cp->bn = bn = dlc_cu_mma2_bn(cp->tile);
       } else if (kind == CU_GEMM_TC && g_mma == 1 && dlc_cu_mma_applies(c)) {
         cp->mma = 1;

@@ -70,7 +70,7 @@ int dlc_cu_mma(const dlc_cu_conv *c, int bn, const void *x, void *y, void *strea
    else gathered element by element through c->ktab (required then), any layout. dlc_cu_mma2_tile: the tile for c (n_pad a multiple of
    dlc_cu_mma2_bn(tile)); dlc_cu_mma2_name: its kernel name; dlc_cu_mma2_setup: once before the
    first launch (the tiles' dynamic shared memory limit). */
-int dlc_cu_mma2_tile(const dlc_cu_conv *c);
+int dlc_cu_mma2_tile(const dlc_cu_conv *c, int min_blocks);
 int dlc_cu_mma2_bn(int tile);
 const char *dlc_cu_mma2_name(int tile);
 int dlc_cu_mma2_setup(void);

@@ -267,18 +267,27 @@ __global__ void __launch_bounds__(Mma2<BM, BN, WTM, WTN, KS, STAGES>::THREADS)
   if (KS > 1) __syncthreads();
   if (ks == 0) {
 #pragma unroll
-    for (int i = 0; i < MI; i++)
+    for (int j = 0; j < NJ; j++) {
+      const int col = wn * WTN + j * 8 + (lane % 4) * 2, nn = n0 + col;
+      const float b0 = nn < c.cout_g ? c.bias[g * c.cout_g + nn] : 0.f;
+      const float b1 = nn + 1 < c.cout_g ? c.bias[g * c.cout_g + nn + 1] : 0.f;
 #pragma unroll
-      for (int j = 0; j < NJ; j++)
+      for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
-          const int row = wm * WTM + i * 16 + lane / 4 + (r / 2) * 8, col = wn * WTN + j * 8 + (lane % 4) * 2 + r % 2;
-          float v = acc[i][j][r];
-          if (KS > 1) v += red[row * T::LDR + col];
-          const int nn = n0 + col;
-          v += nn < c.cout_g ? c.bias[g * c.cout_g + nn] : 0.f;
-          Cs[row * T::LDC + col] = __float2half_rn(clampf(v, c.out_min, c.out_max));
+        for (int h = 0; h < 2; h++) {
+          const int row = wm * WTM + i * 16 + lane / 4 + h * 8;
+          float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+          if (KS > 1) {
+            v0 += red[row * T::LDR + col];
+            v1 += red[row * T::LDR + col + 1];
+          }
+          v0 += b0;
+          v1 += b1;
+          /* each rounded once to binary16, to nearest even */
+          *(__half2 *)&Cs[row * T::LDC + col] =
+              __floats2half2_rn(clampf(v0, c.out_min, c.out_max), clampf(v1, c.out_min, c.out_max));
         }
+    }
   }
   __syncthreads();
   const long long P = (long long)c.n * c.h_out * c.w_out;
@@ -339,9 +348,9 @@ extern "C" int dlc_cu_mma(const dlc_cu_conv *c, int bn, const void *x, void *y, 
 static const int g_mma2_shape[][2] = {{128, 128}, {128, 64}, {64, 64}, {64, 32}, {32, 32}, {64, 16}, {32, 16}};
 
 /* The tile for c: the channel tile is cout_g rounded up to 16, 32, 64 or 128, or narrower; of
-   the tiles that fit it, largest first, the first that gives two blocks per SM (132 SMs), else
-   the smallest. */
-extern "C" int dlc_cu_mma2_tile(const dlc_cu_conv *c) {
+   the tiles that fit it, largest first, the first that gives min_blocks blocks (264: two per
+   SM of an H100 or H200), else the smallest. */
+extern "C" int dlc_cu_mma2_tile(const dlc_cu_conv *c, int min_blocks) {
   const long long P = (long long)c->n * c->h_out * c->w_out;
   static const int by_bn[4][5] = {{5, 6, -1, -1, -1}, {3, 4, -1, -1, -1}, {1, 2, 3, 4, -1}, {0, 1, 2, 3, 4}};
   const int w = c->cout_g <= 16 ? 0 : c->cout_g <= 32 ? 1 : c->cout_g <= 64 ? 2 : 3;
@@ -352,7 +361,7 @@ extern "C" int dlc_cu_mma2_tile(const dlc_cu_conv *c) {
     pick = t;
     const long long blocks = ((P + g_mma2_shape[t][0] - 1) / g_mma2_shape[t][0]) *
                              ((c->cout_g + g_mma2_shape[t][1] - 1) / g_mma2_shape[t][1]) * c->groups;
-    if (blocks >= 264) break;
+    if (blocks >= min_blocks) break;
   }
   return pick;
 }
