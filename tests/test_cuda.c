@@ -225,7 +225,7 @@ static void test_fp_sweep(void **state) {
 
 /* Layers large enough for the big tiles (F32 128 x 128; F16 on NHWC with 8 | cin_g: the mma2
    tiles, or with DLCONV_CUDA_MMA=1 mma.sync 128 x 64 and 128 x 128, or with DLCONV_CUDA_MMA=0
-   the WMMA 128 x 64 two-stage tile), and small ones for the small mma2 tiles,
+   the WMMA 128 x 64 two-stage tile), small ones for the small mma2 tiles, grouped ones for gspc2,
    with strides, asymmetric padding, a channel tail, groups, bias and clamp. */
 static void test_large_tiles(void **state) {
   (void)state;
@@ -246,6 +246,13 @@ static void test_large_tiles(void **state) {
       {8, 64, 16, 16, 64, 3, 1, 1, 1, 1, 1, 4, DLCONV_F16, DLCONV_NHWC},
       {8, 48, 16, 16, 40, 3, 2, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
       {32, 256, 1, 1, 100, 1, 1, 0, 0, 0, 0, 1, DLCONV_F16, DLCONV_NHWC},
+      /* gspc2 (AUTO on grouped F16 NHWC layers with 2, 4, 8 or 16 channels in and out per group):
+         3x3 (unrolled) with stride and asymmetric padding, 1x1 and 5x5 */
+      {8, 32, 32, 32, 32, 3, 1, 1, 1, 1, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 64, 17, 15, 64, 3, 2, 1, 0, 0, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 128, 8, 8, 128, 3, 1, 1, 1, 1, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 32, 16, 16, 32, 1, 1, 0, 0, 0, 0, 16, DLCONV_F16, DLCONV_NHWC},
+      {2, 64, 12, 12, 64, 5, 1, 2, 1, 2, 1, 16, DLCONV_F16, DLCONV_NHWC},
   };
   long fails = 0;
   for (size_t i = 0; i < ARRAY_LEN(L); i++) {

@@ -26,6 +26,8 @@ static int g_mma = 2;
 static int g_ktab = 1;
 /* DLCONV_CUDA_MMA2_BLOCKS: the mma2 tile is the largest that gives this many blocks (default 264) */
 static int g_mma2_blocks = 264;
+/* DLCONV_CUDA_GSPC=1: grouped layers by the first rules (no gspc2 kernel) */
+static int g_gspc2 = 1;
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -37,6 +39,8 @@ static void probe(void) {
   g_ktab = !(kt && !strcmp(kt, "0"));
   const char *mb = getenv("DLCONV_CUDA_MMA2_BLOCKS");
   if (mb && atoi(mb) > 0) g_mma2_blocks = atoi(mb);
+  const char *gs = getenv("DLCONV_CUDA_GSPC");
+  g_gspc2 = !(gs && !strcmp(gs, "1"));
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     snprintf(g_why, sizeof g_why, "no usable GPU (cudaGetDeviceCount: %s)",
@@ -76,6 +80,7 @@ typedef struct cu_plan {
   cu_kind kind;
   int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (1) or the mma2 tile (2), where x is 16-byte aligned */
   int tile, va;       /* mma 2: dlc_cu_mma2_tile; x read as rows of 8 channels (else through the k table) */
+  int gspc2;          /* CU_GSPC on the gspc2 kernel (where x and y are 16-byte aligned) */
   dlc_cu_conv c;
   void *dev[8];   /* device allocations: weights (and their int8 tap form), bias, mult, qbias, row_ptr, col */
   int ndev;
@@ -337,6 +342,8 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gspc(c, w, es);
       bytes = (size_t)c->groups * c->cout_g * c->K * es;
       snprintf(p->kernel, sizeof p->kernel, "cuda_gspc_%s_co%d", dt, c->cout_g <= 1 ? 1 : c->cout_g <= 2 ? 2 : c->cout_g <= 4 ? 4 : 8);
+      cp->gspc2 = g_gspc2 && dlc_cu_gspc2_applies(c);
+      if (cp->gspc2) snprintf(p->kernel, sizeof p->kernel, "cuda_gspc2_f16_c%d", c->cin_g);
       break;
     case CU_DIRECT:
       bytes = (size_t)c->c_out * c->K * es;
@@ -420,6 +427,10 @@ static dlconv_status plan_gemm(dlconv_plan *p, const void *w) {
 static dlconv_status plan_gspc(dlconv_plan *p, const void *w) {
   if (is_q8(p->dtype)) return refuse_q8(p, "gspc");
   const int unstrided = p->s.stride_h == 1 && p->s.stride_w == 1;
+  const int64_t C = p->s.cin_g;
+  if (g_gspc2 && p->dtype == DLCONV_F16 && p->s.layout == DLCONV_NHWC && p->s.cout_g == C &&
+      (C == 2 || C == 4 || C == 8 || C == 16) && p->s.k_h * p->s.k_w * C * C * 4 <= 48 * 1024)
+    return plan_kind(p, w, CU_GSPC, 0);   /* gspc2 (not yet measured against the GEMM) */
   if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && unstrided && p->s.h_out * p->s.w_out >= 256))
     return plan_kind(p, w, CU_GSPC, 0);
   const int fma = p->dtype == DLCONV_F32;
@@ -447,7 +458,9 @@ static int launch(const cu_plan *cp, const void *x, void *y, void *stream) {
       if (cp->mma == 2 && (!cp->va || (uintptr_t)x % 16 == 0)) return dlc_cu_mma2(&cp->c, cp->tile, cp->va, x, y, stream);
       if (cp->mma == 1 && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
       return dlc_cu_tc(&cp->c, cp->bn > 64 ? 64 : cp->bn, cp->vec && (uintptr_t)x % 16 == 0, x, y, stream);
-    case CU_GSPC: return dlc_cu_gspc(&cp->c, x, y, stream);
+    case CU_GSPC:
+      if (cp->gspc2 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0) return dlc_cu_gspc2(&cp->c, x, y, stream);
+      return dlc_cu_gspc(&cp->c, x, y, stream);
     case CU_DIRECT: return dlc_cu_direct(&cp->c, x, y, stream);
     case CU_CSR: return dlc_cu_csr(&cp->c, x, y, stream);
   }

@@ -79,6 +79,12 @@ int dlc_cu_mma2(const dlc_cu_conv *c, int tile, int va, const void *x, void *y, 
    per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
    k = (ky * k_w + kx) * cin_g + c. */
 int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *stream);
+/* F16 NHWC grouped convolution with cin_g == cout_g of 2, 4, 8 or 16 (c->w packed as for
+   dlc_cu_gspc; x and y 16-byte aligned): a block of pixels per group, the group's weights in
+   shared memory, vector loads and stores of a pixel's channels. dlc_cu_gspc2_applies: 1 where
+   it runs c. */
+int dlc_cu_gspc2_applies(const dlc_cu_conv *c);
+int dlc_cu_gspc2(const dlc_cu_conv *c, const void *x, void *y, void *stream);
 /* One thread per output: every dtype and shape (int8 with the exact requantisation; with dp4a
    on quads of channels where c->w_taps is packed and x is 4-byte aligned); c->w OIHW. */
 int dlc_cu_direct(const dlc_cu_conv *c, const void *x, void *y, void *stream);
