@@ -429,7 +429,7 @@ static dlconv_status plan_gspc(dlconv_plan *p, const void *w) {
   const int unstrided = p->s.stride_h == 1 && p->s.stride_w == 1;
   const int64_t C = p->s.cin_g;
   if (g_gspc2 && p->dtype == DLCONV_F16 && p->s.layout == DLCONV_NHWC && p->s.cout_g == C &&
-      (C == 2 || C == 4 || C == 8 || C == 16) && p->s.k_h * p->s.k_w * C * C * 4 <= 48 * 1024)
+      (C == 2 || C == 4 || C == 8 || C == 16) && p->s.k_h * p->s.k_w * C * 32 * 4 <= 48 * 1024)
     return plan_kind(p, w, CU_GSPC, 0);   /* gspc2 (not yet measured against the GEMM) */
   if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && unstrided && p->s.h_out * p->s.w_out >= 256))
     return plan_kind(p, w, CU_GSPC, 0);

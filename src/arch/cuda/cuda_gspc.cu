@@ -131,32 +131,38 @@ template <typename T> static int pick(const dlc_cu_conv *c, const void *x, void 
 }
 
 /* ---- gspc2: F16 NHWC, cin_g == cout_g == C (2, 4, 8 or 16) ----
- * A block is 128 output pixels of one group (blockIdx.y): the group's weights sit in shared
- * memory as fp32 [k][co] and every read of them is the same address across the warp (a
- * broadcast); a thread reads its pixel's C channels of a tap as one 4- to 32-byte load, keeps C
- * fp32 accumulators and stores its C outputs as one vector. 3x3 filters unroll fully, so the
- * nine taps' loads are in flight together. */
+ * A warp's lanes are GL = 32 / C neighbouring groups (fastest) times 32 / GL pixels: each pixel's
+ * C channels of a tap are one 4- to 32-byte load, the GL groups' loads one 64-byte run. A block
+ * of 128 threads holds its GL groups' weights in shared memory as fp32 [k][group][co], so a
+ * warp's weight reads are GL distinct 4C-byte vectors side by side (one pass of the banks). A
+ * thread keeps C fp32 accumulators and stores its C outputs as one vector. 3x3 filters unroll
+ * fully, so the nine taps' loads are in flight together. */
 constexpr int G2_THREADS = 128;
 
+struct alignas(16) Half16 { uint4 a, b; };
 template <int C> struct HalfVec;
 template <> struct HalfVec<2> { using T = unsigned; };
 template <> struct HalfVec<4> { using T = uint2; };
 template <> struct HalfVec<8> { using T = uint4; };
-struct alignas(16) Half16 { uint4 a, b; };
 template <> struct HalfVec<16> { using T = Half16; };
 
 template <int C, bool K3>
 __global__ void __launch_bounds__(G2_THREADS) gspc2_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
                                                            __half *__restrict__ y, int P) {
   using V = typename HalfVec<C>::T;
-  extern __shared__ __align__(16) float ws[];   /* [k][co], k = (ky * k_w + kx) * C + ci */
-  const int g = blockIdx.y, tid = threadIdx.x;
+  constexpr int GL = 32 / C, PPB = G2_THREADS / GL;
+  extern __shared__ __align__(16) float ws[];   /* [k][GL][co], k = (ky * k_w + kx) * C + ci */
+  const int tid = threadIdx.x, gl = tid % GL, pp = tid / GL;
+  const int g0 = blockIdx.y * GL, g = g0 + gl;
   const int KH = K3 ? 3 : c.k_h, KW = K3 ? 3 : c.k_w, K = KH * KW * C;
   const __half *w = (const __half *)c.w;   /* pack_gspc: [k][co][g] */
-  for (int i = tid; i < K * C; i += G2_THREADS) ws[i] = __half2float(w[(long long)i * c.groups + g]);
+  for (int i = tid; i < K * GL * C; i += G2_THREADS) {
+    const int o = i % C, j = (i / C) % GL, k = i / (C * GL);
+    ws[i] = g0 + j < c.groups ? __half2float(w[((long long)k * C + o) * c.groups + g0 + j]) : 0.f;
+  }
   __syncthreads();
-  const int pix = blockIdx.x * G2_THREADS + tid;
-  if (pix >= P) return;
+  const int pix = blockIdx.x * PPB + pp;
+  if (pix >= P || g >= c.groups) return;
   const int hw = c.h_out * c.w_out;
   const int n = pix / hw, r = pix - n * hw, oh = r / c.w_out, ow = r - oh * c.w_out;
   const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
@@ -173,14 +179,14 @@ __global__ void __launch_bounds__(G2_THREADS) gspc2_kernel(const dlc_cu_conv c, 
       if ((unsigned)h >= (unsigned)c.h_in || (unsigned)wx >= (unsigned)c.w_in) continue;
       const V v = *(const V *)(xg + ((long long)h * c.w_in + wx) * c.c_in);
       const __half2 *hv = (const __half2 *)&v;
-      const float *wk = ws + (ky * KW + kx) * C * C;
+      const float *wk = ws + ((ky * KW + kx) * C * GL + gl) * C;   /* + ci * GL * C + o */
 #pragma unroll
       for (int i = 0; i < C / 2; i++) {
         const float2 xf = __half22float2(hv[i]);
 #pragma unroll
-        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.x, wk[(2 * i) * C + o], acc[o]);
+        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.x, wk[(2 * i) * GL * C + o], acc[o]);
 #pragma unroll
-        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.y, wk[(2 * i + 1) * C + o], acc[o]);
+        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.y, wk[(2 * i + 1) * GL * C + o], acc[o]);
       }
     }
   }
@@ -195,9 +201,10 @@ __global__ void __launch_bounds__(G2_THREADS) gspc2_kernel(const dlc_cu_conv c, 
 }
 
 template <int C> static int launch2(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
+  constexpr int GL = 32 / C, PPB = G2_THREADS / GL;
   const int P = c->n * c->h_out * c->w_out;
-  const size_t smem = (size_t)c->k_h * c->k_w * C * C * sizeof(float);
-  dim3 grid((unsigned)((P + G2_THREADS - 1) / G2_THREADS), (unsigned)c->groups);
+  const size_t smem = (size_t)c->k_h * c->k_w * C * GL * C * sizeof(float);
+  dim3 grid((unsigned)((P + PPB - 1) / PPB), (unsigned)((c->groups + GL - 1) / GL));
   if (c->k_h == 3 && c->k_w == 3) gspc2_kernel<C, true><<<grid, G2_THREADS, smem, s>>>(*c, (const __half *)x, (__half *)y, P);
   else gspc2_kernel<C, false><<<grid, G2_THREADS, smem, s>>>(*c, (const __half *)x, (__half *)y, P);
   return (int)cudaGetLastError();
@@ -211,12 +218,11 @@ extern "C" int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *s
 }
 
 /* 1 where dlc_cu_gspc2 runs c (given x and y 16-byte aligned): F16 NHWC, cin_g == cout_g of 2, 4,
-   8 or 16, the group's weights within 48 KB as fp32, groups and pixels within the grid. */
+   8 or 16, a block's weights (32 / C groups) within 48 KB as fp32, pixels within the grid. */
 extern "C" int dlc_cu_gspc2_applies(const dlc_cu_conv *c) {
   const int C = c->cin_g;
   return c->dtype == DLC_CU_F16 && c->nhwc && c->cout_g == C && (C == 2 || C == 4 || C == 8 || C == 16) &&
-         (long long)c->k_h * c->k_w * C * C * 4 <= 48 * 1024 && c->groups <= 65535 &&
-         (long long)c->n * c->h_out * c->w_out <= 0x7fffffffLL - 128;
+         (long long)c->k_h * c->k_w * C * 32 * 4 <= 48 * 1024 && (long long)c->n * c->h_out * c->w_out <= 0x7fffffffLL - 128;
 }
 
 extern "C" int dlc_cu_gspc2(const dlc_cu_conv *c, const void *x, void *y, void *stream) {
