@@ -185,10 +185,11 @@ __global__ void __launch_bounds__(Mma2<BM, BN, WTM, WTN, KS, STAGES>::THREADS)
 
   auto issue = [&](int stage, int k0) {
     __half *a = As + stage * SA, *b = Bs + stage * SB;
+    static_assert(BM * (MM_BK / 8) % THREADS == 0, "whole rows of A per thread");
     if constexpr (VA) {
 #pragma unroll
-      for (int e = tid; e < BM * (MM_BK / 8); e += THREADS) {
-        const int p = e / (MM_BK / 8), kq = (e % (MM_BK / 8)) * 8;
+      for (int i = 0; i < BM * (MM_BK / 8) / THREADS; i++) {
+        const int e = tid + i * THREADS, p = e / (MM_BK / 8), kq = (e % (MM_BK / 8)) * 8;
         int koff, ky, kx;
         k_entry(c, k0 + kq, &koff, &ky, &kx);
         const int h = s_ih[p] + ky, w = s_iw[p] + kx;
@@ -199,10 +200,17 @@ __global__ void __launch_bounds__(Mma2<BM, BN, WTM, WTN, KS, STAGES>::THREADS)
     } else {
       /* element by element through the k table (NHWC: neighbours read neighbouring channels;
          NCHW: neighbouring pixels); plain stores into a stage no warp reads until a later barrier */
-      for (int e = tid; e < BM * MM_BK; e += THREADS) {
-        const int p = c.nhwc ? e / MM_BK : e % BM, kk = c.nhwc ? e % MM_BK : e / BM;
+      float v[BM * MM_BK / THREADS];   /* all of a thread's loads in flight before its stores */
+#pragma unroll
+      for (int i = 0; i < BM * MM_BK / THREADS; i++) {
+        const int e = tid + i * THREADS, p = c.nhwc ? e / MM_BK : e % BM, kk = c.nhwc ? e % MM_BK : e / BM;
         const int4 t = __ldg((const int4 *)c.ktab + k0 + kk);
-        a[p * LDA + kk] = __float2half_rn(x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], t.x, t.y, t.z));
+        v[i] = x_at(c, x, s_xoff[p], s_ih[p], s_iw[p], t.x, t.y, t.z);
+      }
+#pragma unroll
+      for (int i = 0; i < BM * MM_BK / THREADS; i++) {
+        const int e = tid + i * THREADS, p = c.nhwc ? e / MM_BK : e % BM, kk = c.nhwc ? e % MM_BK : e / BM;
+        a[p * LDA + kk] = __float2half_rn(v[i]);
       }
     }
 #pragma unroll
