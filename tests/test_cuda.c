@@ -246,6 +246,10 @@ static void test_large_tiles(void **state) {
       {8, 64, 16, 16, 64, 3, 1, 1, 1, 1, 1, 4, DLCONV_F16, DLCONV_NHWC},
       {8, 48, 16, 16, 40, 3, 2, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
       {32, 256, 1, 1, 100, 1, 1, 0, 0, 0, 0, 1, DLCONV_F16, DLCONV_NHWC},
+      /* the F32 128 x 128 tile's float4 stores with a channel tail, and its element stores where
+         4 does not divide the plane */
+      {9, 32, 32, 32, 200, 3, 1, 1, 1, 1, 1, 1, DLCONV_F32, DLCONV_NCHW},
+      {8, 32, 29, 29, 512, 3, 1, 0, 0, 0, 0, 1, DLCONV_F32, DLCONV_NCHW},
       /* gspc2 (AUTO on grouped F16 NHWC layers with 2, 4, 8 or 16 channels in and out per group):
          3x3 (unrolled) with stride and asymmetric padding, 1x1 and 5x5 */
       {8, 32, 32, 32, 32, 3, 1, 1, 1, 1, 1, 8, DLCONV_F16, DLCONV_NHWC},

@@ -85,11 +85,12 @@ __global__ void __launch_bounds__(IG_THREADS) igemm_kernel(const dlc_cu_conv c, 
 /* F32, large layers: a 128 x 128 block tile, 8 deep, each thread 8 x 8 outputs (two 4-wide
    strips in each direction, read as float4 from shared memory: 64 FMAs per 4 loads), two
    shared-memory stages with the next tile's global loads in flight in registers. Where c.ktab is
-   set, each k's channel and tap come from that table (one 16-byte load) instead of divisions. */
+   set, each k's channel and tap come from that table (one 16-byte load) instead of divisions,
+   and NCHW outputs with 4 | h_out * w_out leave as float4 (vec4). */
 constexpr int GB_BM = 128, GB_BN = 128, GB_BK = 8;
 
 __global__ void __launch_bounds__(IG_THREADS) igemm_big_kernel(const dlc_cu_conv c, const float *__restrict__ x,
-                                                               float *__restrict__ y) {
+                                                               float *__restrict__ y, int vec4) {
   __shared__ __align__(16) float As[2][GB_BK][GB_BM];
   __shared__ __align__(16) float Bs[2][GB_BK][GB_BN];
   __shared__ long long s_xoff[GB_BM], s_yoff[GB_BM];
@@ -157,6 +158,27 @@ __global__ void __launch_bounds__(IG_THREADS) igemm_big_kernel(const dlc_cu_conv
   }
   const long long P = (long long)c.n * c.h_out * c.w_out;
   const long long ostride = c.nhwc ? 1 : (long long)c.h_out * c.w_out;
+  if (vec4) {   /* NCHW, 4 | h_out * w_out: a thread's 4 neighbouring pixels of a channel as one float4 */
+#pragma unroll
+    for (int ih = 0; ih < 2; ih++) {
+      const int p = ih * 64 + tx * 4;
+      if (p0 + p >= P) continue;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int nn = n0 + (j < 4 ? 0 : 64) + ty * 4 + (j & 3);
+        if (nn >= c.cout_g) continue;
+        const int oc = g * c.cout_g + nn;
+        const float b = c.bias[oc];
+        float4 v;
+        v.x = clampf(acc[ih * 4 + 0][j] + b, c.out_min, c.out_max);
+        v.y = clampf(acc[ih * 4 + 1][j] + b, c.out_min, c.out_max);
+        v.z = clampf(acc[ih * 4 + 2][j] + b, c.out_min, c.out_max);
+        v.w = clampf(acc[ih * 4 + 3][j] + b, c.out_min, c.out_max);
+        *(float4 *)(y + s_yoff[p] + oc * ostride) = v;
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 8; i++) {
     const int p = (i < 4 ? 0 : 64) + tx * 4 + (i & 3);
@@ -186,7 +208,9 @@ extern "C" int dlc_cu_igemm(const dlc_cu_conv *c, int bn, const void *x, void *y
   if (bn == 128 && c->dtype == DLC_CU_F32) {
     const long long P = (long long)c->n * c->h_out * c->w_out;
     dim3 grid((unsigned)((P + GB_BM - 1) / GB_BM), (unsigned)((c->cout_g + GB_BN - 1) / GB_BN), (unsigned)c->groups);
-    igemm_big_kernel<<<grid, IG_THREADS, 0, s>>>(*c, (const float *)x, (float *)y);
+    /* float4 stores where the plan has its k table (DLCONV_CUDA_KTAB not 0) and NCHW rows allow */
+    const int vec4 = c->ktab && !c->nhwc && (c->h_out * c->w_out) % 4 == 0 && (uintptr_t)y % 16 == 0;
+    igemm_big_kernel<<<grid, IG_THREADS, 0, s>>>(*c, (const float *)x, (float *)y, vec4);
     return (int)cudaGetLastError();
   }
   if (c->dtype == DLC_CU_F16)
