@@ -10,10 +10,11 @@
 # cmocka (scripts/deps.sh test installs the last three); cuDNN, where the CUDA toolkit has it, is
 # the bench's peer. 2.5 minutes on an H200 (build 37 s on 16 cores).
 # Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size),
-# CUDA_BATCHES (default "32 1"), CUDA_MODELS (default "resnet50 resnext50_32x4d"), CUDA_OLD=1: also
-# bench the kernels the defaults replaced (DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1, without cuDNN;
-# their totals print as "old"), CUDA_BLOCKS="132 528": also bench the F16 suites with
-# DLCONV_CUDA_MMA2_BLOCKS set to each (the mma2 tile rule's block target; totals as "bN").
+# CUDA_BATCHES (default "32 1"), CUDA_MODELS (default "resnet50 resnext50_32x4d"),
+# CUDA_STEP_TIMEOUT=S (each test or bench command stopped after S s), CUDA_OLD=1 (also bench the
+# kernels the defaults replaced: DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1, without
+# cuDNN; their totals print as "old"), CUDA_BLOCKS="132 528" (also bench the F16 suites with
+# DLCONV_CUDA_MMA2_BLOCKS set to each, the mma2 tile rule's block target; totals as "bN").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-cuda}
@@ -21,7 +22,7 @@ mkdir -p "$build"
 log=$build/test_cuda.log
 : > "$log"
 say() { echo "$*" | tee -a "$log"; }
-run() { say "+ $*"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+run() { say "+ $*"; ${CUDA_STEP_TIMEOUT:+timeout "$CUDA_STEP_TIMEOUT"} "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
 fail=0
 export DLCONV_BENCH_MIN_TIME=${DLCONV_BENCH_MIN_TIME:-0.05}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$log" || true
