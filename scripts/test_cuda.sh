@@ -59,15 +59,15 @@ for b in ${CUDA_BATCHES:-32 1}; do
   done
   run "${bench[@]}" --batch $b --dtype f16 --layout nhwc --algo auto,gemm,gspc "${W[@]}" || fail=1
   [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f16 --layout nhwc "${W[@]}" || fail=1; }
+  for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
+    run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
+    [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1; }
+  done
   for nb in ${CUDA_BLOCKS:-}; do
     for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
       run env DLCONV_CUDA_MMA2_BLOCKS=$nb "$build/bench/dlconv-bench" --isa cuda --batch $b --dtype f16 --layout nhwc "$L/$m.csv" || fail=1
     done
     run env DLCONV_CUDA_MMA2_BLOCKS=$nb "$build/bench/dlconv-bench" --isa cuda --batch $b --dtype f16 --layout nhwc "${W[@]}" || fail=1
-  done
-  for m in ${CUDA_MODELS:-resnet50 resnext50_32x4d}; do
-    run "${bench[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1
-    [ "${CUDA_OLD:-0}" = 1 ] && { run "${old[@]}" --batch $b --dtype f32 --layout nchw "$L/$m.csv" || fail=1; }
   done
 done
 
