@@ -19,24 +19,34 @@
 /* ---- is there a GPU ---- */
 
 static int g_available;
-/* DLCONV_CUDA_MMA: which F16 NHWC tensor-core GEMM: 2 (default) the mma2 tiles on every layer
-   with 8 | cin_g, 1 the first mma.sync kernel on large layers (WMMA elsewhere), 0 WMMA only */
+/* DLCONV_CUDA_MMA: which F16 tensor-core GEMM: 2 (default) the mma2 tiles on NHWC layers with
+   8 | cin_g of at least DLC_MMA2_MIN_MACS multiply-adds, WMMA elsewhere; 3 mma2 on every layer
+   (x gathered through the k table where rows of 8 channels do not load); 1 the first mma.sync
+   kernel on large layers, WMMA elsewhere; 0 WMMA only */
 static int g_mma = 2;
-/* DLCONV_CUDA_KTAB=0: the F32 128 x 128 GEMM computes each k's channel and tap itself (no table) */
-static int g_ktab = 1;
-/* DLCONV_CUDA_MMA2_BLOCKS: the mma2 tile is the largest that gives this many blocks (default 264) */
-static int g_mma2_blocks = 264;
+/* DLCONV_CUDA_KTAB=1: the F32 128 x 128 GEMM reads each k's channel and tap from a plan-time table
+   (igemm_big_tab_kernel; it measured slower: one block per SM for its 129 registers) */
+static int g_ktab = 0;
+/* DLCONV_CUDA_MMA2_BLOCKS: the block count the mma2 tile rule aims for (default 132) */
+static int g_mma2_blocks = 132;
 /* DLCONV_CUDA_GSPC=1: grouped layers by the first rules (no gspc2 kernel) */
 static int g_gspc2 = 1;
+
+/* The mma2 tiles against WMMA on an H200, batch 32, F16 NHWC: mma2 wins on every ResNet-50 and
+   ResNeXt-50 layer of 0.41 G multiply-adds and more (1x1 64 > 256 on 56x56: 0.043 ms against
+   0.110 for the first mma.sync kernel; 3x3 512 on 7x7: 0.108 against 0.160 for WMMA) and loses on
+   WideResNet-40-2's, all of 0.30 G and less (3x3 32 on 32x32: 0.0162 against 0.0137; 1x1 32 > 32:
+   0.0066 against 0.0053), and on the 1x1-plane fc layer (0.058 against 0.049). */
+#define DLC_MMA2_MIN_MACS 4.0e8
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
   int n = 0, dev = 0, major = 0, minor = 0;
   const char *mma = getenv("DLCONV_CUDA_MMA");
-  g_mma = mma && (!strcmp(mma, "0") || !strcmp(mma, "1")) ? mma[0] - '0' : 2;
+  g_mma = mma && (!strcmp(mma, "0") || !strcmp(mma, "1") || !strcmp(mma, "3")) ? mma[0] - '0' : 2;
   const char *kt = getenv("DLCONV_CUDA_KTAB");
-  g_ktab = !(kt && !strcmp(kt, "0"));
+  g_ktab = kt && !strcmp(kt, "1");
   const char *mb = getenv("DLCONV_CUDA_MMA2_BLOCKS");
   if (mb && atoi(mb) > 0) g_mma2_blocks = atoi(mb);
   const char *gs = getenv("DLCONV_CUDA_GSPC");
@@ -278,6 +288,19 @@ static dlconv_status upload_ktab(cu_plan *cp) {
   return st;
 }
 
+/* gspc2 (F16 NHWC, cin_g == cout_g = C), where it measured fastest on an H200 (WideResNet-40-2
+   G(g) and ResNeXt-50, batch 32): C = 4 always (3x3 on 32x32: 0.012 ms against 0.025 for the
+   first grouped kernel), C = 2 with 16+ groups (a warp's 16 groups all busy: 0.013 against 0.021;
+   with 8 groups 0.013 against 0.010), C = 8 with 4+ groups on planes of 28x28 and more (0.085
+   against 0.095 for the GEMM; on 16x16, 0.011 against 0.009), never C = 16 (0.058 against 0.034
+   for the GEMM on 14x14). */
+static int use_gspc2(const dlconv_plan *p) {
+  const int64_t C = p->s.cin_g, G = p->s.groups, plane = p->s.h_out * p->s.w_out;
+  return g_gspc2 && p->dtype == DLCONV_F16 && p->s.layout == DLCONV_NHWC && p->s.cout_g == C &&
+         p->s.k_h * p->s.k_w * C * 32 * 4 <= 48 * 1024 &&
+         ((C == 2 && G >= 16) || C == 4 || (C == 8 && G >= 4 && plane >= 784));
+}
+
 /* Plans kind on p from dense OIHW weights w. */
 static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int bn) {
   if (!dlc_cuda_available()) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %s", dlc_cuda_why());
@@ -303,7 +326,9 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
         cu_destroy(p);
         return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %d groups exceed the GEMM's grid (65535)", c->groups);
       }
-      if (kind == CU_GEMM_TC && g_mma == 2) {
+      const int va = c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
+      const double macs = (double)c->n * c->h_out * c->w_out * c->K * c->cout_g * c->groups;
+      if (kind == CU_GEMM_TC && (g_mma == 3 || (g_mma == 2 && va && macs >= DLC_MMA2_MIN_MACS))) {
         static int set_up;   /* the kernels' shared-memory limit, once (setting it twice is harmless) */
         if (!set_up) {
           cudaError_t e = (cudaError_t)dlc_cu_mma2_setup();
@@ -314,7 +339,7 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
           set_up = 1;
         }
         cp->mma = 2;
-        cp->va = c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
+        cp->va = va;
         cp->tile = dlc_cu_mma2_tile(c, g_mma2_blocks);
         cp->bn = bn = dlc_cu_mma2_bn(cp->tile);
       } else if (kind == CU_GEMM_TC && g_mma == 1 && dlc_cu_mma_applies(c)) {
@@ -342,7 +367,7 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gspc(c, w, es);
       bytes = (size_t)c->groups * c->cout_g * c->K * es;
       snprintf(p->kernel, sizeof p->kernel, "cuda_gspc_%s_co%d", dt, c->cout_g <= 1 ? 1 : c->cout_g <= 2 ? 2 : c->cout_g <= 4 ? 4 : 8);
-      cp->gspc2 = g_gspc2 && dlc_cu_gspc2_applies(c);
+      cp->gspc2 = use_gspc2(p) && dlc_cu_gspc2_applies(c);
       if (cp->gspc2) snprintf(p->kernel, sizeof p->kernel, "cuda_gspc2_f16_c%d", c->cin_g);
       break;
     case CU_DIRECT:
@@ -427,10 +452,7 @@ static dlconv_status plan_gemm(dlconv_plan *p, const void *w) {
 static dlconv_status plan_gspc(dlconv_plan *p, const void *w) {
   if (is_q8(p->dtype)) return refuse_q8(p, "gspc");
   const int unstrided = p->s.stride_h == 1 && p->s.stride_w == 1;
-  const int64_t C = p->s.cin_g;
-  if (g_gspc2 && p->dtype == DLCONV_F16 && p->s.layout == DLCONV_NHWC && p->s.cout_g == C &&
-      (C == 2 || C == 4 || C == 8 || C == 16) && p->s.k_h * p->s.k_w * C * 32 * 4 <= 48 * 1024)
-    return plan_kind(p, w, CU_GSPC, 0);   /* gspc2 (not yet measured against the GEMM) */
+  if (use_gspc2(p)) return plan_kind(p, w, CU_GSPC, 0);
   if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && unstrided && p->s.h_out * p->s.w_out >= 256))
     return plan_kind(p, w, CU_GSPC, 0);
   const int fma = p->dtype == DLCONV_F32;
