@@ -12,7 +12,7 @@
 # Environment: DLCONV_BENCH_MIN_TIME (default 0.05 s per measurement), CUDA_SHAPES (sweep size),
 # CUDA_BATCHES (default "32 1"), CUDA_MODELS (default "resnet50 resnext50_32x4d"),
 # CUDA_STEP_TIMEOUT=S (each test or bench command stopped after S s), CUDA_OLD=1 (also bench the
-# kernels the defaults replaced: DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1, without
+# first kernels: DLCONV_CUDA_MMA=1 DLCONV_CUDA_GSPC=1, without
 # cuDNN; their totals print as "old"), CUDA_BLOCKS="132 528" (also bench the F16 suites with
 # DLCONV_CUDA_MMA2_BLOCKS set to each, the mma2 tile rule's block target; totals as "bN").
 set -uo pipefail
@@ -37,18 +37,21 @@ say "build: $(( $(date +%s) - t0 )) s"
 run "$build/tests/test_cuda" --shapes "${CUDA_SHAPES:-160}"
 rc=$?
 [ $rc -eq 0 ] || { say "CUDA TESTS: rc=$rc"; fail=1; }
-# the kernels that the defaults replace: the first mma.sync kernel on large F16 NHWC layers (WMMA
-# elsewhere), the F32 128 x 128 tile without its k table, the first grouped rules (no gspc2); the
-# WMMA kernels alone
-run env DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1 "$build/tests/test_cuda" --shapes 40
+# the kernels off by default: mma2 on every F16 layer (its small tiles, x gathered element by
+# element) and the F32 128 x 128 tile with its k table; the first mma.sync kernel with the first
+# grouped rules (no gspc2); the WMMA kernels alone
+run env DLCONV_CUDA_MMA=3 DLCONV_CUDA_KTAB=1 "$build/tests/test_cuda" --shapes 40
 rc=$?
-[ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1): rc=$rc"; fail=1; }
+[ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=3 DLCONV_CUDA_KTAB=1): rc=$rc"; fail=1; }
+run env DLCONV_CUDA_MMA=1 DLCONV_CUDA_GSPC=1 "$build/tests/test_cuda" --shapes 40
+rc=$?
+[ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=1 DLCONV_CUDA_GSPC=1): rc=$rc"; fail=1; }
 run env DLCONV_CUDA_MMA=0 "$build/tests/test_cuda" --shapes 40
 rc=$?
 [ $rc -eq 0 ] || { say "CUDA TESTS (DLCONV_CUDA_MMA=0): rc=$rc"; fail=1; }
 
 bench=("$build/bench/dlconv-bench" --isa cuda --peers cudnn)
-old=(env DLCONV_CUDA_MMA=1 DLCONV_CUDA_KTAB=0 DLCONV_CUDA_GSPC=1 "$build/bench/dlconv-bench" --isa cuda)
+old=(env DLCONV_CUDA_MMA=1 DLCONV_CUDA_GSPC=1 "$build/bench/dlconv-bench" --isa cuda)
 L=$root/bench/layers
 W=("$L"/wrn40_2_g1.csv "$L"/wrn40_2_g2.csv "$L"/wrn40_2_g4.csv "$L"/wrn40_2_g8.csv "$L"/wrn40_2_g16.csv "$L"/wrn40_2_gN.csv)
 for b in ${CUDA_BATCHES:-32 1}; do
