@@ -167,9 +167,10 @@ __global__ void __launch_bounds__(IG_THREADS) igemm_big_kernel(const dlc_cu_conv
 
 /* The same tile reading each k's channel and tap from the plan's table (c.ktab, one 16-byte
    load instead of divisions), NCHW outputs with 4 | h_out * w_out as float4 (vec4)
-   (DLCONV_CUDA_KTAB=1). Measured on an H200: its 129 registers allow one block per SM instead of
-   two, and it lost to igemm_big_kernel (ResNet-50 NCHW batch 32, 1x1 256 > 128 on 56x56:
-   0.48 ms against 0.31 in an earlier run of the plain kernel). */
+   (DLCONV_CUDA_KTAB=1). Measured on an H200 (as one kernel with the table optional at run time):
+   129 registers allow one block per SM instead of two, and it lost to igemm_big_kernel (ResNet-50
+   NCHW batch 32, 1x1 256 > 128 on 56x56: 0.48 ms against 0.31 in an earlier run of the plain
+   kernel). */
 __global__ void __launch_bounds__(IG_THREADS) igemm_big_tab_kernel(const dlc_cu_conv c, const float *__restrict__ x,
                                                                float *__restrict__ y, int vec4) {
   __shared__ __align__(16) float As[2][GB_BK][GB_BM];
