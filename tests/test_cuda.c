@@ -223,8 +223,9 @@ static void test_fp_sweep(void **state) {
   assert_int_equal(unsupported, 0);   /* every fp shape runs with every algorithm */
 }
 
-/* Layers large enough for the big tiles (F32 128 x 128; F16 on NHWC with 8 | cin_g: mma.sync 128 x 64
-   and 128 x 128, or with DLCONV_CUDA_MMA=0 the WMMA 128 x 64 two-stage tile),
+/* Layers large enough for the big tiles (F32 128 x 128; F16 on NHWC with 8 | cin_g: the mma2
+   tiles, or with DLCONV_CUDA_MMA=1 mma.sync 128 x 64 and 128 x 128, or with DLCONV_CUDA_MMA=0
+   the WMMA 128 x 64 two-stage tile), small ones for the small mma2 tiles, grouped ones for gspc2,
    with strides, asymmetric padding, a channel tail, groups, bias and clamp. */
 static void test_large_tiles(void **state) {
   (void)state;
@@ -238,6 +239,24 @@ static void test_large_tiles(void **state) {
       {9, 64, 32, 32, 256, 3, 1, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
       {16, 16, 32, 32, 48, 3, 1, 0, 2, 1, 1, 1, DLCONV_F16, DLCONV_NHWC},
       {16, 64, 32, 32, 64, 1, 1, 0, 0, 0, 0, 1, DLCONV_F16, DLCONV_NHWC},
+      /* the small mma2 tiles: long reductions on small planes, groups of 16 and of 20 channels
+         (outputs stored element by element), a dense layer with a channel tail */
+      {32, 128, 8, 8, 128, 3, 1, 1, 1, 1, 1, 1, DLCONV_F16, DLCONV_NHWC},
+      {8, 512, 7, 7, 512, 3, 1, 1, 1, 1, 1, 1, DLCONV_F16, DLCONV_NHWC},
+      {8, 64, 16, 16, 64, 3, 1, 1, 1, 1, 1, 4, DLCONV_F16, DLCONV_NHWC},
+      {8, 48, 16, 16, 40, 3, 2, 1, 1, 1, 1, 2, DLCONV_F16, DLCONV_NHWC},
+      {32, 256, 1, 1, 100, 1, 1, 0, 0, 0, 0, 1, DLCONV_F16, DLCONV_NHWC},
+      /* the F32 128 x 128 tile's float4 stores with a channel tail, and its element stores where
+         4 does not divide the plane */
+      {9, 32, 32, 32, 200, 3, 1, 1, 1, 1, 1, 1, DLCONV_F32, DLCONV_NCHW},
+      {8, 32, 29, 29, 512, 3, 1, 0, 0, 0, 0, 1, DLCONV_F32, DLCONV_NCHW},
+      /* gspc2 (AUTO on grouped F16 NHWC layers with 2, 4, 8 or 16 channels in and out per group):
+         3x3 (unrolled) with stride and asymmetric padding, 1x1 and 5x5 */
+      {8, 32, 32, 32, 32, 3, 1, 1, 1, 1, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 64, 17, 15, 64, 3, 2, 1, 0, 0, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 128, 8, 8, 128, 3, 1, 1, 1, 1, 1, 8, DLCONV_F16, DLCONV_NHWC},
+      {4, 32, 16, 16, 32, 1, 1, 0, 0, 0, 0, 16, DLCONV_F16, DLCONV_NHWC},
+      {2, 64, 12, 12, 64, 5, 1, 2, 1, 2, 1, 16, DLCONV_F16, DLCONV_NHWC},
   };
   long fails = 0;
   for (size_t i = 0; i < ARRAY_LEN(L); i++) {

@@ -19,14 +19,38 @@
 /* ---- is there a GPU ---- */
 
 static int g_available;
-static int g_mma = 1;   /* DLCONV_CUDA_MMA=0: the WMMA kernels in place of the mma.sync one */
+/* DLCONV_CUDA_MMA: which F16 tensor-core GEMM: 2 (default) the mma2 tiles on NHWC layers with
+   8 | cin_g of at least DLC_MMA2_MIN_MACS multiply-adds, WMMA elsewhere; 3 mma2 on every layer
+   (x gathered through the k table where rows of 8 channels do not load); 1 the first mma.sync
+   kernel on large layers, WMMA elsewhere; 0 WMMA only */
+static int g_mma = 2;
+/* DLCONV_CUDA_KTAB=1: the F32 128 x 128 GEMM reads each k's channel and tap from a plan-time table
+   (igemm_big_tab_kernel; it measured slower: one block per SM for its 129 registers) */
+static int g_ktab = 0;
+/* DLCONV_CUDA_MMA2_BLOCKS: the block count the mma2 tile rule aims for (default 132) */
+static int g_mma2_blocks = 132;
+/* DLCONV_CUDA_GSPC=1: grouped layers by the first rules (no gspc2 kernel) */
+static int g_gspc2 = 1;
+
+/* The mma2 tiles against WMMA on an H200, batch 32, F16 NHWC: mma2 wins on every ResNet-50 and
+   ResNeXt-50 layer of 0.41 G multiply-adds and more (1x1 64 > 256 on 56x56: 0.043 ms against
+   0.110 for the first mma.sync kernel; 3x3 512 on 7x7: 0.108 against 0.160 for WMMA) and loses on
+   WideResNet-40-2's, all of 0.30 G and less (3x3 32 on 32x32: 0.0162 against 0.0137; 1x1 32 > 32:
+   0.0066 against 0.0053), and on the 1x1-plane fc layer (0.058 against 0.049). */
+#define DLC_MMA2_MIN_MACS 4.0e8
 static char g_why[256];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void probe(void) {
   int n = 0, dev = 0, major = 0, minor = 0;
   const char *mma = getenv("DLCONV_CUDA_MMA");
-  g_mma = !(mma && !strcmp(mma, "0"));
+  g_mma = mma && (!strcmp(mma, "0") || !strcmp(mma, "1") || !strcmp(mma, "3")) ? mma[0] - '0' : 2;
+  const char *kt = getenv("DLCONV_CUDA_KTAB");
+  g_ktab = kt && !strcmp(kt, "1");
+  const char *mb = getenv("DLCONV_CUDA_MMA2_BLOCKS");
+  if (mb && atoi(mb) > 0) g_mma2_blocks = atoi(mb);
+  const char *gs = getenv("DLCONV_CUDA_GSPC");
+  g_gspc2 = !(gs && !strcmp(gs, "1"));
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     snprintf(g_why, sizeof g_why, "no usable GPU (cudaGetDeviceCount: %s)",
@@ -64,7 +88,9 @@ typedef enum cu_kind { CU_GEMM_FMA, CU_GEMM_TC, CU_GSPC, CU_DIRECT, CU_CSR } cu_
 
 typedef struct cu_plan {
   cu_kind kind;
-  int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (where x is 16-byte aligned) */
+  int bn, vec, mma;   /* mma: CU_GEMM_TC on the mma.sync kernel (1) or the mma2 tile (2), where x is 16-byte aligned */
+  int tile, va;       /* mma 2: dlc_cu_mma2_tile; x read as rows of 8 channels (else through the k table) */
+  int gspc2;          /* CU_GSPC on the gspc2 kernel (where x and y are 16-byte aligned) */
   dlc_cu_conv c;
   void *dev[8];   /* device allocations: weights (and their int8 tap form), bias, mult, qbias, row_ptr, col */
   int ndev;
@@ -238,6 +264,43 @@ static int fit_bn(const dlconv_plan *p, int fma) {
   return bn;
 }
 
+/* The k table of the F32 128 x 128 GEMM (cuda_kernels.h: ktab), uploaded. */
+static dlconv_status upload_ktab(cu_plan *cp) {
+  dlc_cu_conv *c = &cp->c;
+  int *t = dlc_malloc((size_t)c->k_pad * 4 * sizeof(int));
+  if (!t) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory building the k table");
+  for (int k = 0; k < c->k_pad; k++) {
+    int *e = t + 4 * (size_t)k;
+    if (k >= c->K) {
+      e[0] = 0; e[1] = -(1 << 29); e[2] = -(1 << 29);   /* DLC_CU_FAR: padding */
+    } else if (c->nhwc) {
+      const int ch = k % c->cin_g, tap = k / c->cin_g;
+      e[0] = ch; e[1] = tap / c->k_w * c->dil_h; e[2] = tap % c->k_w * c->dil_w;
+    } else {
+      const int kx = k % c->k_w, t2 = k / c->k_w;
+      e[0] = t2 / c->k_h * c->h_in * c->w_in; e[1] = t2 % c->k_h * c->dil_h; e[2] = kx * c->dil_w;
+    }
+    e[3] = 0;
+  }
+  dlconv_status st = DLCONV_OK;
+  c->ktab = upload(cp, t, (size_t)c->k_pad * 4 * sizeof(int), &st);
+  dlc_free(t);
+  return st;
+}
+
+/* gspc2 (F16 NHWC, cin_g == cout_g = C), where it measured fastest on an H200 (WideResNet-40-2
+   G(g) and ResNeXt-50, batch 32): C = 4 always (3x3 on 32x32: 0.012 ms against 0.025 for the
+   first grouped kernel), C = 2 with 16+ groups (a warp's 16 groups all busy: 0.013 against 0.021;
+   with 8 groups 0.013 against 0.010), C = 8 with 4+ groups on planes of 28x28 and more (0.085
+   against 0.095 for the GEMM; on 16x16, 0.011 against 0.009), never C = 16 (0.058 against 0.034
+   for the GEMM on 14x14). */
+static int use_gspc2(const dlconv_plan *p) {
+  const int64_t C = p->s.cin_g, G = p->s.groups, plane = p->s.h_out * p->s.w_out;
+  return g_gspc2 && p->dtype == DLCONV_F16 && p->s.layout == DLCONV_NHWC && p->s.cout_g == C &&
+         p->s.k_h * p->s.k_w * C * 32 * 4 <= 48 * 1024 &&
+         ((C == 2 && G >= 16) || C == 4 || (C == 8 && G >= 4 && plane >= 784));
+}
+
 /* Plans kind on p from dense OIHW weights w. */
 static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int bn) {
   if (!dlc_cuda_available()) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %s", dlc_cuda_why());
@@ -263,7 +326,23 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
         cu_destroy(p);
         return dlc_fail(DLCONV_ERR_UNSUPPORTED, "isa cuda: %d groups exceed the GEMM's grid (65535)", c->groups);
       }
-      if (kind == CU_GEMM_TC && g_mma && dlc_cu_mma_applies(c)) {
+      const int va = c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
+      const double macs = (double)c->n * c->h_out * c->w_out * c->K * c->cout_g * c->groups;
+      if (kind == CU_GEMM_TC && (g_mma == 3 || (g_mma == 2 && va && macs >= DLC_MMA2_MIN_MACS))) {
+        static int set_up;   /* the kernels' shared-memory limit, once (setting it twice is harmless) */
+        if (!set_up) {
+          cudaError_t e = (cudaError_t)dlc_cu_mma2_setup();
+          if (e != cudaSuccess) {
+            cu_destroy(p);
+            return cuda_error(e, "setting up the mma2 kernels");
+          }
+          set_up = 1;
+        }
+        cp->mma = 2;
+        cp->va = va;
+        cp->tile = dlc_cu_mma2_tile(c, g_mma2_blocks);
+        cp->bn = bn = dlc_cu_mma2_bn(cp->tile);
+      } else if (kind == CU_GEMM_TC && g_mma == 1 && dlc_cu_mma_applies(c)) {
         cp->mma = 1;
         cp->bn = bn = c->cout_g <= 64 ? 64 : 128;
       }
@@ -272,7 +351,9 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gemm(c, w, es);
       bytes = (size_t)c->groups * c->k_pad * c->n_pad * es;
       cp->vec = kind == CU_GEMM_TC && c->nhwc && c->cin_g % 8 == 0 && c->c_in % 8 == 0;
-      if (cp->mma)
+      if (cp->mma == 2)
+        snprintf(p->kernel, sizeof p->kernel, "%s%s", dlc_cu_mma2_name(cp->tile), cp->va ? "" : "_gather");
+      else if (cp->mma)
         snprintf(p->kernel, sizeof p->kernel, "cuda_mma_f16_128x%dx32_cp2", bn);
       else if (kind == CU_GEMM_TC && cp->vec && bn == 64 && dlc_cu_tc_big(c))
         snprintf(p->kernel, sizeof p->kernel, "cuda_wmma_f16_128x64x32_v8_2stage");
@@ -286,6 +367,8 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
       host = pack_gspc(c, w, es);
       bytes = (size_t)c->groups * c->cout_g * c->K * es;
       snprintf(p->kernel, sizeof p->kernel, "cuda_gspc_%s_co%d", dt, c->cout_g <= 1 ? 1 : c->cout_g <= 2 ? 2 : c->cout_g <= 4 ? 4 : 8);
+      cp->gspc2 = use_gspc2(p) && dlc_cu_gspc2_applies(c);
+      if (cp->gspc2) snprintf(p->kernel, sizeof p->kernel, "cuda_gspc2_f16_c%d", c->cin_g);
       break;
     case CU_DIRECT:
       bytes = (size_t)c->c_out * c->K * es;
@@ -338,6 +421,8 @@ static dlconv_status plan_kind(dlconv_plan *p, const void *w, cu_kind kind, int 
   }
   dlc_free(host);
   if (st == DLCONV_OK) st = upload_epilogue(p, cp);
+  if (st == DLCONV_OK && ((kind == CU_GEMM_FMA && bn == 128 && g_ktab) || (cp->mma == 2 && !cp->va)))
+    st = upload_ktab(cp);
   if (st != DLCONV_OK) {
     cu_destroy(p);
     return st;
@@ -367,6 +452,7 @@ static dlconv_status plan_gemm(dlconv_plan *p, const void *w) {
 static dlconv_status plan_gspc(dlconv_plan *p, const void *w) {
   if (is_q8(p->dtype)) return refuse_q8(p, "gspc");
   const int unstrided = p->s.stride_h == 1 && p->s.stride_w == 1;
+  if (use_gspc2(p)) return plan_kind(p, w, CU_GSPC, 0);
   if (p->s.cout_g <= 2 || (p->s.cout_g <= 4 && p->s.cin_g <= 4 && unstrided && p->s.h_out * p->s.w_out >= 256))
     return plan_kind(p, w, CU_GSPC, 0);
   const int fma = p->dtype == DLCONV_F32;
@@ -391,9 +477,12 @@ static int launch(const cu_plan *cp, const void *x, void *y, void *stream) {
   switch (cp->kind) {
     case CU_GEMM_FMA: return dlc_cu_igemm(&cp->c, cp->bn, x, y, stream);
     case CU_GEMM_TC:
-      if (cp->mma && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
+      if (cp->mma == 2 && (!cp->va || (uintptr_t)x % 16 == 0)) return dlc_cu_mma2(&cp->c, cp->tile, cp->va, x, y, stream);
+      if (cp->mma == 1 && (uintptr_t)x % 16 == 0) return dlc_cu_mma(&cp->c, cp->bn, x, y, stream);
       return dlc_cu_tc(&cp->c, cp->bn > 64 ? 64 : cp->bn, cp->vec && (uintptr_t)x % 16 == 0, x, y, stream);
-    case CU_GSPC: return dlc_cu_gspc(&cp->c, x, y, stream);
+    case CU_GSPC:
+      if (cp->gspc2 && (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0) return dlc_cu_gspc2(&cp->c, x, y, stream);
+      return dlc_cu_gspc(&cp->c, x, y, stream);
     case CU_DIRECT: return dlc_cu_direct(&cp->c, x, y, stream);
     case CU_CSR: return dlc_cu_csr(&cp->c, x, y, stream);
   }

@@ -130,9 +130,109 @@ template <typename T> static int pick(const dlc_cu_conv *c, const void *x, void 
   return pick_px<T, 8>(c, x, y, s);
 }
 
+/* ---- gspc2: F16 NHWC, cin_g == cout_g == C (2, 4, 8 or 16) ----
+ * A warp's lanes are GL = 32 / C neighbouring groups (fastest) times 32 / GL pixels: each pixel's
+ * C channels of a tap are one 4- to 32-byte load, the GL groups' loads one 64-byte run. A block
+ * of 128 threads holds its GL groups' weights in shared memory as fp32 [k][group][co], so a
+ * warp's weight reads are GL distinct 4C-byte vectors side by side (one pass of the banks). A
+ * thread keeps C fp32 accumulators and stores its C outputs as one vector. 3x3 filters unroll
+ * fully, so the nine taps' loads are in flight together. */
+constexpr int G2_THREADS = 128;
+
+struct alignas(16) Half16 { uint4 a, b; };
+template <int C> struct HalfVec;
+template <> struct HalfVec<2> { using T = unsigned; };
+template <> struct HalfVec<4> { using T = uint2; };
+template <> struct HalfVec<8> { using T = uint4; };
+template <> struct HalfVec<16> { using T = Half16; };
+
+template <int C, bool K3>
+__global__ void __launch_bounds__(G2_THREADS) gspc2_kernel(const dlc_cu_conv c, const __half *__restrict__ x,
+                                                           __half *__restrict__ y, int P) {
+  using V = typename HalfVec<C>::T;
+  constexpr int GL = 32 / C, PPB = G2_THREADS / GL;
+  extern __shared__ __align__(16) float ws[];   /* [k][GL][co], k = (ky * k_w + kx) * C + ci */
+  const int tid = threadIdx.x, gl = tid % GL, pp = tid / GL;
+  const int g0 = blockIdx.y * GL, g = g0 + gl;
+  const int KH = K3 ? 3 : c.k_h, KW = K3 ? 3 : c.k_w, K = KH * KW * C;
+  const __half *w = (const __half *)c.w;   /* pack_gspc: [k][co][g] */
+  for (int i = tid; i < K * GL * C; i += G2_THREADS) {
+    const int o = i % C, j = (i / C) % GL, k = i / (C * GL);
+    ws[i] = g0 + j < c.groups ? __half2float(w[((long long)k * C + o) * c.groups + g0 + j]) : 0.f;
+  }
+  __syncthreads();
+  const int pix = blockIdx.x * PPB + pp;
+  if (pix >= P || g >= c.groups) return;
+  const int hw = c.h_out * c.w_out;
+  const int n = pix / hw, r = pix - n * hw, oh = r / c.w_out, ow = r - oh * c.w_out;
+  const int ih0 = oh * c.stride_h - c.pad_t, iw0 = ow * c.stride_w - c.pad_l;
+  const __half *xg = x + (long long)n * c.h_in * c.w_in * c.c_in + g * C;
+  float acc[C];
+#pragma unroll
+  for (int o = 0; o < C; o++) acc[o] = 0.f;
+#pragma unroll
+  for (int ky = 0; ky < KH; ky++) {
+    const int h = ih0 + ky * c.dil_h;
+#pragma unroll
+    for (int kx = 0; kx < KW; kx++) {
+      const int wx = iw0 + kx * c.dil_w;
+      if ((unsigned)h >= (unsigned)c.h_in || (unsigned)wx >= (unsigned)c.w_in) continue;
+      const V v = *(const V *)(xg + ((long long)h * c.w_in + wx) * c.c_in);
+      const __half2 *hv = (const __half2 *)&v;
+      const float *wk = ws + ((ky * KW + kx) * C * GL + gl) * C;   /* + ci * GL * C + o */
+#pragma unroll
+      for (int i = 0; i < C / 2; i++) {
+        const float2 xf = __half22float2(hv[i]);
+#pragma unroll
+        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.x, wk[(2 * i) * GL * C + o], acc[o]);
+#pragma unroll
+        for (int o = 0; o < C; o++) acc[o] = fmaf(xf.y, wk[(2 * i + 1) * GL * C + o], acc[o]);
+      }
+    }
+  }
+  V out;
+  __half2 *ho = (__half2 *)&out;
+  const float *b = c.bias + g * C;
+#pragma unroll
+  for (int i = 0; i < C / 2; i++)   /* each rounded once to binary16, to nearest even */
+    ho[i] = __floats2half2_rn(clampf(acc[2 * i] + b[2 * i], c.out_min, c.out_max),
+                              clampf(acc[2 * i + 1] + b[2 * i + 1], c.out_min, c.out_max));
+  *(V *)(y + (long long)pix * c.c_out + g * C) = out;
+}
+
+template <int C> static int launch2(const dlc_cu_conv *c, const void *x, void *y, cudaStream_t s) {
+  constexpr int GL = 32 / C, PPB = G2_THREADS / GL;
+  const int P = c->n * c->h_out * c->w_out;
+  const size_t smem = (size_t)c->k_h * c->k_w * C * GL * C * sizeof(float);
+  dim3 grid((unsigned)((P + PPB - 1) / PPB), (unsigned)((c->groups + GL - 1) / GL));
+  if (c->k_h == 3 && c->k_w == 3) gspc2_kernel<C, true><<<grid, G2_THREADS, smem, s>>>(*c, (const __half *)x, (__half *)y, P);
+  else gspc2_kernel<C, false><<<grid, G2_THREADS, smem, s>>>(*c, (const __half *)x, (__half *)y, P);
+  return (int)cudaGetLastError();
+}
+
 }  // namespace dlc_cu
 
 extern "C" int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   return c->dtype == DLC_CU_F16 ? dlc_cu::pick<__half>(c, x, y, s) : dlc_cu::pick<float>(c, x, y, s);
+}
+
+/* 1 where dlc_cu_gspc2 runs c (given x and y 16-byte aligned): F16 NHWC, cin_g == cout_g of 2, 4,
+   8 or 16, a block's weights (32 / C groups) within 48 KB as fp32, pixels within the grid. */
+extern "C" int dlc_cu_gspc2_applies(const dlc_cu_conv *c) {
+  const int C = c->cin_g;
+  return c->dtype == DLC_CU_F16 && c->nhwc && c->cout_g == C && (C == 2 || C == 4 || C == 8 || C == 16) &&
+         (long long)c->k_h * c->k_w * C * 32 * 4 <= 48 * 1024 && (long long)c->n * c->h_out * c->w_out <= 0x7fffffffLL - 128;
+}
+
+extern "C" int dlc_cu_gspc2(const dlc_cu_conv *c, const void *x, void *y, void *stream) {
+  using namespace dlc_cu;
+  cudaStream_t s = (cudaStream_t)stream;
+  switch (c->cin_g) {
+    case 2: return launch2<2>(c, x, y, s);
+    case 4: return launch2<4>(c, x, y, s);
+    case 8: return launch2<8>(c, x, y, s);
+    case 16: return launch2<16>(c, x, y, s);
+  }
+  return (int)cudaErrorInvalidValue;
 }

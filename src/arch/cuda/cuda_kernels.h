@@ -41,6 +41,10 @@ typedef struct dlc_cu_conv {
   const int *tap_sum;
   /* CSR: rows = c_out, nonzeros sorted by column; columns as OIHW (ic * k_h + ky) * k_w + kx */
   const int *row_ptr, *col;
+  /* F32 128 x 128 GEMM (NULL: computed in the kernel) and the F16 mma2 GEMM gathering x element
+     by element: per k of k_pad, 4 ints {channel offset in
+     x, tap row offset, tap column offset, 0}, as k_entry in cuda_common.cuh gives them */
+  const int *ktab;
   const void *val;           /* nnz values of the dtype (int8: s8) */
 } dlc_cu_conv;
 
@@ -59,10 +63,28 @@ int dlc_cu_tc_big(const dlc_cu_conv *c);
    multiple of it). dlc_cu_mma_applies: 1 where the layer suits it. */
 int dlc_cu_mma_applies(const dlc_cu_conv *c);
 int dlc_cu_mma(const dlc_cu_conv *c, int bn, const void *x, void *y, void *stream);
+/* F16 implicit GEMM on the tensor cores for every layer: mma.sync m16n8k16 on one of several
+   block tiles (128 x 128 down to 32 x 16; the small ones split each k step across two groups of
+   warps), outputs staged through shared memory and stored 16 bytes at a time (NHWC). va: x read
+   as NHWC rows of 8 channels (8 | cin_g and c_in, x 16-byte aligned) by cp.async, three stages;
+   else gathered element by element through c->ktab (required then), any layout. dlc_cu_mma2_tile: the tile for c (n_pad a multiple of
+   dlc_cu_mma2_bn(tile)); dlc_cu_mma2_name: its kernel name; dlc_cu_mma2_setup: once before the
+   first launch (the tiles' dynamic shared memory limit). */
+int dlc_cu_mma2_tile(const dlc_cu_conv *c, int min_blocks);
+int dlc_cu_mma2_bn(int tile);
+const char *dlc_cu_mma2_name(int tile);
+int dlc_cu_mma2_setup(void);
+int dlc_cu_mma2(const dlc_cu_conv *c, int tile, int va, const void *x, void *y, void *stream);
 /* Grouped convolution with few channels per group, depthwise included (F32 and F16): one thread
    per output pixel, group and run of up to 8 output channels; c->w packed as [k][co][g] with
    k = (ky * k_w + kx) * cin_g + c. */
 int dlc_cu_gspc(const dlc_cu_conv *c, const void *x, void *y, void *stream);
+/* F16 NHWC grouped convolution with cin_g == cout_g of 2, 4, 8 or 16 (c->w packed as for
+   dlc_cu_gspc; x and y 16-byte aligned): a block of pixels per group, the group's weights in
+   shared memory, vector loads and stores of a pixel's channels. dlc_cu_gspc2_applies: 1 where
+   it runs c. */
+int dlc_cu_gspc2_applies(const dlc_cu_conv *c);
+int dlc_cu_gspc2(const dlc_cu_conv *c, const void *x, void *y, void *stream);
 /* One thread per output: every dtype and shape (int8 with the exact requantisation; with dp4a
    on quads of channels where c->w_taps is packed and x is 4-byte aligned); c->w OIHW. */
 int dlc_cu_direct(const dlc_cu_conv *c, const void *x, void *y, void *stream);
