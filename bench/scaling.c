@@ -46,8 +46,8 @@ static void family_table(FILE *f, const bench_run *r, const member *m, int n, in
   if (r->slot_blocked >= 0) slots[ns++] = r->slot_blocked;
   if (r->slot_user >= 0) slots[ns++] = r->slot_user;
   const bench_options *o = r->o;
-  fprintf(f, "\n== G(g) scaling: %s* (S = %s), %d thread%s, %s %s; time over S's, ideal = MAC ratio ==\n",
-          m[0].model, m[0].model, o->threads[ti], o->threads[ti] == 1 ? "" : "s", bench_dtype_name(o->dtype),
+  fprintf(f, "\n== G(g) scaling: %.*sg* (S = %s), %d thread%s, %s %s; time over S's, ideal = MAC ratio ==\n",
+          (int)strlen(m[0].model) - 2, m[0].model, m[0].model, o->threads[ti], o->threads[ti] == 1 ? "" : "s", bench_dtype_name(o->dtype),
           bench_layout_name(o->layout));
   fprintf(f, "  %-16s %6s", "model", "ideal");
   for (int k = 0; k < ns; k++) fprintf(f, "  %-23.23s", r->slots[slots[k]].name);

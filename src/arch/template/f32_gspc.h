@@ -312,18 +312,30 @@ INLINE void gspc_zip_rows(vf *r, const size_t g) {
   }
 }
 
-INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv) {
+/* Stride 2 (cs == 2): each group's 2 VL columns from column q0*2 loaded in two masked halves,
+   their evens kept; the masks end at the last even element inside the image, so that the odd one
+   after it (past the row's end) is never read. */
+INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, const size_t cs) {
   const size_t nq = a->nq;
-  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq);
+  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
   for (size_t c = 0; c < a->n_c; c++) {
     const float *src = a->src + (ptrdiff_t)c * a->src_c_stride + a->col0;
     float *dst = a->dst + c * a->dst_c_stride;
     for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
-      const vmask m = v_range((ptrdiff_t)a->q_lo - (ptrdiff_t)q0, q_hi - (ptrdiff_t)q0);
+      const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
+      const vmask m = v_range(lo, hi);
+      const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
       vf r[DLC_VL];
       UNROLL
-      for (size_t gl = 0; gl < gpv; gl++) /* lanes outside [q_lo, q_hi) are masked off, never read */
-        r[gl] = gl < a->ng ? v_load_mask(src + (ptrdiff_t)gl * a->g_step + (ptrdiff_t)q0, m) : v_zero();
+      for (size_t gl = 0; gl < gpv; gl++) { /* lanes outside [q_lo, q_hi) are masked off, never read */
+        const float *p = src + (ptrdiff_t)gl * a->g_step + (ptrdiff_t)(q0 * cs);
+        if (gl >= a->ng)
+          r[gl] = v_zero();
+        else if (cs == 1)
+          r[gl] = v_load_mask(p, m);
+        else
+          r[gl] = v_evens_in_order(v_evens(v_load_mask(p, m0), v_load_mask(p + DLC_VL, m1)));
+      }
       gspc_zip_rows(r, gpv);
       float *d = dst + q0 * gpv;
       if (nq - q0 >= DLC_VL) {
@@ -340,12 +352,14 @@ INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv) 
 }
 
 static void gspc_pack_rows(const dlc_f32_gspc_pack_args *a) {
+  const size_t cs = (size_t)a->col_step;
   switch (a->gpv) {
-    case 2: gspc_pack_rows_g(a, 2); break;
-    case 4: gspc_pack_rows_g(a, 4); break;
-    case 8: gspc_pack_rows_g(a, 8); break;
+    case 1: gspc_pack_rows_g(a, 1, 2); break; /* stride 2 only: stride 1 is a copy (gather's contiguous case) */
+    case 2: cs == 1 ? gspc_pack_rows_g(a, 2, 1) : gspc_pack_rows_g(a, 2, 2); break;
+    case 4: cs == 1 ? gspc_pack_rows_g(a, 4, 1) : gspc_pack_rows_g(a, 4, 2); break;
+    case 8: cs == 1 ? gspc_pack_rows_g(a, 8, 1) : gspc_pack_rows_g(a, 8, 2); break;
 #if DLC_VL >= 16
-    case 16: gspc_pack_rows_g(a, 16); break;
+    case 16: cs == 1 ? gspc_pack_rows_g(a, 16, 1) : gspc_pack_rows_g(a, 16, 2); break;
 #endif
     default: gspc_pack_gather(a); break;
   }
@@ -387,7 +401,7 @@ static void gspc_pack(const dlc_f32_gspc_pack_args *a) {
     gspc_pack_small_groups(a);
   } else if (a->src_c_stride == 1) {
     gspc_pack_transpose(a);
-  } else if (a->gpv > 1 && a->col_step == 1 && a->px_step == 1) {
+  } else if (a->px_step == 1 && ((a->gpv > 1 && a->col_step == 1) || a->col_step == 2)) {
     gspc_pack_rows(a);
   } else {
     /* int32 gather offsets must reach the farthest element of the row */
