@@ -292,12 +292,12 @@ static void gspc_pack_gather(const dlc_f32_gspc_pack_args *a) {
   }
 }
 
-/* Rows contiguous (NCHW, stride 1, groups in lanes): the gather's element loads are slow (Zen 5,
-   1x16x16g8 on WRN-40-2 g16's 32 x 32 layer: 53% of the time in the gather). Instead, per
+/* Rows contiguous (NCHW at stride 1 or 2, groups in lanes): the gather's element loads are slow
+   (Zen 5, 1x16x16g8 on WRN-40-2 g16's 32 x 32 layer: 53% of the time in the gather). Instead, per
    channel, the gpv groups' rows of VL columns are gpv (masked) loads; log2(gpv) rounds of zips
    turn them into the packed [column][group] order, gpv whole vectors stored as they are
-   (Zen 5, the g16 layer: 0.0322 ms with gathers, 0.0209 with a VL x VL transpose and gpv-float
-   stores, ... with zips). */
+   (Zen 5, AVX-512, the g16 layer: 0.0322 ms with gathers, 0.0209 with a VL x VL transpose and
+   gpv-float stores, 0.0161 with zips). */
 INLINE void gspc_zip_rows(vf *r, const size_t g) {
   vf t[DLC_VL];
   UNROLL
