@@ -13,6 +13,7 @@
 #include "peak.h"
 #include "peer_onednn.h"
 #include "report.h"
+#include "scaling.h"
 #include "results.h"
 #include "run_dlconv.h"
 #include "timer.h"
@@ -315,6 +316,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   bench_table_summary(stdout, &r);
+  bench_table_scaling(stdout, &r);
   if (!o.csv_path) {
     printf("\n# every measurement as CSV: --csv FILE\n");
   } else {

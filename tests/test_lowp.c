@@ -424,11 +424,19 @@ static void layer_make(layer *L, const dlconv_conv2d_desc *d, int dense, rng_t *
 static void gen_desc(rng_t *r, dlconv_conv2d_desc *d, dlconv_dtype t, int big) {
   const int cing[] = {1, 2, 3, 5, 7, 13, 33, 4, 8, 12}, coutg[] = {1, 3, 4, 5, 8, 9, 17, 23}, ks[] = {1, 1, 2, 3, 3, 5};
   for (;;) {
-    const int kind = rng_int(r, 0, 6); /* 0-3 groups 1, 4 groups 2, 5 groups 3, 6 depthwise */
+    /* 0-3 groups 1, 4 groups 2, 5 groups 3, 6 depthwise, 7 many small groups (GSPC's groups in lanes) */
+    const int kind = rng_int(r, 0, 7);
+    static const int many[] = {4, 5, 8, 16, 32, 64}, small[] = {1, 2, 3, 4, 5, 8};
     int groups, cin, cout;
     if (kind <= 3) { groups = 1; cin = rng_pick(r, cing, 10); cout = rng_pick(r, coutg, 8); }
     else if (kind <= 5) { groups = kind - 2; cin = groups * rng_pick(r, cing, 5); cout = groups * rng_pick(r, coutg, 6); }
-    else { groups = rng_int(r, 1, 11); cin = groups; cout = groups * rng_int(r, 1, 2); }
+    else if (kind == 6) { groups = rng_int(r, 1, 11); cin = groups; cout = groups * rng_int(r, 1, 2); }
+    else {
+      groups = rng_pick(r, many, 6);
+      const int n = groups >= 32 ? 4 : 6;
+      cin = groups * rng_pick(r, small, n);
+      cout = groups * rng_pick(r, small, n);
+    }
     const int h = big ? 23 : rng_int(r, 1, 9), w = big ? 19 : rng_int(r, 1, 9);
     dlconv_conv2d_desc_init(d, rng_int(r, 1, 2), cin, h, w, cout, rng_pick(r, ks, 6), rng_pick(r, ks, 6));
     d->groups = groups;

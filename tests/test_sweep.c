@@ -17,8 +17,9 @@ static long g_chosen_algo[N_ALGOS];
 static tpool *g_pool;
 
 static const int CHANNELS[] = {3, 5, 13, 17, 33, 63, 129};
-static const int PER_GROUP[] = {1, 2, 3, 5, 8, 13, 17};
-static const int GROUPS[] = {2, 4, 8, 32};
+/* channels per group: the first 6 up to 8 (groups >= 8), the first 4 (groups >= 32) */
+static const int PER_GROUP[] = {1, 2, 3, 4, 5, 8, 12, 13, 16, 17, 24, 33};
+static const int GROUPS[] = {2, 3, 4, 8, 16, 32, 64};
 
 static int64_t desc_macs(const dlconv_conv2d_desc *d) {
   int64_t ho = oracle_out_dim(d->h_in, d->pad_top, d->pad_bottom, d->k_h, d->dilation_h, d->stride_h);
@@ -74,8 +75,9 @@ static void gen_channels(rng_t *r, dlconv_conv2d_desc *d, int cat) {
     d->c_out = d->c_in * rng_int(r, 1, 2);
   } else if (cat == 2) {     /* grouped */
     d->groups = rng_pick(r, GROUPS, ARRAY_LEN(GROUPS));
-    d->c_in = d->groups * rng_pick(r, PER_GROUP, d->groups >= 8 ? 4 : ARRAY_LEN(PER_GROUP));
-    d->c_out = d->groups * rng_pick(r, PER_GROUP, d->groups >= 8 ? 4 : ARRAY_LEN(PER_GROUP));
+    const size_t np = d->groups >= 32 ? 4 : d->groups >= 8 ? 6 : ARRAY_LEN(PER_GROUP);
+    d->c_in = d->groups * rng_pick(r, PER_GROUP, np);
+    d->c_out = d->groups * rng_pick(r, PER_GROUP, np);
   } else {
     d->groups = 1;
     d->c_in = rng_chance(r, 0.6) ? rng_pick(r, CHANNELS, ARRAY_LEN(CHANNELS)) : rng_int(r, 1, 48);

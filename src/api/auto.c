@@ -60,7 +60,13 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
      of x (gemm.c): for the choice below it is not strided. */
   int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
-  if (s->groups > 1) return s->cin_g < (strided ? 8 : 16) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  /* Grouped: GSPC up to 32 input channels per group, 8 when strided. NCHW, Zen 5, 1 thread,
+     GSPC / direct (its repack by loads, zips and evens): WRN-40-2 g2..g16 layers, AVX-512: 16 per
+     group 0.81-0.98, 32 0.92-0.97, 64 1.04; stride 2, 8 per group 0.55-0.61, 16 and more
+     1.15-1.36; AVX2 16 and 32 per group 0.81-0.99. ResNeXt-50 g32: AVX-512 16 per group 0.69,
+     32 0.97, stride 2 with 32 1.33; AVX2 16 0.86, 32 0.92, stride 2 with 8 0.73 (a 32 x 32 WRN
+     layer 1.17, 0.004 ms), with 16 and 32 1.08. */
+  if (s->groups > 1) return s->cin_g <= (strided ? 8 : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   if (pointwise) {
     if (pixels == 1) return DLCONV_ALGO_GSPC;
     /* GEMM needs enough of a weight matrix to amortise packing the pixels; below that, and
@@ -141,12 +147,15 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
      int8 NHWC: 0.68-0.89 with 16 or more channels per group in at most 16 groups; with 32 groups
        (ResNeXt) 0.95-1.33, with 2-8 channels 0.71-1.18;
      int8 NCHW: 0.87-0.96 with 32 or more channels per group on planes up to 14 x 14, 0.94-1.42
-       elsewhere (vpmaddwd bounds both GSPC and GEMM; the repack and the stores decide). */
-static int gspc_lowp_pays(const dlc_conv_shape *s, int q8) {
+       elsewhere (vpmaddwd bounds both GSPC and GEMM; the repack and the stores decide).
+   With the u8 x s8 quads (d4: AVX512-VNNI), direct's quad kernels beat GSPC's s16 pairs on every
+   NCHW grouped layer: WRN-40-2 g2..g16, Zen 5, 1 thread, GSPC / direct 1.7-3.8 on the 8 x 8 and
+   16 x 16 layers GSPC took (64 channels per group 3.8, 32 2.0, 8 1.7). */
+static int gspc_lowp_pays(const dlc_conv_shape *s, int q8, int d4) {
   if (s->groups == 1 || s->cin_g == 1) return 0;
   const int64_t pixels = s->h_out * s->w_out;
   if (s->layout == DLCONV_NHWC) return q8 ? s->groups <= 16 && s->cout_g >= 16 : pixels >= 64;
-  return q8 ? pixels <= 14 * 14 && s->cout_g >= 32 : pixels <= 64;
+  return q8 ? !d4 && pixels <= 14 * 14 && s->cout_g >= 32 : pixels <= 64;
 }
 
 /* F16 convolutions (c_in/groups > 1) on an ISA whose direct family stores binary16 (direct.c's
@@ -186,8 +195,8 @@ static int lowp_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double densit
      csr / dense AUTO: int8 0.86 at density 0.5, 0.76 at 0.4; F16 1.09 at 0.5, 0.90 at 0.4; both
      0.3-0.4 at 0.1) */
   if (density < (q8 ? 0.5 : 0.4)) out[n++] = DLCONV_ALGO_SPARSE_CSR;
-  if (gspc_lowp_pays(s, q8)) out[n++] = DLCONV_ALGO_GSPC;
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
+  if (gspc_lowp_pays(s, q8, q8 && k && k->q8_d4)) out[n++] = DLCONV_ALGO_GSPC;
   if (!q8 && s->cin_g > 1 && k && k->direct && k->direct->f16_out) {
     /* F16 on the fp32 conv kernels (grouped layers too, after GSPC where it pays), the others as
        fallbacks */

@@ -79,6 +79,14 @@ INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) {
    e6 e7: one in-lane shuffle, no lane-crossing permute per load; v_evens_in_order sorts them */
 INLINE vf v_evens(vf a, vf b) { return _mm256_shuffle_ps(a, b, 0x88); }
 INLINE vf v_evens_in_order(vf v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8)); }
+/* a's and b's first halves interleaved, a0 b0 a1 b1 ...; their second halves (an in-lane unpack of
+   each half, then a lane swap) */
+INLINE vf v_zip_lo(vf a, vf b) {
+  return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x20);
+}
+INLINE vf v_zip_hi(vf a, vf b) {
+  return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
+}
 /* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
 INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)stride));

@@ -103,6 +103,13 @@ INLINE vf v_evens(vf a, vf b) {
   return _mm512_permutex2var_ps(a, _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0), b);
 }
 INLINE vf v_evens_in_order(vf v) { return v; }
+/* a's and b's first halves interleaved, a0 b0 a1 b1 ...; their second halves (one two-source permute each) */
+INLINE vf v_zip_lo(vf a, vf b) {
+  return _mm512_permutex2var_ps(a, _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0), b);
+}
+INLINE vf v_zip_hi(vf a, vf b) {
+  return _mm512_permutex2var_ps(a, _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8), b);
+}
 /* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
 INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
