@@ -57,7 +57,8 @@ typedef struct dlc_f32_direct_args {
   uint16_t *yh;
   /* dwc only (its loops run over taps; channels are contiguous in x), per channel vector v: its input
      channels start at x + x_v[v] and are n_in[v] long (masked load); lane l takes input channel
-     perm[v*vl + l] of them. perm is NULL when the channel multiplier is 1 (lane l is channel l). */
+     perm[v*vl + l] of them. perm is NULL when the channel multiplier is 1 (lane l is channel l);
+     then x_v[v] is v*vl, which the kernels may take as given. */
   ptrdiff_t x_v[2];
   int32_t n_in[2];
   const int32_t *perm;

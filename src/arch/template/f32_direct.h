@@ -229,7 +229,10 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
   const vmask m0 = v_first(a->n_in[0]), m1 = v_first(a->n_in[1]);
   const vidx perm0 = PERM ? v_load_idx(a->perm) : (vidx){0};
   const vidx perm1 = PERM && NV > 1 ? v_load_idx(a->perm + VL) : perm0;
-  const ptrdiff_t xo0 = a->x_v[0], xo1 = a->x_v[1], xp = a->x_pix, wv = a->w_v;
+  /* Without the permute (channel multiplier 1) vector v reads the input channels at v * VL, an
+     immediate offset: with the driver's x_v, the 12 x 2 tile of AVX-512 kept 24 pixel addresses
+     live and reloaded most of them from the stack before each load. */
+  const ptrdiff_t xo0 = PERM ? a->x_v[0] : 0, xo1 = PERM ? a->x_v[1] : VL, xp = a->x_pix, wv = a->w_v;
   const ptrdiff_t xs2 = a->x_s[2], ws2 = a->w_s[2];
   const size_t n2 = a->n[2];
   for (size_t i0 = 0; i0 < a->n[0]; i0++) {
