@@ -20,7 +20,7 @@
  * (many accumulators), which matters when a call is long (cin_g x taps steps). dwc calls are short,
  * so its border pixels are instead exact small calls with their clipped tap range. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
- * channel tile) items for conv, (n, row, channel tile) for dwc and (n, channel, row group) for dwp.
+ * channel tile) items for conv, (n, band of rows, channel tile) for dwc and (n, channel, row group) for dwp.
  *
  * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
  * weights are binary16 (half the memory), and each task widens what its items read into its own
@@ -649,6 +649,60 @@ static void conv_task(void *arg, size_t task) {
   }
 }
 
+/* dwc items are (image, band of rows, channel tile): bands of at most this many rows, so that a
+   border column of a band is one call with a tile's worth of pixels (see dwc_rows). */
+#define DWC_BAND_ROWS 16
+
+static size_t dwc_bands(const dlc_conv_shape *s) { return dlc_div_up((size_t)s->h_out, DWC_BAND_ROWS); }
+
+/* dwc, output rows [oy0, oy1) of one channel tile. Rows that see every vertical tap run their
+   interior a call a row, and their border columns a column at a time: one call down the column
+   (pixel stride one row), the column's pixels a register tile's accumulators. A call per border
+   pixel (run_row_exact) had 1 x nv accumulators chained over the pixel's taps, latency-bound: on
+   14 x 14 planes the two border pixels of a row took about as long as its 12 interior ones. The
+   rows with clipped ky (top and bottom) go through run_row. Each output sums its taps in the same
+   order either way. */
+static void dwc_rows(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy0,
+                     int64_t oy1) {
+  const dlc_conv_shape *s = &p->s;
+  int64_t fa = ceil_div(s->pad_t, s->stride_h);
+  int64_t fb = floor_div(s->h_in - 1 + s->pad_t - (s->k_h - 1) * s->dil_h, s->stride_h) + 1;
+  fa = DLC_MIN(DLC_MAX(fa, oy0), oy1);
+  fb = DLC_MIN(DLC_MAX(fb, fa), oy1);
+  for (int64_t oy = oy0; oy < fa; oy++) run_row(p, r, xc, yc, wb, oy, 0);
+  if (fa < fb) {
+    const int64_t w = s->w_out, nrow = fb - fa;
+    const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
+    const ptrdiff_t xrow = (ptrdiff_t)(s->w_in * r->x_col), yrow = (ptrdiff_t)(w * r->y_col);
+    r->ky.n = (size_t)s->k_h;
+    r->wrow = wb;
+    if (hi > lo)
+      for (int64_t oy = fa; oy < fb; oy++) {
+        r->xrow = xc + (oy * s->stride_h - s->pad_t) * xrow;
+        r->yrow = yc + oy * yrow;
+        call_dwc(p, r, lo, (size_t)(hi - lo), 0, (size_t)s->k_w);
+      }
+    r->xrow = xc + (fa * s->stride_h - s->pad_t) * xrow;
+    r->yrow = yc + fa * yrow;
+    const ptrdiff_t x_pix = r->a.x_pix, y_pix = r->a.y_pix;
+    r->a.x_pix = s->stride_h * xrow;
+    r->a.y_pix = yrow;
+    for (int64_t col = 0; col < w; col++) {
+      if (col == lo && hi > lo) col = hi;
+      if (col >= w) break;
+      int64_t k0, k1;
+      kx_range(s, col, &k0, &k1);
+      if (k1 > k0)
+        call_dwc(p, r, col, (size_t)nrow, k0, (size_t)(k1 - k0));
+      else
+        call_dwc(p, r, col, (size_t)nrow, 0, 0);
+    }
+    r->a.x_pix = x_pix;
+    r->a.y_pix = y_pix;
+  }
+  for (int64_t oy = fb; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, 0);
+}
+
 static void dwc_task(void *arg, size_t task) {
   const exec_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -665,9 +719,10 @@ static void dwc_task(void *arg, size_t task) {
   r.a.w_v = (ptrdiff_t)(taps * vl);
   for (; i < end; i++) {
     const size_t ct = i % d->nct;
-    const size_t q = i / d->nct;
-    const int64_t oy = (int64_t)(q % (size_t)s->h_out);
-    const size_t n = q / (size_t)s->h_out;
+    const size_t q = i / d->nct, nbands = dwc_bands(s);
+    size_t oy0, oy1;
+    dlc_split_range((size_t)s->h_out, nbands, q % nbands, &oy0, &oy1);
+    const size_t n = q / nbands;
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl, ic0 = oc0 / m;
     r.fn = f->dwc[nv - 1];
@@ -681,7 +736,7 @@ static void dwc_task(void *arg, size_t task) {
     r.a.perm = d->perm ? d->perm + ct * 2 * vl : NULL;
     const float *xc = c->x + n * (size_t)(s->h_in * s->w_in * s->c_in) + ic0;
     float *yc = c->y + n * (size_t)(s->h_out * s->w_out) * cout + oc0;
-    run_row(p, &r, xc, yc, d->w + b0 * taps * vl, oy, 0);
+    dwc_rows(p, &r, xc, yc, d->w + b0 * taps * vl, (int64_t)oy0, (int64_t)oy1);
   }
 }
 
@@ -829,7 +884,7 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
       fn = conv_task;
       break;
     case MODE_DWC:
-      c.items = (size_t)(s->n * s->h_out) * d->nct;
+      c.items = (size_t)s->n * dwc_bands(s) * d->nct;
       fn = dwc_task;
       break;
     default:
