@@ -18,7 +18,9 @@
  * is one call over that pixel sub-range and tap sub-range, accumulating through a small tile
  * buffer on the stack; a last call with no taps clamps and stores it. That keeps border tiles wide
  * (many accumulators), which matters when a call is long (cin_g x taps steps). dwc calls are short,
- * so its border pixels are instead exact small calls with their clipped tap range. The vertical
+ * so its border pixels are instead exact calls with their clipped tap range: down a border column
+ * (one call for the column's pixels of every row that sees all k_h taps), or pixel runs of a row
+ * with clipped ky. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
  * channel tile) items for conv, (n, band of rows, channel tile) for dwc and (n, channel, row group) for dwp.
  *
