@@ -235,25 +235,33 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
   const ptrdiff_t xo0 = PERM ? a->x_v[0] : 0, xo1 = PERM ? a->x_v[1] : VL, xp = a->x_pix, wv = a->w_v;
   const ptrdiff_t xs2 = a->x_s[2], ws2 = a->w_s[2];
   const size_t n2 = a->n[2];
+  /* Pixel p is read at xb[p / 3] + (p % 3) * xp: a third of the tile's pixels as pointers, the
+     others one or two pixel strides on (x86: base + index * 4 or 8), so the addresses stay in
+     registers. */
+  const float *xb[(DWC_TW1 + 2) / 3];
   for (size_t i0 = 0; i0 < a->n[0]; i0++) {
     for (size_t i1 = 0; i1 < a->n[1]; i1++) {
       const float *xk = a->x + (ptrdiff_t)i0 * a->x_s[0] + (ptrdiff_t)i1 * a->x_s[1];
       const float *wk = a->w + (ptrdiff_t)i0 * a->w_s[0] + (ptrdiff_t)i1 * a->w_s[1];
+      UNROLL
+      for (int j = 0; j < (NW + 2) / 3; j++) xb[j] = xk + 3 * j * xp;
       for (size_t i2 = 0; i2 < n2; i2++) {
         const vf w0 = v_load(wk);
         const vf w1 = NV > 1 ? v_load(wk + wv) : w0;
         UNROLL
         for (int p = 0; p < NW; p++) {
-          vf x0 = v_load_mask(xk + p * xp + xo0, m0);
+          const float *xq = xb[p / 3] + (p % 3) * xp;
+          vf x0 = v_load_mask(xq + xo0, m0);
           if (PERM) x0 = v_permute(x0, perm0);
           acc[p][0] = v_fma(x0, w0, acc[p][0]);
           if (NV > 1) {
-            vf x1 = v_load_mask(xk + p * xp + xo1, m1);
+            vf x1 = v_load_mask(xq + xo1, m1);
             if (PERM) x1 = v_permute(x1, perm1);
             acc[p][1] = v_fma(x1, w1, acc[p][1]);
           }
         }
-        xk += xs2;
+        UNROLL
+        for (int j = 0; j < (NW + 2) / 3; j++) xb[j] += xs2;
         wk += ws2;
       }
     }
