@@ -1,6 +1,9 @@
-/* The AArch64 Neon kernel table, filled once: the fp32 families over src/arch/arm_neon/vec.h (base
-   armv8-a, so every AArch64 core runs them). The F16 and int8 families stay NULL: planned with
-   neon, those dtypes answer UNSUPPORTED and AUTO runs them on the generic table.
+/* The AArch64 Neon kernel table, filled once from getauxval (src/core/cpu.c): the fp32 families
+   over src/arch/arm_neon/vec.h, the int8 gemm on SMLAL and the F16 gemm on FCVTL + FMLA, all base
+   armv8-a, so every AArch64 core (Cortex-A53 too) runs them; with FEAT_FHM (asimdfhm) the F16
+   gemm on FMLAL / FMLAL2, the same sums bit for bit. The int8 and F16 depthwise rows, gspc and
+   int8 csr families are lent by the generic table (the kernel name ends in __generic); the u8 x s8
+   quad families (SDOT's) stay NULL, and their drivers hand the layer to the s16-pair families.
    Compiled without ISA flags (src/arch/meson.build): this file only copies pointers. */
 #include <pthread.h>
 
@@ -20,7 +23,16 @@ static void fill(void) {
       .spack = &dlc_f32_spack__neon,
       .gspc = &dlc_f32_gspc__neon,
       .csr = &dlc_f32_csr__neon,
+      .f16_gemm = &dlc_f16_gemm__neon,
+      .q8_gemm = &dlc_q8_gemm__neon,
+      /* lent by the generic table until they have Neon versions: every AArch64 CPU runs them */
+      .lowp_dw = &dlc_lowp_dw__generic,
+      .lowp_gspc = &dlc_lowp_gspc__generic,
+      .q8_csr = &dlc_q8_csr__generic,
   };
+#if defined(DLC_HAVE_NEONFHM)
+  if (f->neon_fhm) table.f16_gemm = &dlc_f16_gemm__neonfhm;
+#endif
   (void)f;
 }
 
