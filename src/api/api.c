@@ -5,6 +5,7 @@
 
 #include "../core/plan.h"
 #include "../core/util.h"
+#include "../ukernel/config.h"
 #include "validate.h"
 
 #define STR2(x) #x
