@@ -11,7 +11,8 @@
  * a by-element s16 operand must sit in v0-v15, which leaves room).
  *
  * Sums wrap modulo 2^32 as in the generic kernel (the contract keeps the stored results in range).
- * Every row of the tile is computed (A's padding rows are zeros) and only the m x n corner stored. */
+ * One function per row count, so an edge tile of m rows computes m rows; only the m x n corner of
+ * C is touched. */
 #include <arm_neon.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,11 +25,13 @@
 #define NR 8
 
 /* the rows of the tile, in quads of A (a q register of 8 s16 holds the pairs of 4 rows) */
-#define ROW_STEP(I, unused)                                                                    \
-  acc_lo[I - 1] = vmlal_laneq_s16(acc_lo[I - 1], vget_low_s16(b0), a4[(I - 1) / 4], ((I - 1) % 4) * 2); \
-  acc_hi[I - 1] = vmlal_high_laneq_s16(acc_hi[I - 1], b0, a4[(I - 1) / 4], ((I - 1) % 4) * 2);      \
-  acc_lo[I - 1] = vmlal_laneq_s16(acc_lo[I - 1], vget_low_s16(b1), a4[(I - 1) / 4], ((I - 1) % 4) * 2 + 1); \
-  acc_hi[I - 1] = vmlal_high_laneq_s16(acc_hi[I - 1], b1, a4[(I - 1) / 4], ((I - 1) % 4) * 2 + 1);
+#define ROW_STEP(I, unused)                                                                               \
+  if (I - 1 < M) {                                                                                         \
+    acc_lo[I - 1] = vmlal_laneq_s16(acc_lo[I - 1], vget_low_s16(b0), a4[(I - 1) / 4], ((I - 1) % 4) * 2);     \
+    acc_hi[I - 1] = vmlal_high_laneq_s16(acc_hi[I - 1], b0, a4[(I - 1) / 4], ((I - 1) % 4) * 2);              \
+    acc_lo[I - 1] = vmlal_laneq_s16(acc_lo[I - 1], vget_low_s16(b1), a4[(I - 1) / 4], ((I - 1) % 4) * 2 + 1); \
+    acc_hi[I - 1] = vmlal_high_laneq_s16(acc_hi[I - 1], b1, a4[(I - 1) / 4], ((I - 1) % 4) * 2 + 1);          \
+  }
 
 /* one k pair: bp at the pair's 8 columns (16 s16), ap at its MR pairs of A */
 #define K_PAIR(ap, bp)                                                        \
@@ -36,15 +39,15 @@
     const int16x8_t p0 = vld1q_s16(bp), p1 = vld1q_s16((bp) + 8);             \
     const int16x8_t b0 = vuzp1q_s16(p0, p1), b1 = vuzp2q_s16(p0, p1);         \
     int16x8_t a4[MR / 4];                                                     \
-    UNROLL for (int q = 0; q < MR / 4; q++) a4[q] = vld1q_s16((ap) + 8 * q);  \
+    UNROLL for (int q = 0; q < MR / 4; q++) a4[q] = 4 * q < (int)M ? vld1q_s16((ap) + 8 * q) : vdupq_n_s16(0); \
     DLC_REPEAT(MR, ROW_STEP, )                                                \
   } while (0)
 
 /* the tile's accumulators (m x n of them) into C */
-INLINE void put_tile(size_t m, size_t n, int32x4_t *acc_lo, int32x4_t *acc_hi, int32_t *restrict c, size_t ldc,
+INLINE void put_tile(const size_t M, size_t m, size_t n, int32x4_t *acc_lo, int32x4_t *acc_hi, int32_t *restrict c, size_t ldc,
                      int accumulate) {
   if (n == NR) {
-    UNROLL for (size_t i = 0; i < MR; i++) {
+    UNROLL for (size_t i = 0; i < M; i++) {
       if (i >= m) break;
       int32_t *ci = c + i * ldc;
       int32x4_t lo = acc_lo[i], hi = acc_hi[i];
@@ -57,7 +60,7 @@ INLINE void put_tile(size_t m, size_t n, int32x4_t *acc_lo, int32x4_t *acc_hi, i
     }
     return;
   }
-  UNROLL for (size_t i = 0; i < MR; i++) {
+  UNROLL for (size_t i = 0; i < M; i++) {
     if (i >= m) break;
     int32_t t[NR];
     vst1q_s32(t, acc_lo[i]);
@@ -67,28 +70,45 @@ INLINE void put_tile(size_t m, size_t n, int32x4_t *acc_lo, int32x4_t *acc_hi, i
   }
 }
 
+/* M rows (a compile-time count: an edge tile of m rows computes m, a dense layer's one row one);
+   boff NULL: B packed, else read in place (ukernel_ib, nr columns) */
+INLINE void tile_body(const size_t M, size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
+                      const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate, const int IB) {
+  int32x4_t acc_lo[MR], acc_hi[MR];
+  UNROLL for (size_t i = 0; i < M; i++) acc_lo[i] = acc_hi[i] = vdupq_n_s32(0);
+  _Pragma("GCC unroll 2") for (size_t k2 = 0; k2 < kc / 2; k2++) {
+    const int16_t *bk = IB ? b + boff[k2] : b + k2 * 2 * NR;
+    K_PAIR(a, bk);
+    a += 2 * MR;
+  }
+  put_tile(M, M, n, acc_lo, acc_hi, c, ldc, accumulate);
+}
+
+typedef void (*q8_tile_fn)(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
+                           const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate);
+#define DEFINE_TILE(M, unused)                                                                             \
+  static void tile_##M(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,          \
+                       const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) {  \
+    tile_body(M, n, kc, a, b, boff, c, ldc, accumulate, 0);                                                \
+  }                                                                                                        \
+  static void tile_ib_##M(size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,       \
+                          const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) { \
+    tile_body(M, n, kc, a, b, boff, c, ldc, accumulate, 1);                                                \
+  }
+DLC_REPEAT(MR, DEFINE_TILE, )
+#define TILE_NAME(M, unused) tile_##M,
+#define TILE_IB_NAME(M, unused) tile_ib_##M,
+static const q8_tile_fn tiles[MR] = {DLC_REPEAT(MR, TILE_NAME, )};
+static const q8_tile_fn tiles_ib[MR] = {DLC_REPEAT(MR, TILE_IB_NAME, )};
+
 static void q8_gemm_ukernel(size_t m, size_t n, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
                             int32_t *restrict c, size_t ldc, int accumulate) {
-  int32x4_t acc_lo[MR], acc_hi[MR];
-  UNROLL for (int i = 0; i < MR; i++) acc_lo[i] = acc_hi[i] = vdupq_n_s32(0);
-  _Pragma("GCC unroll 2") for (size_t k2 = 0; k2 < kc / 2; k2++) {
-    K_PAIR(a, b);
-    a += 2 * MR;
-    b += 2 * NR;
-  }
-  put_tile(m, n, acc_lo, acc_hi, c, ldc, accumulate);
+  tiles[m - 1](n, kc, a, b, NULL, c, ldc, accumulate);
 }
 
 static void q8_gemm_ukernel_ib(size_t m, size_t kc, const int16_t *restrict a, const int16_t *restrict b,
                                const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate) {
-  int32x4_t acc_lo[MR], acc_hi[MR];
-  UNROLL for (int i = 0; i < MR; i++) acc_lo[i] = acc_hi[i] = vdupq_n_s32(0);
-  _Pragma("GCC unroll 2") for (size_t k2 = 0; k2 < kc / 2; k2++) {
-    const int16_t *bk = b + boff[k2];
-    K_PAIR(a, bk);
-    a += 2 * MR;
-  }
-  put_tile(m, NR, acc_lo, acc_hi, c, ldc, accumulate);
+  tiles_ib[m - 1](NR, kc, a, b, boff, c, ldc, accumulate);
 }
 
 /* requantised exactly as dlc_q8_requant1 (double arithmetic, per output) */
