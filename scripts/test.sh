@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds libdlconv and runs every test (the README's test command; CI runs exactly this):
 #   plain     release build, the whole meson suite                   (scripts/test_plain.sh)
-#   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
+#   aarch64   cross-built, the suite under qemu-user -cpu max and     (scripts/test_aarch64.sh;
+#             -cpu cortex-a53, single-threaded;
 #             DLCONV_SKIP_AARCH64=1 skips it)
 #   asan      ASan+UBSan build, the whole suite                      (scripts/test_sanitizers.sh asan)
 #   tsan      ThreadSanitizer build, the threading tests             (scripts/test_sanitizers.sh tsan)
@@ -44,7 +45,7 @@ stage() {
 }
 
 if has plain; then stage plain 900 bash scripts/test_plain.sh; fi
-if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 600 bash scripts/test_aarch64.sh; fi
+if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 900 bash scripts/test_aarch64.sh; fi
 if has asan; then stage asan 1200 bash scripts/test_sanitizers.sh asan; fi
 if has tsan; then stage tsan 600 bash scripts/test_sanitizers.sh tsan; fi
 if has fuzz; then stage fuzz 900 bash scripts/test_fuzz.sh; fi
