@@ -55,7 +55,7 @@ void bench_print_help(FILE *f) {
     "  --peers xnnpack  also time XNNPACK on every layer (when the bench was built with it): NHWC\n"
     "                   data (transposed outside the timing for nchw), weights packed and shape\n"
     "                   set up outside the timing; f32, u8 (qu8), s8 (qs8), f16 where it has\n"
-    "                   kernels; its int8 error is reported, not held to the tolerance\n"
+    "                   kernels; its int8 and f16 outputs are held to looser bounds (4 units, 5%)\n"
     "  --peers LIST     several peers: --peers onednn,xnnpack (or --peers repeated)\n"
     "  --peers cudnn    with --isa cuda: also time cuDNN (its fastest algorithm by cudnnFind)\n"
     "  --csv FILE       also write every measurement to FILE as CSV (columns below)\n"
