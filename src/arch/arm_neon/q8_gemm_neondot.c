@@ -85,7 +85,7 @@ INLINE void tile_body(const size_t M, size_t n, size_t kc, const int8_t *restric
     int32x4_t rsum[MR / 4];
     UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = vdupq_n_s32(0);
     const int8_t *ak = a;
-    for (size_t k4 = 0; k4 < kc / 4; k4++, ak += 4 * MR)
+    _Pragma("GCC unroll 4") for (size_t k4 = 0; k4 < kc / 4; k4++, ak += 4 * MR)
       UNROLL for (size_t q = 0; q < MR / 4; q++) if (4 * q < M) rsum[q] = vdotq_s32(rsum[q], vld1q_s8(ak + 16 * q), ones);
     UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = vshlq_n_s32(rsum[q], 7);
 #define ROW_INIT(I, unused) \
