@@ -82,11 +82,18 @@ INLINE void tile_body(const size_t M, size_t n, size_t kc, const int8_t *restric
     /* the accumulators start at 128 * (row sum of A), what the flip of B takes away (wrapping as
        the sums do): a pass over the panel of its own, so that the main loop keeps its registers */
     const int8x16_t ones = vdupq_n_s8(1);
-    int32x4_t rsum[MR / 4];
-    UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = vdupq_n_s32(0);
+    int32x4_t rsum[MR / 4], rsum2[MR / 4]; /* two chains a row group: even and odd k steps */
+    UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = rsum2[q] = vdupq_n_s32(0);
     const int8_t *ak = a;
-    _Pragma("GCC unroll 4") for (size_t k4 = 0; k4 < kc / 4; k4++, ak += 4 * MR)
+    size_t k4 = 0;
+    _Pragma("GCC unroll 2") for (; k4 + 2 <= kc / 4; k4 += 2, ak += 8 * MR)
+      UNROLL for (size_t q = 0; q < MR / 4; q++) if (4 * q < M) {
+        rsum[q] = vdotq_s32(rsum[q], vld1q_s8(ak + 16 * q), ones);
+        rsum2[q] = vdotq_s32(rsum2[q], vld1q_s8(ak + 4 * MR + 16 * q), ones);
+      }
+    if (k4 < kc / 4)
       UNROLL for (size_t q = 0; q < MR / 4; q++) if (4 * q < M) rsum[q] = vdotq_s32(rsum[q], vld1q_s8(ak + 16 * q), ones);
+    UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = vaddq_s32(rsum[q], rsum2[q]);
     UNROLL for (size_t q = 0; q < MR / 4; q++) rsum[q] = vshlq_n_s32(rsum[q], 7);
 #define ROW_INIT(I, unused) \
   if (I - 1 < M) acc_lo[I - 1] = acc_hi[I - 1] = vdupq_laneq_s32(rsum[(I - 1) / 4], (I - 1) % 4);
