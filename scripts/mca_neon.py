@@ -39,6 +39,7 @@ KERNELS = [
     ("f32 gspc g4 v1 r1 w16", "f32_gspc_neon", "gspc_g4_v1_r1_w16", ["cortex-a76", "neoverse-n1"]),
     ("f32 csr 3x32", "f32_csr_neon", "csr_spmm", ["cortex-a76", "neoverse-n1"]),
     ("int8 gemm 12x8c2 (SMLAL)", "q8_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
+    ("int8 gemm 12x8c4 (SDOT)", "q8_gemm_neondot", "tile_12", ["cortex-a76", "neoverse-n1"], "sdot"),
     ("f16 gemm 12x8 (FCVTL+FMLA)", "f16_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("f16 gemm 12x8 (FMLAL)", "f16_gemm_neonfhm", "tile_12", ["neoverse-n2"], "fmlal"),
 ]

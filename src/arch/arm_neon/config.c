@@ -1,9 +1,11 @@
 /* The AArch64 Neon kernel table, filled once from getauxval (src/core/cpu.c): the fp32 families
    over src/arch/arm_neon/vec.h, the int8 gemm on SMLAL and the F16 gemm on FCVTL + FMLA, all base
    armv8-a, so every AArch64 core (Cortex-A53 too) runs them; with FEAT_FHM (asimdfhm) the F16
-   gemm on FMLAL / FMLAL2, the same sums bit for bit. The int8 and F16 depthwise rows, gspc and
-   int8 csr families are lent by the generic table (the kernel name ends in __generic); the u8 x s8
-   quad families (SDOT's) stay NULL, and their drivers hand the layer to the s16-pair families.
+   gemm on FMLAL / FMLAL2, the same sums bit for bit; with FEAT_DotProd (asimddp) the u8 x s8 quad
+   gemm (q8_d4) on SDOT, which the direct and spatial pack drivers prefer to the SMLAL pairs (still
+   the store, and the whole int8 path on cores without it, Cortex-A53). The int8 and F16 depthwise
+   rows, gspc and int8 csr families are lent by the generic table (the kernel name ends in
+   __generic); the other quad families (q8_igemm, q8_dwn, q8_dw4, q8_dwc) stay NULL.
    Compiled without ISA flags (src/arch/meson.build): this file only copies pointers. */
 #include <pthread.h>
 
@@ -32,6 +34,9 @@ static void fill(void) {
   };
 #if defined(DLC_HAVE_NEONFHM)
   if (f->neon_fhm) table.f16_gemm = &dlc_f16_gemm__neonfhm;
+#endif
+#if defined(DLC_HAVE_NEONDOT)
+  if (f->neon_dotprod) table.q8_d4 = &dlc_q8d4_gemm__neondot;
 #endif
   (void)f;
 }
