@@ -12,6 +12,7 @@
 #include "options.h"
 #include "peak.h"
 #include "peer_onednn.h"
+#include "peer_xnnpack.h"
 #include "report.h"
 #include "scaling.h"
 #include "results.h"
@@ -63,6 +64,10 @@ static void measure_threads(const bench_run *r, bench_suite *s, int i, int ti, c
     progress(s, i, "onednn");
     bench_onednn_run(l, d, threads, r->o, t, bench_at(r, s, i, ti, r->slot_blocked),
                      bench_at(r, s, i, ti, r->slot_user));
+  }
+  if (r->slot_xnn >= 0) {
+    progress(s, i, "xnnpack");
+    bench_xnnpack_run(l, d, threads, r->o, t, bench_at(r, s, i, ti, r->slot_xnn));
   }
   progress_done();
   for (int k = 0; k < r->n_slots; k++) report_problem(r, l, k, threads, bench_at(r, s, i, ti, k));
@@ -220,6 +225,7 @@ static void print_preamble(FILE *f, const bench_run *r, const bench_timing *t) {
   if (!o->verify) fprintf(f, ", not verified");
   fputc('\n', f);
   if (r->slot_blocked >= 0) fprintf(f, "# peers: %s\n", r->peer_desc);
+  if (r->slot_xnn >= 0) fprintf(f, "# peers: %s\n", r->xnn_desc);
 }
 
 /* What the table's words and numbers mean, once before the first table. */
@@ -266,7 +272,10 @@ static void setup_slots(bench_run *r, const bench_options *o) {
   int peers = 0;
   if (o->peers_onednn && !(peers = bench_onednn_available(r->peer_desc, sizeof r->peer_desc)))
     fprintf(stderr, "dlconv-bench: --peers onednn: %s; running without peers\n", r->peer_desc);
-  bench_run_init_slots(r, o, peers);
+  int xnn = 0;
+  if (o->peers_xnnpack && !(xnn = bench_xnnpack_available(r->xnn_desc, sizeof r->xnn_desc)))
+    fprintf(stderr, "dlconv-bench: --peers xnnpack: xnnpack: %s; running without it\n", r->xnn_desc);
+  bench_run_init_slots(r, o, peers, xnn);
 }
 
 static void find_peak(bench_run *r, const bench_options *o) {
@@ -326,6 +335,7 @@ int main(int argc, char **argv) {
   int bad = count_problems(&r);
   if (bad) fprintf(stderr, "dlconv-bench: %d measurements failed or gave wrong results\n", bad);
   bench_onednn_shutdown();
+  bench_xnnpack_shutdown();
   free_run(&r);
   return bad ? 1 : 0;
 }

@@ -52,6 +52,11 @@ void bench_print_help(FILE *f) {
     "  --peers onednn   also time oneDNN on every layer (when the bench was built with it):\n"
     "                   onednn_blocked (its preferred layouts, reorders outside the timing) and\n"
     "                   onednn_nchw / onednn_nhwc (fed user-layout data, reorders timed)\n"
+    "  --peers xnnpack  also time XNNPACK on every layer (when the bench was built with it): NHWC\n"
+    "                   data (transposed outside the timing for nchw), weights packed and shape\n"
+    "                   set up outside the timing; f32, u8 (qu8), s8 (qs8), f16 where it has\n"
+    "                   kernels; its int8 and f16 outputs are held to looser bounds (4 units, 5%)\n"
+    "  --peers LIST     several peers: --peers onednn,xnnpack (or --peers repeated)\n"
     "  --peers cudnn    with --isa cuda: also time cuDNN (its fastest algorithm by cudnnFind)\n"
     "  --csv FILE       also write every measurement to FILE as CSV (columns below)\n"
     "  --min-time S     seconds of timed calls per measurement (default 0.2; env DLCONV_BENCH_MIN_TIME)\n"
@@ -63,7 +68,8 @@ void bench_print_help(FILE *f) {
     "                   one table of what each algorithm x dtype x layout x ISA runs (see below)\n"
     "  -h, --help       this text\n"
     "\n"
-    "Threads: each measurement plans with num_threads = N; oneDNN gets omp_set_num_threads(N).\n"
+    "Threads: each measurement plans with num_threads = N; oneDNN gets omp_set_num_threads(N),\n"
+    "XNNPACK a pool of N threads pinned one per CPU (no pool for 1).\n"
     "With one thread the bench pins itself to the CPU it runs on. With N > 1, pin the OpenMP\n"
     "threads or timings jump by scheduler ticks on small VMs:\n"
     "    OMP_PROC_BIND=close OMP_PLACES=cores dlconv-bench --threads 1,2 suite.csv\n"
@@ -79,9 +85,10 @@ void bench_print_help(FILE *f) {
     "their ms. Then the model totals (sum of ms x repeats). --csv FILE gets one row per\n"
     "measurement: the layer's columns then\n"
     "algo,impl,kernel,dtype,layout,threads,ms,gflops,peak_pct,plan_ms,status,err[,ratio_onednn_*]\n"
+    "[,ratio_xnnpack]\n"
     "(err: the largest error against the double-precision reference, relative for f32/f16, in\n"
     "output units for int8; gflops: 2 x MACs / time, GOP/s for int8; "
-    "ratio = our ms / oneDNN ms). Exit status: 0; 1 when a result was wrong or a call failed\n"
+    "ratio = our ms / the peer's ms). Exit status: 0; 1 when a result was wrong or a call failed\n"
     "(skipped is not a failure); 2 for a bad command line.\n"
     "\n"
     "--info: every dtype (f32, f16, u8, s8), layout, algorithm (AUTO and the five) and ISA this\n"
@@ -120,6 +127,14 @@ static int add_algo(bench_options *o, const char *s) {
   for (int i = 0; i < o->n_algos; i++)
     if ((int)o->algos[i] == a) return 0;
   o->algos[o->n_algos++] = (dlconv_algo)a;
+  return 0;
+}
+
+static int add_peer(bench_options *o, const char *s) {
+  if (!strcmp(s, "onednn")) o->peers_onednn = 1;
+  else if (!strcmp(s, "xnnpack")) o->peers_xnnpack = 1;
+  else if (!strcmp(s, "cudnn")) o->peers_cudnn = 1;
+  else return -1;
   return 0;
 }
 
@@ -171,15 +186,7 @@ static int value_option(bench_options *o, const char *opt, const char *v) {
     o->dtype_given = 1;
     return i < 0 || i == DLCONV_S32 ? -1 : 0;
   }
-  if (!strcmp(opt, "--peers")) {
-    if (!strcmp(v, "cudnn")) {
-      o->peers_cudnn = 1;
-      return 0;
-    }
-    if (strcmp(v, "onednn")) return -1;
-    o->peers_onednn = 1;
-    return 0;
-  }
+  if (!strcmp(opt, "--peers")) return each_item(o, v, add_peer);   /* a comma list; may repeat */
   if (!strcmp(opt, "--batch")) {
     double b;
     if (parse_double(v, 1, 65536, &b) || b != (int)b) return -1;

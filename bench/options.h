@@ -21,6 +21,7 @@ typedef struct bench_options {
   double sparsity;                      /* fraction of weights set to zero, [0, 1) */
   int measure;                          /* DLCONV_PLAN_MEASURE */
   int peers_onednn;
+  int peers_xnnpack;                     /* --peers xnnpack: XNNPACK on NHWC data (peer_xnnpack.h) */
   int peers_cudnn;                      /* --peers cudnn: with --isa cuda (bench_cuda.c) */
   int batch;                            /* --batch N: every layer's n (0: the suite's) */
   int quick;                            /* CI smoke: few layers, short timing */

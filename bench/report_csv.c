@@ -34,6 +34,7 @@ void bench_csv_header(FILE *f, const bench_run *r) {
         f);
   if (r->slot_blocked >= 0)
     fprintf(f, ",ratio_%s,ratio_%s", r->slots[r->slot_blocked].name, r->slots[r->slot_user].name);
+  if (r->slot_xnn >= 0) fprintf(f, ",ratio_%s", r->slots[r->slot_xnn].name);
   fputc('\n', f);
 }
 
@@ -64,6 +65,7 @@ void bench_csv_rows(FILE *f, const bench_run *r, const bench_suite *s, int layer
       put_ratio(f, m, peer ? NULL : bench_at(r, s, layer, ti, r->slot_blocked));
       put_ratio(f, m, peer ? NULL : bench_at(r, s, layer, ti, r->slot_user));
     }
+    if (r->slot_xnn >= 0) put_ratio(f, m, r->slots[k].is_peer ? NULL : bench_at(r, s, layer, ti, r->slot_xnn));
     fputc('\n', f);
   }
   fflush(f);

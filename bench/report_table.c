@@ -14,6 +14,7 @@
 static int is_ours(const bench_run *r, int k) { return !r->slots[k].is_peer; }
 static int has_best(const bench_run *r) { return r->n_explicit >= 2; }
 static int has_peers(const bench_run *r) { return r->slot_blocked >= 0; }
+static int has_xnn(const bench_run *r) { return r->slot_xnn >= 0; }
 
 static void shape_text(const bench_layer *l, char *buf, size_t n) {
   if (l->is_dense) {
@@ -63,6 +64,7 @@ static void print_header(FILE *f, const bench_run *r) {
   if (has_peers(r))
     fprintf(f, "  %*s %*s  %*s %*s", W_PEER, "dnnl_blk", W_PEER, nhwc ? "dnnl_nhwc" : "dnnl_nchw", W_RATIO,
             "ours/blk", W_RATIO, nhwc ? "ours/nhwc" : "ours/nchw");
+  if (has_xnn(r)) fprintf(f, "  %*s %*s", W_PEER, "xnnpack", W_RATIO, "ours/xnn");
   fputc('\n', f);
 }
 
@@ -81,6 +83,15 @@ static void print_peer_cells(FILE *f, const bench_measure *ours, const bench_mea
   fputc(' ', f);
   for (int i = 0; i < 2; i++)
     print_ratio(f, bench_has_time(ours) ? ours->ms : 0, bench_has_time(peers[i]) ? peers[i]->ms : 0);
+}
+
+/* XNNPACK's ms (WRONG when its output is off) and our ms over it. */
+static void print_xnn_cells(FILE *f, const bench_measure *ours, const bench_measure *x) {
+  fputc(' ', f);
+  if (x->status == BENCH_WRONG) fprintf(f, " %*s", W_PEER, "WRONG");
+  else if (bench_has_time(x)) fprintf(f, " %*.4f", W_PEER, x->ms);
+  else fprintf(f, " %*s", W_PEER, x->status == BENCH_SKIPPED ? "skipped" : "ERROR");
+  print_ratio(f, bench_has_time(ours) ? ours->ms : 0, bench_is_valid(x) ? x->ms : 0);
 }
 
 static void print_layer_row(FILE *f, const bench_run *r, const bench_suite *s, int i, int ti) {
@@ -108,6 +119,7 @@ static void print_layer_row(FILE *f, const bench_run *r, const bench_suite *s, i
   if (has_peers(r))
     print_peer_cells(f, bench_at(r, s, i, ti, r->slot_ours), bench_at(r, s, i, ti, r->slot_blocked),
                      bench_at(r, s, i, ti, r->slot_user));
+  if (has_xnn(r)) print_xnn_cells(f, bench_at(r, s, i, ti, r->slot_ours), bench_at(r, s, i, ti, r->slot_xnn));
   fputc('\n', f);
 }
 
@@ -157,6 +169,12 @@ static void print_total_row(FILE *f, const bench_run *r, const bench_suite *s, c
     fputc(' ', f);
     print_ratio(f, total_ms(ours), total_ms(blk));
     print_ratio(f, total_ms(ours), total_ms(usr));
+  }
+  if (has_xnn(r)) {
+    bench_total x = bench_total_of(r, s, model, ti, r->slot_xnn);
+    fputc(' ', f);
+    print_peer_total(f, x);
+    print_ratio(f, total_ms(bench_total_of(r, s, model, ti, r->slot_ours)), total_ms(x));
   }
   fputc('\n', f);
   if (has_best(r)) {
@@ -236,8 +254,8 @@ void bench_table_suite(FILE *f, const bench_run *r, const bench_suite *s, int ti
   for (int j = 0; j < nm; j++) print_total_row(f, r, s, models[j], ti);
   for (int j = 0; j < nm; j++) print_auto_share(f, r, s, models[j], ti);
   print_slot_notes(f, r, s, ti);
-  if (has_peers(r))
-    fprintf(f, "    ours = %s; ratios are our ms / oneDNN ms (< 1: we are faster); totals marked * miss layers\n",
+  if (has_peers(r) || has_xnn(r))
+    fprintf(f, "    ours = %s; ratios are our ms / the peer's ms (< 1: we are faster); totals marked * miss layers\n",
             r->slots[r->slot_ours].name);
 }
 
@@ -249,6 +267,7 @@ static void print_summary_header(FILE *f, const bench_run *r) {
     if (r->slot_auto >= 0) fprintf(f, " %*s %9s", W_RATIO, "auto/best", "auto<=10%");
   }
   if (has_peers(r)) fprintf(f, " %*s %*s", W_RATIO, "ours/blk", W_RATIO, "ours/usr");
+  if (has_xnn(r)) fprintf(f, " %*s", W_RATIO, "ours/xnn");
   fputc('\n', f);
 }
 
@@ -276,6 +295,9 @@ static void print_summary_row(FILE *f, const bench_run *r, const bench_suite *s,
     print_ratio(f, ours, total_ms(bench_total_of(r, s, model, ti, r->slot_blocked)));
     print_ratio(f, ours, total_ms(bench_total_of(r, s, model, ti, r->slot_user)));
   }
+  if (has_xnn(r))
+    print_ratio(f, total_ms(bench_total_of(r, s, model, ti, r->slot_ours)),
+                total_ms(bench_total_of(r, s, model, ti, r->slot_xnn)));
   fputc('\n', f);
 }
 

@@ -6,10 +6,10 @@
 
 #define AUTO_MARGIN 1.10   /* "AUTO within 10% of the best": the project's target is >= 90% of layers */
 
-void bench_run_init_slots(bench_run *r, const bench_options *o, int with_peers) {
+void bench_run_init_slots(bench_run *r, const bench_options *o, int with_peers, int with_xnn) {
   r->o = o;
   r->n_slots = 0;
-  r->slot_auto = r->slot_blocked = r->slot_user = -1;
+  r->slot_auto = r->slot_blocked = r->slot_user = r->slot_xnn = -1;
   r->n_explicit = 0;
   for (int i = 0; i < o->n_algos; i++) {
     bench_slot *s = &r->slots[r->n_slots];
@@ -20,13 +20,19 @@ void bench_run_init_slots(bench_run *r, const bench_options *o, int with_peers) 
     r->n_slots++;
   }
   r->slot_ours = r->slot_auto >= 0 ? r->slot_auto : 0;
-  if (!with_peers) return;
-  r->slot_blocked = r->n_slots;
-  snprintf(r->slots[r->n_slots].name, sizeof r->slots[0].name, "onednn_blocked");
-  r->slots[r->n_slots++].is_peer = 1;
-  r->slot_user = r->n_slots;
-  snprintf(r->slots[r->n_slots].name, sizeof r->slots[0].name, "onednn_%s", bench_layout_name(o->layout));
-  r->slots[r->n_slots++].is_peer = 1;
+  if (with_peers) {
+    r->slot_blocked = r->n_slots;
+    snprintf(r->slots[r->n_slots].name, sizeof r->slots[0].name, "onednn_blocked");
+    r->slots[r->n_slots++].is_peer = 1;
+    r->slot_user = r->n_slots;
+    snprintf(r->slots[r->n_slots].name, sizeof r->slots[0].name, "onednn_%s", bench_layout_name(o->layout));
+    r->slots[r->n_slots++].is_peer = 1;
+  }
+  if (with_xnn) {
+    r->slot_xnn = r->n_slots;
+    snprintf(r->slots[r->n_slots].name, sizeof r->slots[0].name, "xnnpack");
+    r->slots[r->n_slots++].is_peer = 1;
+  }
 }
 
 int bench_best_slot(const bench_run *r, const bench_suite *s, int layer, int ti) {

@@ -2,7 +2,7 @@
  *
  * A suite's measurements form a [layer][thread count][slot] array. Slots are the algorithms
  * asked for (in the order given) then, with --peers onednn, oneDNN blocked and oneDNN fed the
- * user layout. "Ours" in peer ratios is AUTO when it ran, else the first algorithm. */
+ * user layout, then with --peers xnnpack, XNNPACK (NHWC). "Ours" in peer ratios is AUTO when it ran, else the first algorithm. */
 #ifndef DLCB_RESULTS_H
 #define DLCB_RESULTS_H
 
@@ -11,7 +11,7 @@
 #include "options.h"
 #include "peak.h"
 
-#define BENCH_MAX_SLOTS (BENCH_MAX_ALGOS + 2)
+#define BENCH_MAX_SLOTS (BENCH_MAX_ALGOS + 3)
 
 typedef struct bench_slot {
   char name[24];                   /* "auto", "gemm", "onednn_blocked", "onednn_nchw" */
@@ -34,12 +34,15 @@ typedef struct bench_run {
   int n_slots;
   int slot_auto, slot_ours;        /* AUTO's slot or -1; the slot peers are compared with */
   int slot_blocked, slot_user;     /* oneDNN's slots or -1 */
+  int slot_xnn;                    /* XNNPACK's slot or -1 */
+  char xnn_desc[128];
   int n_explicit;                  /* algorithms other than AUTO */
   bench_suite *suites;
   int n_suites;
 } bench_run;
 
-void bench_run_init_slots(bench_run *r, const bench_options *o, int with_peers);
+/* with_peers: oneDNN's slots; with_xnn: XNNPACK's. */
+void bench_run_init_slots(bench_run *r, const bench_options *o, int with_peers, int with_xnn);
 
 static inline int bench_n_threads(const bench_run *r) { return r->o->n_threads; }
 static inline bench_measure *bench_at(const bench_run *r, const bench_suite *s, int layer, int ti, int slot) {

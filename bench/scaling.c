@@ -41,10 +41,11 @@ static void print_cell(FILE *f, const bench_run *r, const bench_suite *s, const 
 }
 
 static void family_table(FILE *f, const bench_run *r, const member *m, int n, int ti) {
-  int slots[3], ns = 0;
+  int slots[4], ns = 0;
   slots[ns++] = r->slot_ours;
   if (r->slot_blocked >= 0) slots[ns++] = r->slot_blocked;
   if (r->slot_user >= 0) slots[ns++] = r->slot_user;
+  if (r->slot_xnn >= 0) slots[ns++] = r->slot_xnn;
   const bench_options *o = r->o;
   fprintf(f, "\n== G(g) scaling: %.*sg* (S = %s), %d thread%s, %s %s; time over S's, ideal = MAC ratio ==\n",
           (int)strlen(m[0].model) - 2, m[0].model, m[0].model, o->threads[ti], o->threads[ti] == 1 ? "" : "s", bench_dtype_name(o->dtype),
@@ -54,7 +55,7 @@ static void family_table(FILE *f, const bench_run *r, const member *m, int n, in
   fprintf(f, "\n  %-16s %6s", "", "");
   for (int k = 0; k < ns; k++) fprintf(f, "  %9s %6s %6s", "ms", "ratio", "/ideal");
   fprintf(f, "\n");
-  bench_total std[3];
+  bench_total std[4];
   for (int k = 0; k < ns; k++) std[k] = bench_total_of(r, m[0].s, m[0].model, ti, slots[k]);
   for (int i = 0; i < n; i++) {
     /* the MAC ratio from the layer list itself (every layer counted, measured or not) */

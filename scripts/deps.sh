@@ -5,7 +5,7 @@
 #                          stage), clang with its sanitizer and libFuzzer runtimes
 #                          (libclang-rt-14-dev), valgrind (gcc's own ASan/UBSan/TSan runtimes
 #                          come with gcc)
-# Optional peers (oneDNN for the benchmark's side-by-side columns) with DLCONV_PEERS=1.
+# Optional peers (oneDNN and XNNPACK for the benchmark's side-by-side columns) with DLCONV_PEERS=1.
 set -eu
 pkgs=""
 command -v cc >/dev/null 2>&1 || pkgs="$pkgs gcc libc6-dev"
@@ -22,6 +22,8 @@ if [ "${1:-}" = test ]; then
   command -v valgrind >/dev/null 2>&1 || pkgs="$pkgs valgrind"
 fi
 if [ "${DLCONV_PEERS:-0}" = 1 ] && [ ! -e /usr/include/dnnl.h ]; then pkgs="$pkgs libdnnl-dev"; fi
+if [ "${DLCONV_PEERS:-0}" = 1 ] && [ ! -e /usr/include/xnnpack.h ]; then pkgs="$pkgs libxnnpack-dev"; fi
+if [ "${DLCONV_PEERS:-0}" = 1 ] && [ ! -e /usr/include/pthreadpool.h ]; then pkgs="$pkgs libpthreadpool-dev"; fi
 if [ -n "$pkgs" ]; then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -3,7 +3,8 @@
 #   plain     release build, the whole meson suite, the Python tests (scripts/test_plain.sh)
 #   install   plain's build installed to a staging directory; the installed example built
 #             against it with pkg-config and with CMake, and run      (scripts/test_install.sh)
-#   aarch64   cross-built, single-threaded tests under qemu-user     (scripts/test_aarch64.sh;
+#   aarch64   cross-built, the suite under qemu-user -cpu max and     (scripts/test_aarch64.sh;
+#             -cpu cortex-a53, single-threaded;
 #             DLCONV_SKIP_AARCH64=1 skips it)
 #   asan      ASan+UBSan build, the whole suite                      (scripts/test_sanitizers.sh asan)
 #   tsan      ThreadSanitizer build, the threading tests             (scripts/test_sanitizers.sh tsan)
@@ -47,7 +48,7 @@ stage() {
 
 if has plain; then stage plain 900 bash scripts/test_plain.sh; fi
 if has install; then stage install 300 bash scripts/test_install.sh; fi
-if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 600 bash scripts/test_aarch64.sh; fi
+if has aarch64 && [ "${DLCONV_SKIP_AARCH64:-0}" != 1 ]; then stage aarch64 900 bash scripts/test_aarch64.sh; fi
 if has asan; then stage asan 1200 bash scripts/test_sanitizers.sh asan; fi
 if has tsan; then stage tsan 600 bash scripts/test_sanitizers.sh tsan; fi
 if has fuzz; then stage fuzz 900 bash scripts/test_fuzz.sh; fi

@@ -18,6 +18,12 @@ DLC_DECLARE_FAMILIES(avx512)
 DLC_DECLARE_FAMILIES(neon)
 extern const dlc_f16_gemm_family dlc_f16_gemm__generic, dlc_f16_gemm__avx2, dlc_f16_gemm__avx512;
 extern const dlc_q8_gemm_family dlc_q8_gemm__generic, dlc_q8_gemm__avx2;
+/* AArch64: the int8 gemm on SMLAL (every core), the F16 gemm on FCVTL + FMLA, and on FMLAL where
+   the CPU has FEAT_FHM (src/arch/arm_neon/config.c) */
+extern const dlc_q8_gemm_family dlc_q8_gemm__neon;
+extern const dlc_f16_gemm_family dlc_f16_gemm__neon, dlc_f16_gemm__neonfhm;
+/* AArch64 with FEAT_DotProd (asimddp): the u8 x s8 quad family on SDOT (arm_neon/q8_gemm_neondot.c) */
+extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__neondot;
 /* The int8 gemm, csr and gspc families on vpdpwssd (the *_tiles.h templates in src/arch/x86_avx2),
    where the compiler has the instruction: src/arch/x86_avx2/config.c and x86_avx512/config.c put them in the avx2 / avx512 table on
    CPUs with AVX-VNNI / AVX512-VNNI. */

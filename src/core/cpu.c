@@ -17,6 +17,9 @@
 #ifndef HWCAP_ASIMDDP
 #define HWCAP_ASIMDDP (1 << 20)
 #endif
+#ifndef HWCAP_ASIMDFHM
+#define HWCAP_ASIMDFHM (1 << 23)
+#endif
 #endif
 
 static dlc_cpu_features features;
@@ -56,6 +59,7 @@ static void detect(void) {
   unsigned long hw = getauxval(AT_HWCAP);
   features.neon_fp16 = (hw & HWCAP_ASIMDHP) != 0;
   features.neon_dotprod = (hw & HWCAP_ASIMDDP) != 0;
+  features.neon_fhm = (hw & HWCAP_ASIMDFHM) != 0;
 #endif
 }
 #else

@@ -12,6 +12,7 @@ typedef struct dlc_cpu_features {
   int neon;           /* AArch64 Advanced SIMD */
   int neon_fp16;      /* FEAT_FP16 arithmetic */
   int neon_dotprod;   /* SDOT/UDOT */
+  int neon_fhm;       /* FMLAL/FMLAL2 (FEAT_FHM) */
 } dlc_cpu_features;
 
 const dlc_cpu_features *dlc_cpu(void);

@@ -42,9 +42,9 @@ int all_pairs(pair *out) {
 int pair_required(int algo, int isa) {
   static const int REQUIRED[N_ALGOS][N_ISAS] = {
       /*                          auto generic avx2 avx512 neon cuda */
-      [DLCONV_ALGO_AUTO] = {1, 1, 1, 1, 1, 0},        [DLCONV_ALGO_DIRECT] = {1, 1, 1, 1, 0, 0},
-      [DLCONV_ALGO_IM2COL_GEMM] = {1, 1, 1, 1, 0, 0}, [DLCONV_ALGO_SPATIAL_PACK] = {1, 1, 1, 1, 0, 0},
-      [DLCONV_ALGO_GSPC] = {1, 1, 1, 1, 0, 0},        [DLCONV_ALGO_SPARSE_CSR] = {1, 1, 1, 1, 0, 0},
+      [DLCONV_ALGO_AUTO] = {1, 1, 1, 1, 1, 0},        [DLCONV_ALGO_DIRECT] = {1, 1, 1, 1, 1, 0},
+      [DLCONV_ALGO_IM2COL_GEMM] = {1, 1, 1, 1, 1, 0}, [DLCONV_ALGO_SPATIAL_PACK] = {1, 1, 1, 1, 1, 0},
+      [DLCONV_ALGO_GSPC] = {1, 1, 1, 1, 1, 0},        [DLCONV_ALGO_SPARSE_CSR] = {1, 1, 1, 1, 1, 0},
   };
   if (algo < 0 || algo >= N_ALGOS || isa < 0 || isa >= N_ISAS) return 0;
   return REQUIRED[algo][isa] && (isa == DLCONV_ISA_AUTO || dlconv_isa_available((dlconv_isa)isa) == 1);

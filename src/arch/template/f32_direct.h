@@ -25,6 +25,9 @@
  *   DLC_DIRECT_DWP_FAST          1: dwp takes the fast path below for 3x3 and 5x5 kernels of stride
  *                                1 or 2 (one vector x DWP_NR rows, input rows loaded once per kx);
  *                                the family then promises DWP_NR rows per call for every npv
+ *   DLC_DIRECT_DWC_WHOLE         1: a dwc tile whose channel vectors are whole (n_in >= VL) loads
+ *                                them plainly (an ISA without masked loads, where v_load_mask
+ *                                tests its mask per load); default 0: every load masked
  *   DLC_DIRECT_DWP_F16           1: the family has dwp_f16 (binary16 x and y); the instantiating
  *                                file then defines dwp_load_f16(xr, ixb, w_in, v, m, SW): pixels
  *                                ixb + (v * VL + lane) * SW (SW 1 or 2) of the binary16 row xr,
@@ -62,6 +65,9 @@
 #endif
 #ifndef DLC_DIRECT_DWP_F16
 #define DLC_DIRECT_DWP_F16 0
+#endif
+#ifndef DLC_DIRECT_DWC_WHOLE
+#define DLC_DIRECT_DWC_WHOLE 0
 #endif
 
 #define VL DLC_VL
@@ -222,8 +228,9 @@ INLINE void conv_tile(const dlc_f32_direct_args *a, const int NW, const int NV, 
   tile_store(acc, NW, NV, a, 1);
 }
 
-/* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch). */
-INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
+/* PERM: the channel multiplier is > 1 (a compile-time choice, so the loop body has no branch).
+   WHOLE: every channel vector is whole, loaded plainly (DLC_DIRECT_DWC_WHOLE). */
+INLINE void dwc_tile_body(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM, const int WHOLE) {
   vf acc[DWC_TW1][2];
   tile_init(acc, NW, NV, a);
   const vmask m0 = v_first(a->n_in[0]), m1 = v_first(a->n_in[1]);
@@ -251,11 +258,11 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
         UNROLL
         for (int p = 0; p < NW; p++) {
           const float *xq = xb[p / 3] + (p % 3) * xp;
-          vf x0 = v_load_mask(xq + xo0, m0);
+          vf x0 = WHOLE ? v_load(xq + xo0) : v_load_mask(xq + xo0, m0);
           if (PERM) x0 = v_permute(x0, perm0);
           acc[p][0] = v_fma(x0, w0, acc[p][0]);
           if (NV > 1) {
-            vf x1 = v_load_mask(xq + xo1, m1);
+            vf x1 = WHOLE ? v_load(xq + xo1) : v_load_mask(xq + xo1, m1);
             if (PERM) x1 = v_permute(x1, perm1);
             acc[p][1] = v_fma(x1, w1, acc[p][1]);
           }
@@ -267,6 +274,13 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
     }
   }
   tile_store(acc, NW, NV, a, 0);
+}
+
+INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
+  if (DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL))
+    dwc_tile_body(a, NW, NV, PERM, 1);
+  else
+    dwc_tile_body(a, NW, NV, PERM, 0);
 }
 
 /* Lanes of the row at columns [e, e + VL) that lie in [0, w_in). */

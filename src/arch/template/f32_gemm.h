@@ -60,28 +60,32 @@ typedef void (*tile_fn)(size_t n, size_t kc, const float *restrict a, const floa
 #define FOR_ROWS UNROLL for (size_t i = 0; i < M; i++)
 
 /* The epilogue of the C-transposed kernel (ukernel_ct): the tile is transposed in registers, VL x VL
-   per vector of columns (MR <= VL), so each of its n columns becomes one m-lane vector stored at
+   per vector of columns and block of VL rows (one block when MR <= VL, as on x86; Neon's 4-lane
+   vectors take MR / 4 of them), so each of its n columns becomes one m-lane run stored at
    c + j * ldc (an NCHW output channel's run of m pixels). */
 INLINE void store_ct(const size_t M, const size_t NV, size_t n, vf *acc0, vf *acc1, float *restrict c, size_t ldc,
                      int accumulate, const dlc_f32_gemm_epilogue *ep) {
-  const vmask mm = v_first((ptrdiff_t)M);
-  for (size_t v = 0; v < NV; v++) {
-    vf r[VL];
-    UNROLL for (size_t i = 0; i < VL; i++) r[i] = i < M ? (v ? acc1[i] : acc0[i]) : v_zero();
-    v_transpose(r);
-    size_t nj = n - VL * v < VL ? n - VL * v : VL;
-    for (size_t j = 0; j < nj; j++) {
-      float *cj = c + (VL * v + j) * ldc;
-      vf x = r[j];
-      if (accumulate) x = v_add(x, v_load_mask(cj, mm));
-      if (ep != NULL) {
-        if (ep->bias != NULL && ep->bias_per_column)
-          x = v_add(x, v_bcast(ep->bias + VL * v + j));
-        else if (ep->bias != NULL)
-          x = v_add(x, v_load_mask(ep->bias, mm));
-        x = v_clamp(x, v_set1(ep->out_min), v_set1(ep->out_max));
+  UNROLL for (size_t rb = 0; rb < M; rb += VL) {
+    const size_t mb = M - rb < VL ? M - rb : VL;
+    const vmask mm = v_first((ptrdiff_t)mb);
+    for (size_t v = 0; v < NV; v++) {
+      vf r[VL];
+      UNROLL for (size_t i = 0; i < VL; i++) r[i] = i < mb ? (v ? acc1[rb + i] : acc0[rb + i]) : v_zero();
+      v_transpose(r);
+      size_t nj = n - VL * v < VL ? n - VL * v : VL;
+      for (size_t j = 0; j < nj; j++) {
+        float *cj = c + (VL * v + j) * ldc + rb;
+        vf x = r[j];
+        if (accumulate) x = v_add(x, v_load_mask(cj, mm));
+        if (ep != NULL) {
+          if (ep->bias != NULL && ep->bias_per_column)
+            x = v_add(x, v_bcast(ep->bias + VL * v + j));
+          else if (ep->bias != NULL)
+            x = v_add(x, v_load_mask(ep->bias + rb, mm));
+          x = v_clamp(x, v_set1(ep->out_min), v_set1(ep->out_max));
+        }
+        v_store_first(cj, (ptrdiff_t)mb, x);
       }
-      v_store_first(cj, (ptrdiff_t)M, x);
     }
   }
 }
@@ -216,16 +220,19 @@ static void gemm_ukernel(size_t m, size_t n, size_t kc, const float *a, const fl
   tiles[n > VL][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
 }
 
-/* VL columns at a time: MR (masked) row loads, a VL x VL transpose with VL - MR zero rows, and one
-   MR-float store per column (AVX2: 4 + 2 floats; AVX-512: one 14-lane masked store). */
+/* VL columns at a time: per block of VL rows (one when MR <= VL), the rows' (masked) loads, a VL x VL
+   transpose with zero rows past MR, and one store of the block's floats per column (AVX2: 4 + 2
+   floats; AVX-512: one 14-lane masked store; Neon: MR / 4 whole vectors). */
 static void gemm_pack_rows(size_t len, const float *const *rows, float *dst) {
   for (size_t t = 0; t < len; t += VL) {
     const size_t w = len - t < VL ? len - t : VL;
     const vmask lm = v_first((ptrdiff_t)w);
-    vf r[VL];
-    UNROLL for (size_t i = 0; i < VL; i++) r[i] = i < MR && rows[i] ? v_load_mask(rows[i] + t, lm) : v_zero();
-    v_transpose(r);
-    for (size_t c = 0; c < w; c++) v_store_first(dst + (t + c) * MR, MR, r[c]);
+    UNROLL for (size_t rb = 0; rb < MR; rb += VL) {
+      vf r[VL];
+      UNROLL for (size_t i = 0; i < VL; i++) r[i] = rb + i < MR && rows[rb + i] ? v_load_mask(rows[rb + i] + t, lm) : v_zero();
+      v_transpose(r);
+      for (size_t c = 0; c < w; c++) v_store_first(dst + (t + c) * MR + rb, MR - rb, r[c]);
+    }
   }
 }
 
