@@ -4,7 +4,8 @@
 #   QEMU_CPU=max          a core with dotprod, FEAT_FP16 and FEAT_FHM: the neon table with its
 #                         fast families (the F16 gemm on FMLAL)
 #   QEMU_CPU=cortex-a53   armv8.0: the families every AArch64 core runs, and the fallbacks
-# Every test but `threads` (concurrent plans on several threads), `hostile_denormals` (a timing
+# Every test but `threads` (concurrent plans on several threads), `env` (child processes whose
+# default thread count is the CPUs they may run on: 2 and more threads), `hostile_denormals` (a timing
 # test of the hardware: qemu emulates subnormal arithmetic in software, 4-14x slower for every
 # ISA, generic included) and `house` (a Python check of the sources, run by the plain stage): in
 # this VM qemu-user hangs on any second thread (a bare
@@ -30,7 +31,7 @@ build=${ARM_BUILD_DIR:-build-aarch64}
 meson compile -C "$build"
 echo "aarch64 build: $(( $(date +%s) - start )) s"
 export DLCONV_NUM_THREADS=1 OMP_NUM_THREADS=1
-list=$(meson test -C "$build" --list 2>/dev/null | sed -n 's/^libdlconv:[a-z]* \/ //p' | grep -v -x -E 'threads|hostile_denormals|house')
+list=$(meson test -C "$build" --list 2>/dev/null | sed -n 's/^libdlconv:[a-z]* \/ //p' | grep -v -x -E 'threads|env|hostile_denormals|house')
 sweeps=$(echo "$list" | grep '^sweep_' | tr '\n' ' ')
 rest=$(echo "$list" | grep -v '^sweep_' | tr '\n' ' ')
 for cpu in ${DLCONV_QEMU_CPUS:-max cortex-a53}; do
