@@ -181,4 +181,37 @@ INLINE vf v_bcast_groups(const float *p, const size_t g) {
   return vld1q_f32(p);
 }
 
+/* ---- int32 lanes (the int8 templates) ---------------------------------------------------------- */
+
+/* DLC_VL int32 lanes; the bit casts to and from vf are free (a template may keep s32 sums in vf) */
+typedef int32x4_t vi;
+INLINE vi v_as_vi(vf v) { return vreinterpretq_s32_f32(v); }
+INLINE vf vi_as_vf(vi v) { return vreinterpretq_f32_s32(v); }
+INLINE vi vi_zero(void) { return vdupq_n_s32(0); }
+INLINE vi vi_set1(int32_t x) { return vdupq_n_s32(x); }
+INLINE vi vi_load(const int32_t *p) { return vld1q_s32(p); }
+INLINE void vi_store(int32_t *p, vi v) { vst1q_s32(p, v); }
+INLINE vi vi_add(vi a, vi b) { return vaddq_s32(a, b); }
+INLINE vi vi_sub(vi a, vi b) { return vsubq_s32(a, b); }
+INLINE vi vi_mullo(vi a, vi b) { return vmulq_s32(a, b); }
+INLINE vf vi_to_vf(vi v) { return vcvtq_f32_s32(v); }
+/* DLC_VL bytes (u8, s8) widened to int32 (one 32-bit lane load, two lengthening moves); reads those
+   bytes only */
+INLINE vi vi_load_u8(const uint8_t *p) {
+  const uint8x8_t b = vreinterpret_u8_u32(vld1_lane_u32((const uint32_t *)(const void *)p, vdup_n_u32(0), 0));
+  return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+}
+INLINE vi vi_load_s8(const int8_t *p) {
+  const int8x8_t b = vreinterpret_s8_u32(vld1_lane_u32((const uint32_t *)(const void *)p, vdup_n_u32(0), 0));
+  return vmovl_s16(vget_low_s16(vmovl_s8(b)));
+}
+/* acc + a.lo16 * b.lo16 + a.hi16 * b.hi16 per lane (s16 halves, products exact, sums mod 2^32, as
+   x86's vpmaddwd): SMULL / SMULL2 of the halves, ADDP of neighbouring products */
+INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
+  const int16x8_t a16 = vreinterpretq_s16_s32(a), b16 = vreinterpretq_s16_s32(b);
+  const int32x4_t lo = vmull_s16(vget_low_s16(a16), vget_low_s16(b16));
+  const int32x4_t hi = vmull_high_s16(a16, b16);
+  return vaddq_s32(acc, vpaddq_s32(lo, hi));
+}
+
 #endif

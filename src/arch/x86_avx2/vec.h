@@ -118,4 +118,33 @@ INLINE void v_store_mask(float *p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v)
 /* the g floats at p (g = 1, 2, 4 or 8) repeated across the vector: one input pixel of g groups */
 INLINE vf v_bcast_groups(const float *p, const size_t g) { return dlc_avx2_bcast_groups(p, g); }
 
+/* ---- int32 lanes (the int8 templates) ---------------------------------------------------------- */
+
+/* DLC_VL int32 lanes; the bit casts to and from vf are free (a template may keep s32 sums in vf) */
+typedef __m256i vi;
+INLINE vi v_as_vi(vf v) { return _mm256_castps_si256(v); }
+INLINE vf vi_as_vf(vi v) { return _mm256_castsi256_ps(v); }
+INLINE vi vi_zero(void) { return _mm256_setzero_si256(); }
+INLINE vi vi_set1(int32_t x) { return _mm256_set1_epi32(x); }
+INLINE vi vi_load(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+INLINE void vi_store(int32_t *p, vi v) { _mm256_storeu_si256((__m256i *)(void *)p, v); }
+INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
+INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
+INLINE vi vi_mullo(vi a, vi b) { return _mm256_mullo_epi32(a, b); }
+INLINE vf vi_to_vf(vi v) { return _mm256_cvtepi32_ps(v); }
+/* DLC_VL bytes (u8, s8) widened to int32; reads those bytes only */
+INLINE vi vi_load_u8(const uint8_t *p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)); }
+INLINE vi vi_load_s8(const int8_t *p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)); }
+/* acc + a.lo16 * b.lo16 + a.hi16 * b.hi16 per lane (s16 halves, products exact, sums mod 2^32):
+   vpdpwssd where the file is compiled for a VNNI (the same sums), else vpmaddwd + vpaddd */
+INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpwssd_epi32(acc, a, b);
+#elif defined(__AVXVNNI__)
+  return _mm256_dpwssd_avx_epi32(acc, a, b);
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+#endif
+}
+
 #endif

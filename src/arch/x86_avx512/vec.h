@@ -155,4 +155,31 @@ INLINE vf v_bcast_groups(const float *p, const size_t g) {
   return _mm512_loadu_ps(p);
 }
 
+/* ---- int32 lanes (the int8 templates) ---------------------------------------------------------- */
+
+/* DLC_VL int32 lanes; the bit casts to and from vf are free (a template may keep s32 sums in vf) */
+typedef __m512i vi;
+INLINE vi v_as_vi(vf v) { return _mm512_castps_si512(v); }
+INLINE vf vi_as_vf(vi v) { return _mm512_castsi512_ps(v); }
+INLINE vi vi_zero(void) { return _mm512_setzero_si512(); }
+INLINE vi vi_set1(int32_t x) { return _mm512_set1_epi32(x); }
+INLINE vi vi_load(const int32_t *p) { return _mm512_loadu_si512((const void *)p); }
+INLINE void vi_store(int32_t *p, vi v) { _mm512_storeu_si512((void *)p, v); }
+INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
+INLINE vi vi_mullo(vi a, vi b) { return _mm512_mullo_epi32(a, b); }
+INLINE vf vi_to_vf(vi v) { return _mm512_cvtepi32_ps(v); }
+/* DLC_VL bytes (u8, s8) widened to int32; reads those bytes only */
+INLINE vi vi_load_u8(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+INLINE vi vi_load_s8(const int8_t *p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+/* acc + a.lo16 * b.lo16 + a.hi16 * b.hi16 per lane (s16 halves, products exact, sums mod 2^32):
+   vpdpwssd where the file is compiled for AVX512-VNNI (the same sums), else vpmaddwd + vpaddd */
+INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
+#if defined(__AVX512VNNI__)
+  return _mm512_dpwssd_epi32(acc, a, b);
+#else
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+#endif
+}
+
 #endif
