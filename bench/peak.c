@@ -119,36 +119,42 @@ __attribute__((target("avx2"), noinline)) static void madd_loop_avx2(long iters)
   probe_sink += (float)_mm256_extract_epi32(s, 0);
 }
 
-#if defined(DLC_HAVE_AVX512VNNI)
-#define DPW_STEP(i) c##i = _mm256_dpwssd_epi32(c##i, a, b);
-__attribute__((target("avx512f,avx512vl,avx512vnni"), noinline)) static void dpwssd_loop_ymm(long iters) {
-  __m256i a = _mm256_set1_epi16(3);
-  const __m256i b = _mm256_set1_epi16(-2);
-  ACC12(I_DECL)
-  for (long k = 0; k < iters; k++) {
-    __asm__("" : "+v"(a));
-    ACC12(DPW_STEP) ACC12(DPW_STEP)
+/* The VNNI probes: one loop, 2 x 12 dot products per iteration on 12 accumulators, per
+   instruction and vector type; `dot` and `add` are #defined to the instruction and the vector
+   add around each instance. */
+#define DOT_LOOP(name, isas, vtype, set_a, set_b, set_c, zero, first_lane)         \
+  __attribute__((target(isas), noinline)) static void name(long iters) {         \
+    vtype a = set_a(3);                                                           \
+    const vtype b = set_b(-2);                                                    \
+    /* distinct starts: equal chains would be merged into one by the optimiser */ \
+    vtype c0 = set_c(0), c1 = set_c(1), c2 = set_c(2), c3 = set_c(3), c4 = set_c(4), \
+          c5 = set_c(5), c6 = set_c(6), c7 = set_c(7), c8 = set_c(8), c9 = set_c(9),  \
+          c10 = set_c(10), c11 = set_c(11);                                         \
+    for (long k = 0; k < iters; k++) {                                            \
+      __asm__("" : "+v"(a));                                                      \
+      ACC12(DOT_STEP) ACC12(DOT_STEP)                                             \
+    }                                                                             \
+    vtype s = zero();                                                             \
+    ACC12(DOT_SUM)                                                                \
+    probe_sink += (float)first_lane(s);                                           \
   }
-  __m256i s = _mm256_setzero_si256();
-  ACC12(I_SUM)
-  probe_sink += (float)_mm256_extract_epi32(s, 0);
-}
+#define DOT_STEP(i) c##i = dot(c##i, a, b);
+#define DOT_SUM(i) s = add(s, c##i);
 
-#define B_DECL(i) __m512i c##i = _mm512_set1_epi32(i);
-#define B_STEP(i) c##i = _mm512_dpbusd_epi32(c##i, a, b);
-#define B_SUM(i) s = _mm512_add_epi32(s, c##i);
-__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void dpbusd_loop_zmm(long iters) {
-  __m512i a = _mm512_set1_epi8(3);
-  const __m512i b = _mm512_set1_epi8(-2);
-  ACC12(B_DECL)
-  for (long k = 0; k < iters; k++) {
-    __asm__("" : "+v"(a));
-    ACC12(B_STEP) ACC12(B_STEP)
-  }
-  __m512i s = _mm512_setzero_si512();
-  ACC12(B_SUM)
-  probe_sink += (float)_mm512_reduce_add_epi32(s);
-}
+#if defined(DLC_HAVE_AVX512VNNI)
+#define dot _mm256_dpwssd_epi32
+#define add _mm256_add_epi32
+#define lane0_256(s) _mm256_extract_epi32(s, 0)
+DOT_LOOP(dpwssd_loop_ymm, "avx512f,avx512vl,avx512vnni", __m256i, _mm256_set1_epi16, _mm256_set1_epi16,
+         _mm256_set1_epi32, _mm256_setzero_si256, lane0_256)
+#undef dot
+#undef add
+#define dot _mm512_dpbusd_epi32
+#define add _mm512_add_epi32
+DOT_LOOP(dpbusd_loop_zmm, "avx512f,avx512bw,avx512vnni", __m512i, _mm512_set1_epi8, _mm512_set1_epi8,
+         _mm512_set1_epi32, _mm512_setzero_si512, _mm512_reduce_add_epi32)
+#undef dot
+#undef add
 #endif
 
 #if defined(DLC_HAVE_AVXVNNI)
@@ -157,22 +163,14 @@ static int has_avx_vnni(void) {
   unsigned a, b, c, d;
   return __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1);
 }
-
-#define DPV_STEP(i) c##i = _mm256_dpwssd_avx_epi32(c##i, a, b);
-__attribute__((target("avx2,avxvnni"), noinline)) static void dpwssd_loop_vex(long iters) {
-  __m256i a = _mm256_set1_epi16(3);
-  const __m256i b = _mm256_set1_epi16(-2);
-  ACC12(I_DECL)
-  for (long k = 0; k < iters; k++) {
-    __asm__("" : "+v"(a));
-    ACC12(DPV_STEP) ACC12(DPV_STEP)
-  }
-  __m256i s = _mm256_setzero_si256();
-  ACC12(I_SUM)
-  probe_sink += (float)_mm256_extract_epi32(s, 0);
-}
+#define dot _mm256_dpwssd_avx_epi32
+#define add _mm256_add_epi32
+#define lane0_vex(s) _mm256_extract_epi32(s, 0)
+DOT_LOOP(dpwssd_loop_vex, "avx2,avxvnni", __m256i, _mm256_set1_epi16, _mm256_set1_epi16, _mm256_set1_epi32,
+         _mm256_setzero_si256, lane0_vex)
+#undef dot
+#undef add
 #endif
-
 
 static void add_int8(bench_peak *p, const char *name, double gops) {
   if (p->n_int8 < BENCH_MAX_INT8_PEAKS) {
