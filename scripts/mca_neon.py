@@ -40,6 +40,13 @@ KERNELS = [
     ("f32 csr 3x32", "f32_csr_neon", "csr_spmm", ["cortex-a76", "neoverse-n1"]),
     ("int8 gemm 12x8c2 (SMLAL)", "q8_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("int8 gemm 12x8c4 (SDOT)", "q8_gemm_neondot", "tile_12", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemm 12x8c4 in place (SDOT)", "q8_gemm_neondot", "tile_ib_12", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemm 12x8c4 fused store (SDOT)", "q8_gemm_neondot", "qtile_1_12", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemv 16c4 nb 4 (SDOT)", "q8_gemv_neondot", "gemv_4", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemv 16c4 nb 1 (SDOT)", "q8_gemv_neondot", "gemv_1", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemm C^T 6x16c4, positions anywhere (SDOT)", "q8_gemm_t_neondot", "ttile_6x4", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemm C^T 6x16c4, one run (SDOT)", "q8_gemm_t_neondot", "ttile_c_6x4", ["cortex-a76", "neoverse-n1"], "sdot"),
+    ("int8 gemm C^T 6x16c4, two runs of 3 (SDOT)", "q8_gemm_t_neondot", "ttile_s_6_3", ["cortex-a76", "neoverse-n1"], "sdot"),
     ("f16 gemm 12x8 (FCVTL+FMLA)", "f16_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("f16 gemm 12x8 (FMLAL)", "f16_gemm_neonfhm", "tile_12", ["neoverse-n2"], "fmlal"),
 ]

@@ -597,9 +597,10 @@ static void check_expected_t(void) {
 }
 
 /* Positions (units of four bytes past b): random (repeats allowed); strictly descending with gaps of
-   at least 2; distinct, at least 2 apart, shuffled. Offsets (2-byte units): random; all odd (reads
+   at least 2; distinct, at least 2 apart, shuffled; consecutive (a tile within an output row, which a
+   kernel may read as one run); two runs of consecutive ones (a tile across the end of a row). Offsets (2-byte units): random; all odd (reads
    at 2 mod 4 bytes); strictly decreasing with random gaps. */
-enum { POS_RANDOM, POS_DESCENDING, POS_SHUFFLED, N_POS_KINDS };
+enum { POS_RANDOM, POS_DESCENDING, POS_SHUFFLED, POS_CONSECUTIVE, POS_TWO_RUNS, N_POS_KINDS };
 enum { TOFF_RANDOM, TOFF_ODD, TOFF_DECREASING, N_TOFF_KINDS };
 
 typedef struct t_case {
@@ -642,6 +643,13 @@ static void run_t_case(const t_case *t) {
   } else if (t->pos_kind == POS_DESCENDING) {
     ptrdiff_t at = (ptrdiff_t)irand(0, 3);
     for (size_t r = np; r-- > 0;) q[r] = at, at += (ptrdiff_t)irand(2, t->wide ? 200 : 9);
+  } else if (t->pos_kind == POS_CONSECUTIVE) {
+    const ptrdiff_t at0 = (ptrdiff_t)irand(0, qspan);
+    for (size_t r = 0; r < np; r++) q[r] = at0 + (ptrdiff_t)r;
+  } else if (t->pos_kind == POS_TWO_RUNS) {
+    const size_t split = np > 1 ? (size_t)irand(1, (int64_t)np - 1) : 1;
+    const ptrdiff_t at0 = (ptrdiff_t)irand(0, qspan), at1 = (ptrdiff_t)irand(0, qspan);
+    for (size_t r = 0; r < np; r++) q[r] = r < split ? at0 + (ptrdiff_t)r : at1 + (ptrdiff_t)(r - split);
   } else {
     const ptrdiff_t g = (ptrdiff_t)irand(3, t->wide ? 150 : 6);
     for (size_t r = 0; r < np; r++) q[r] = (ptrdiff_t)r * g + (ptrdiff_t)irand(0, g - 2);

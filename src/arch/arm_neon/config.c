@@ -2,8 +2,9 @@
    over src/arch/arm_neon/vec.h, the int8 gemm on SMLAL and the F16 gemm on FCVTL + FMLA, all base
    armv8-a, so every AArch64 core (Cortex-A53 too) runs them; with FEAT_FHM (asimdfhm) the F16
    gemm on FMLAL / FMLAL2, the same sums bit for bit; with FEAT_DotProd (asimddp) the u8 x s8 quad
-   gemm (q8_d4) on SDOT, which the direct and spatial pack drivers prefer to the SMLAL pairs (still
-   the store, and the whole int8 path on cores without it, Cortex-A53). The int8 and F16 depthwise
+   gemm (q8_d4) on SDOT with its gemv, transposed tile and fused store, which the direct, spatial
+   pack and dense gemv drivers prefer to the SMLAL pairs (still the store, and the whole int8 path
+   on cores without it, Cortex-A53). The int8 and F16 depthwise
    rows, gspc and int8 csr families are lent by the generic table (the kernel name ends in
    __generic); the other quad families (q8_igemm, q8_dwn, q8_dw4, q8_dwc) stay NULL.
    Compiled without ISA flags (src/arch/meson.build): this file only copies pointers. */

@@ -20,6 +20,7 @@
 #include "../../ukernel/config.h"
 #include "../template/family.h"
 #include "../template/inline.h"
+#include "q8_store_neon.h"
 
 #define MR 12
 #define NR 8
@@ -111,18 +112,6 @@ static void q8_gemm_ukernel_ib(size_t m, size_t kc, const int16_t *restrict a, c
   tiles_ib[m - 1](NR, kc, a, b, boff, c, ldc, accumulate);
 }
 
-/* requantised exactly as dlc_q8_requant1 (double arithmetic, per output) */
-static void q8_store(size_t n, const int32_t *acc, const dlc_q8_params *q, size_t c0, int per_column, void *y) {
-  for (size_t j = 0; j < n; j++) {
-    const size_t c = per_column ? c0 + j : c0;
-    const int32_t v = dlc_q8_requant1((int64_t)acc[j] + q->bias[c], q->mult[c], q);
-    if (q->is_signed)
-      ((int8_t *)y)[j] = (int8_t)v;
-    else
-      ((uint8_t *)y)[j] = (uint8_t)v;
-  }
-}
-
 /* 8 bytes of each row at a time: widened (u8 or s8), zero point off, interleaved with ZIP1/ZIP2 */
 static void q8_pack_pairs(size_t n, const void *a, const void *b, int32_t zp, int is_signed, int16_t *dst) {
   const uint8_t *pa = a, *pb = b;
@@ -177,7 +166,7 @@ const dlc_q8_gemm_family dlc_q8_gemm__neon = {
     .mr = MR,
     .nr = NR,
     .ukernel = q8_gemm_ukernel,
-    .store = q8_store,
+    .store = dlc_q8_store__neon, /* q8_store_neon.c, shared with the SDOT family */
     .pack_pairs = q8_pack_pairs,
     .pack_pairs_strided = q8_pack_pairs_strided,
     .ukernel_ib = q8_gemm_ukernel_ib,

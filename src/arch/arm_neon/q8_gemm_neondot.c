@@ -13,7 +13,9 @@
  * tile's 24), in a pass over the A panel before the main loop, whose accumulators start at 128 times
  * them. Every term is an exact integer and the s32
  * sums wrap as the generic kernel's do (the contract keeps the results in range), so C is the
- * same bit for bit; requantisation stays in the SMLAL family's store (dlc_q8_requant1).
+ * same bit for bit. ukernel_q requantises the tile in registers (the wide screen, quant.h) and
+ * leaves what that cannot settle to the shared store (q8_store_neon.c, exact as dlc_q8_requant1).
+ * The gemv and the transposed tile (ukernel_t) are files of their own (q8_neondot.h).
  *
  * Tile 12 x 8: per k step (4 values of k) B is two 16-byte loads (columns 0-3 and 4-7, four bytes
  * each) flipped by two EORs, A three 16-byte loads (rows 4q .. 4q + 3), and each row takes two
@@ -29,6 +31,8 @@
 #include "../../ukernel/config.h"
 #include "../template/family.h"
 #include "../template/inline.h"
+#include "q8_neondot.h"
+#include "q8_store_neon.h"
 
 #define MR 12
 #define NR 8
@@ -73,11 +77,11 @@ INLINE void put_tile(const size_t M, size_t n, int32x4_t *acc_lo, int32x4_t *acc
   }
 }
 
-/* M rows (compile-time); boff NULL: B packed, else read in place (nr columns) */
-INLINE void tile_body(const size_t M, size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
-                      const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate, const int IB) {
+/* The products of M rows (compile-time) into acc_lo / acc_hi, for all kernels: boff NULL (IB 0): B
+   packed, else read in place (nr columns) */
+INLINE void tile_products(const size_t M, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                          const ptrdiff_t *restrict boff, const int IB, int32x4_t *acc_lo, int32x4_t *acc_hi) {
   const uint8x16_t flip = vdupq_n_u8(0x80);
-  int32x4_t acc_lo[MR], acc_hi[MR];
   {
     /* the accumulators start at 128 * (row sum of A), what the flip of B takes away (wrapping as
        the sums do): a pass over the panel of its own, so that the main loop keeps its registers */
@@ -105,6 +109,12 @@ INLINE void tile_body(const size_t M, size_t n, size_t kc, const int8_t *restric
     K_QUAD(a, bk);
     a += 4 * MR;
   }
+}
+
+INLINE void tile_body(const size_t M, size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                      const ptrdiff_t *restrict boff, int32_t *restrict c, size_t ldc, int accumulate, const int IB) {
+  int32x4_t acc_lo[MR], acc_hi[MR];
+  tile_products(M, kc, a, b, boff, IB, acc_lo, acc_hi);
   put_tile(M, n, acc_lo, acc_hi, c, ldc, accumulate);
 }
 
@@ -133,6 +143,93 @@ static void q8d4_ukernel(size_t m, size_t n, size_t kc, const int8_t *a, const u
 static void q8d4_ukernel_ib(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff, int32_t *c,
                             size_t ldc, int accumulate) {
   tiles_ib[m - 1](NR, kc, a, b, boff, c, ldc, accumulate);
+}
+
+/* ukernel_q: the tile requantised in registers (the wide screen of quant.h, as the store's wide
+   path, with the row's bias and multiplier broadcast), each row's 8 lanes narrowed with
+   saturation; a tile with a lane of its m x n corner near a tie, or a plan without the wide
+   screen, goes through the exact store (q8_store_neon.c) row by row instead. */
+INLINE void tile_requant(const size_t M, size_t n, int32x4_t *acc_lo, int32x4_t *acc_hi, const int32_t *restrict c,
+                         size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *restrict y,
+                         size_t ldy) {
+  if (accumulate) UNROLL for (size_t i = 0; i < M; i++) {
+      const int32_t *ci = c + i * ldc;
+      if (n == NR) {
+        acc_lo[i] = vaddq_s32(acc_lo[i], vld1q_s32(ci));
+        acc_hi[i] = vaddq_s32(acc_hi[i], vld1q_s32(ci + 4));
+      } else { /* only the corner's ints may be read */
+        int32_t t[NR] = {0};
+        for (size_t j = 0; j < n; j++) t[j] = ci[j];
+        acc_lo[i] = vaddq_s32(acc_lo[i], vld1q_s32(t));
+        acc_hi[i] = vaddq_s32(acc_hi[i], vld1q_s32(t + 4));
+      }
+    }
+  if (q->screen_wide) {
+    const int32x4_t lo_i = vdupq_n_s32(q->lo_i), hi_i = vdupq_n_s32(q->hi_i);
+    const int32x4_t m_less_zp = vdupq_n_s32(0x4b400000 - q->y_zero_point);
+    const uint32x4_t iota = {0, 1, 2, 3}, nv = vdupq_n_u32((uint32_t)n);
+    /* lanes past n hold sums of whatever B had there: they must not send the tile down */
+    const uint32x4_t in_lo = vcltq_u32(iota, nv), in_hi = vcltq_u32(vaddq_u32(iota, vdupq_n_u32(4)), nv);
+    uint32x4_t far = vdupq_n_u32(0);
+    const float32x4_t half_in = vdupq_n_f32(0.5f - DLC_Q8_WIDE_MARGIN);
+    uint8x8_t out[MR];
+    UNROLL for (size_t i = 0; i < M; i++) {
+      const int32x4_t bias = vdupq_n_s32(q->bias[c0 + i]);
+      const float32x4_t mf = vdupq_n_f32(q->mult_f[c0 + i]);
+      float32x4_t d0, d1;
+      int32x4_t r0 = dlc_q8_wide4__neon(vaddq_s32(acc_lo[i], bias), mf, m_less_zp, &d0);
+      int32x4_t r1 = dlc_q8_wide4__neon(vaddq_s32(acc_hi[i], bias), mf, m_less_zp, &d1);
+      if (q->clamp_i) {
+        r0 = vminq_s32(vmaxq_s32(r0, lo_i), hi_i);
+        r1 = vminq_s32(vmaxq_s32(r1, lo_i), hi_i);
+      }
+      far = vorrq_u32(far, vandq_u32(vcgtq_f32(d0, half_in), in_lo));
+      far = vorrq_u32(far, vandq_u32(vcgtq_f32(d1, half_in), in_hi));
+      const int16x8_t h = vcombine_s16(vqmovn_s32(r0), vqmovn_s32(r1));
+      out[i] = q->is_signed ? vreinterpret_u8_s8(vqmovn_s16(h)) : vqmovun_s16(h);
+    }
+    if (!vmaxvq_u32(far)) {
+      UNROLL for (size_t i = 0; i < M; i++) {
+        if (n == NR) {
+          vst1_u8(y + i * ldy, out[i]);
+        } else {
+          uint8_t t[NR];
+          vst1_u8(t, out[i]);
+          for (size_t j = 0; j < n; j++) y[i * ldy + j] = t[j];
+        }
+      }
+      return;
+    }
+  }
+  int32_t t[MR * NR];
+  UNROLL for (size_t i = 0; i < M; i++) {
+    vst1q_s32(t + i * NR, acc_lo[i]);
+    vst1q_s32(t + i * NR + 4, acc_hi[i]);
+    dlc_q8_store__neon(n, t + i * NR, q, c0 + i, 0, y + i * ldy);
+  }
+}
+
+typedef void (*qtile_fn)(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                         const ptrdiff_t *restrict boff, const int32_t *restrict c, size_t ldc, int accumulate,
+                         const dlc_q8_params *q, size_t c0, uint8_t *restrict y, size_t ldy);
+#define DEFINE_QTILE(M, IB)                                                                                \
+  static void qtile_##IB##_##M(size_t n, size_t kc, const int8_t *restrict a, const uint8_t *restrict b,   \
+                               const ptrdiff_t *restrict boff, const int32_t *restrict c, size_t ldc,      \
+                               int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *restrict y,     \
+                               size_t ldy) {                                                               \
+    int32x4_t acc_lo[MR], acc_hi[MR];                                                                      \
+    tile_products(M, kc, a, b, boff, IB, acc_lo, acc_hi);                                                  \
+    tile_requant(M, n, acc_lo, acc_hi, c, ldc, accumulate, q, c0, y, ldy);                                 \
+  }
+DLC_REPEAT(MR, DEFINE_QTILE, 0)
+DLC_REPEAT(MR, DEFINE_QTILE, 1)
+#define QTILE_NAME(M, IB) qtile_##IB##_##M,
+static const qtile_fn qtiles[2][MR] = {{DLC_REPEAT(MR, QTILE_NAME, 0)}, {DLC_REPEAT(MR, QTILE_NAME, 1)}};
+
+static void q8d4_ukernel_q(size_t m, size_t n, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                           const int32_t *c, size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0, void *y,
+                           size_t ldy) {
+  qtiles[boff != NULL][m - 1](n, kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy);
 }
 
 /* four rows into units of four: 16 columns at a time, two rounds of ZIP (bytes, then halves) */
@@ -171,5 +268,14 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__neondot = {
     .nr = NR,
     .ukernel = q8d4_ukernel,
     .ukernel_ib = q8d4_ukernel_ib,
+    .ukernel_q = q8d4_ukernel_q,
     .pack_quads = q8d4_pack_quads,
+    .gemv_mr = DLC_Q8_NEONDOT_GEMV_MR,
+    .gemv = dlc_q8d4_gemv_16c4__neondot,
+    .gemv_name = "q8_gemv_" DLC_STR(DLC_Q8_NEONDOT_GEMV_MR) "c4__neondot",
+    .tr = DLC_Q8_NEONDOT_TR,
+    .tm = DLC_Q8_NEONDOT_TM,
+    .ukernel_t = dlc_q8d4_gemm_t_6x16c4__neondot,
+    .transpose = dlc_s32_transpose__neon,
+    .t_name = "q8_gemm_t_" DLC_STR(DLC_Q8_NEONDOT_TR) "x" DLC_STR(DLC_Q8_NEONDOT_TM) "c4__neondot",
 };
