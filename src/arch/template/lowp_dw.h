@@ -41,6 +41,12 @@
 #define DLC_LOWP_DW_DOT2 0
 #endif
 
+/* 1: the int8 NHWC channel runs take two blocks a loop iteration, as the rows do (one loop
+   branch, counter update and compare per two blocks); 0: one */
+#ifndef DLC_LOWP_DW_Q8_CH_PAIRS
+#define DLC_LOWP_DW_Q8_CH_PAIRS 0
+#endif
+
 #define LDW_VL DLC_VL
 
 /* ================================================================ F16 */
@@ -205,7 +211,16 @@ INLINE void ldw_q8_ch_run(size_t n, const uint8_t *x, const int32_t *w, int32_t 
   const vi zv = vi_set1(zp), lo16 = vi_set1(0xffff);
   const size_t t = n - LDW_VL;
   const vi tail = ldw_q8_ch_block(x + t, w + t, sgn, zv, lo16, acc + t);
-  for (size_t j = 0; j < t; j += LDW_VL) vi_store(acc + j, ldw_q8_ch_block(x + j, w + j, sgn, zv, lo16, acc + j));
+  size_t j = 0;
+#if DLC_LOWP_DW_Q8_CH_PAIRS
+  for (; j + LDW_VL < t; j += 2 * LDW_VL) {
+    const vi a0 = ldw_q8_ch_block(x + j, w + j, sgn, zv, lo16, acc + j);
+    const vi a1 = ldw_q8_ch_block(x + j + LDW_VL, w + j + LDW_VL, sgn, zv, lo16, acc + j + LDW_VL);
+    vi_store(acc + j, a0);
+    vi_store(acc + j + LDW_VL, a1);
+  }
+#endif
+  for (; j < t; j += LDW_VL) vi_store(acc + j, ldw_q8_ch_block(x + j, w + j, sgn, zv, lo16, acc + j));
   vi_store(acc + t, tail);
 }
 
