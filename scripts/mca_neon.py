@@ -9,7 +9,9 @@ multiply-accumulates (FMLA, SDOT/UDOT, SMLAL/SADALP, FMLAL), and runs llvm-mca o
 The limit is the same core's cycles for the loop's multiply-accumulates alone, each on an
 accumulator of its own (what its vector pipes can issue, as llvm-mca models them); the table gives
 cycles per iteration, that limit, the share of it reached, and the loop's instructions per
-multiply-accumulate instruction.
+multiply-accumulate instruction; then the cycles of the loop's loads and stores alone (the bound
+of a streaming loop such as a depthwise row, whose every multiply-accumulate loads and stores its
+accumulator) and the share reached of the larger of the two limits.
 
     scripts/mca_neon.py [build-dir]        (default build-aarch64)
 
@@ -49,11 +51,18 @@ KERNELS = [
     ("int8 gemm C^T 6x16c4, two runs of 3 (SDOT)", "q8_gemm_t_neondot", "ttile_s_6_3", ["cortex-a76", "neoverse-n1"], "sdot"),
     ("f16 gemm 12x8 (FCVTL+FMLA)", "f16_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("f16 gemm 12x8 (FMLAL)", "f16_gemm_neonfhm", "tile_12", ["neoverse-n2"], "fmlal"),
+    ("F16 dwconv row, stride 1", "lowp_dw_neon", "f16_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "fcvtl"),
+    ("F16 dwconv row, stride 2", "lowp_dw_neon", "f16_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uzp1"),
+    ("F16 dwconv NHWC channels", "lowp_dw_neon", "f16_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
+    ("int8 dwconv row, stride 1 (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uxtl"),
+    ("int8 dwconv row, stride 2 (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "bic"),
+    ("int8 dwconv NHWC channels", "lowp_dw_neon", "q8_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"], "mla"),
 ]
 
-MAC = re.compile(r"^(fmla|fmlal2?|sdot|udot|usdot|smlal2?|umlal2?|sadalp|uadalp|smmla|ummla|usmmla)\b")
+MAC = re.compile(r"^(fmla|mla|fmlal2?|sdot|udot|usdot|smlal2?|umlal2?|sadalp|uadalp|smmla|ummla|usmmla)\b")
 BRANCH = re.compile(r"^(b\.\w+|b|cbz|cbnz|tbz|tbnz)\s")
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
+LDST = re.compile(r"^(ld|st)[a-z0-9]*\s")
 FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 
 
@@ -92,7 +101,9 @@ def loops(insns):
         if not m:
             continue
         tgt = int(m.group(1), 16)
-        if tgt in index and index[tgt] <= i:
+        # a conditional branch: an unconditional one back is a jump to shared code (a function's
+        # exit laid out before it), not a loop GCC writes
+        if tgt in index and index[tgt] <= i and t.split()[0] != "b":
             found.append((index[tgt], i))
     return [(s, e) for (s, e) in found if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e for (s2, e2) in found)]
 
@@ -129,6 +140,14 @@ def issue_limit_block(macs):
     return "\n".join(out) + "\n"
 
 
+def memory_block(insns, s, e):
+    """The loop's loads and stores alone, as written: what its load / store pipes can issue (the
+    bound of a streaming loop, a depthwise row whose every multiply-accumulate loads and stores
+    its accumulator)."""
+    out = [".Lloop:"] + ["  " + t for _, t in insns[s:e + 1] if LDST.match(t + " ")]
+    return "\n".join(out) + "\n"
+
+
 def mca(mcabin, cpu, text, iters=200):
     r = subprocess.run([mcabin, "-mtriple=aarch64", "-mcpu=" + cpu, "-mattr=+dotprod,+fp16fml,+fullfp16",
                         "-iterations=%d" % iters], input=text, capture_output=True, text=True)
@@ -149,8 +168,9 @@ def main():
         objs[os.path.basename(o).split(".c.o")[0]] = o
     print("llvm-mca: %s; objects from %s" % (os.path.basename(mcabin), build))
     print()
-    print("| kernel | function | core | MAC instr/iter | cycles/iter | limit | % of limit | instr per MAC instr |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| kernel | function | core | MAC instr/iter | cycles/iter | limit | % of limit | instr per MAC instr "
+          "| ld/st alone | % of the larger |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     cache = {}
     for name, stem, fn, cpus, *want in KERNELS:
         mac = re.compile("^(" + want[0] + r")\b") if want else MAC
@@ -178,11 +198,16 @@ def main():
         n = sum(1 for _, t in insns[s:e + 1] if MAC.match(t))
         text = body(insns, s, e)
         macs = [t for _, t in insns[s:e + 1] if MAC.match(t)]
+        # a loop with fewer multiply-accumulates than the 12 accumulators of the limit's block
+        # (the depthwise rows: 1 or 2) would time their latency chain, not the issue rate: its
+        # block repeats them rep times, and the cycles count 1 / rep
+        rep = -(-12 // len(macs))
         for cpu in cpus:
             cyc = mca(mcabin, cpu, text)
-            lim = mca(mcabin, cpu, issue_limit_block(macs))
-            print("| %s | %s | %s | %d | %.2f | %.2f | %.0f%% | %.2f |" %
-                  (name, fn, cpu, n, cyc, lim, 100.0 * lim / cyc, (e - s + 1) / n))
+            lim = mca(mcabin, cpu, issue_limit_block(macs * rep)) / rep
+            mem = mca(mcabin, cpu, memory_block(insns, s, e))
+            print("| %s | %s | %s | %d | %.2f | %.2f | %.0f%% | %.2f | %.2f | %.0f%% |" %
+                  (name, fn, cpu, n, cyc, lim, 100.0 * lim / cyc, (e - s + 1) / n, mem, 100.0 * max(lim, mem) / cyc))
 
 
 if __name__ == "__main__":

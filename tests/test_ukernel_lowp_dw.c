@@ -6,7 +6,8 @@
  * so a read outside x[0..(n-1)*stride] faults; guards around acc catch stray writes. The NHWC
  * channel-run kernels (f16_ch, q8_ch) likewise, over 9 accumulating calls per case (see their
  * section below), and the NCHW widening kernels (f16_widen, q8_widen) bit-exactly against
- * references written here, every half and every byte through the vector and the scalar paths. */
+ * references written here, every half and every byte through the vector and the scalar paths.
+ * Each test checks that it reached the ISA's own family (avx2's, neon's), not only generic's. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,8 +33,59 @@
 #define GUARD 19
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 
-/* A family must exist where this build has written one, so losing it from a table fails. */
-static void check_expected_families(void) { CHECK_TABLE_FAMILIES(lowp_dw, NULL, NULL); }
+#if defined(DLC_HAVE_NEON)
+extern const dlc_lowp_dw_family dlc_lowp_dw__neon; /* src/arch/arm_neon/lowp_dw_neon.c */
+#endif
+
+/* f is `want`, with all six kernels and both names. */
+static void check_full_family(const dlc_lowp_dw_family *f, const dlc_lowp_dw_family *want) {
+  assert_ptr_equal(f, want);
+  assert_non_null(f->f16_name);
+  assert_non_null(f->q8_name);
+  assert_non_null(f->f16_row);
+  assert_non_null(f->q8_row);
+  assert_non_null(f->f16_ch);
+  assert_non_null(f->q8_ch);
+  assert_non_null(f->f16_widen);
+  assert_non_null(f->q8_widen);
+}
+
+/* A family must exist where this build has written one, so losing it from a table fails: and the
+   tables carry the ISA's own family, complete (avx2's in the avx2 table; neon's, the template's
+   instance, in the neon table of every AArch64 CPU), whatever DLCONV_ISA caps. */
+static void check_expected_families(void) {
+  CHECK_TABLE_FAMILIES(lowp_dw, NULL, NULL);
+#if defined(DLC_HAVE_X86)
+  if (dlconv_isa_available(DLCONV_ISA_AVX2) == 1)
+    check_full_family(TABLE_FAMILY(DLCONV_ISA_AVX2, lowp_dw), &dlc_lowp_dw__avx2);
+#endif
+#if defined(DLC_HAVE_NEON)
+  assert_int_equal(dlconv_isa_available(DLCONV_ISA_NEON), 1);
+  check_full_family(TABLE_FAMILY(DLCONV_ISA_NEON, lowp_dw), &dlc_lowp_dw__neon);
+#endif
+}
+
+/* The families a test ran, each once, so that it can check it reached the ISA's own family
+   (not only the generic one) wherever that table is under test. */
+static const dlc_lowp_dw_family *ran[MAX_FAMILIES];
+static size_t nran;
+static void ran_reset(void) { nran = 0; }
+static void ran_add(const dlc_lowp_dw_family *f) { ADD_FAMILY(ran, nran, f); }
+static int ran_has(const dlc_lowp_dw_family *f) {
+  for (size_t i = 0; i < nran; i++)
+    if (ran[i] == f) return 1;
+  return 0;
+}
+static void check_ran(void) {
+  assert_true(ran_has(TABLE_FAMILY(DLCONV_ISA_GENERIC, lowp_dw)) || !kernel_table_of(DLCONV_ISA_GENERIC));
+#if defined(DLC_HAVE_X86)
+  if (kernel_table_of(DLCONV_ISA_AVX2)) assert_true(ran_has(&dlc_lowp_dw__avx2));
+#endif
+#if defined(DLC_HAVE_NEON)
+  if (kernel_table_of(DLCONV_ISA_NEON)) assert_true(ran_has(&dlc_lowp_dw__neon));
+#endif
+  ran_reset();
+}
 
 /* ================================================================ x placement */
 
@@ -106,6 +158,7 @@ static void run_q8(const dlc_lowp_dw_family *f, region *xr, size_t n, size_t str
 
 static void test_q8_rows(void **state) {
   (void)state;
+  ran_reset();
   check_expected_families();
   /* type-range zero points (what validation lets through), plus far ones: x - zp at the ends of
      s16 and past them (an s16 shortcut must fall back there) */
@@ -120,6 +173,7 @@ static void test_q8_rows(void **state) {
     assert_non_null(f->q8_name);
     assert_non_null(f->q8_row);
     tested++;
+    ran_add(f);
     for (int sg = 0; sg <= 1; sg++)
       for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
         for (int wk = 0; wk < 5; wk++)
@@ -133,17 +187,20 @@ static void test_q8_rows(void **state) {
   }
   region_close(&xr);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* Largest products at every length: x at the far end from zp, w = -128. */
 static void test_q8_extremes(void **state) {
   (void)state;
+  ran_reset();
   region xr;
   xregion_open(&xr);
   const dlc_isa_kernels *kt;
   for (size_t s = 0; (kt = kernel_table(s)); s++) {
     const dlc_lowp_dw_family *f = kt->lowp_dw;
     if (!f) continue;
+    ran_add(f);
     for (size_t si = 0; si < N_STRIDES; si++)
       for (size_t n = 0; n <= MAXN; n++) {
         run_q8(f, &xr, n, strides[si], 0, 255, -128, 1, 1); /* (0 - 255) * -128 */
@@ -153,6 +210,7 @@ static void test_q8_extremes(void **state) {
       }
   }
   region_close(&xr);
+  check_ran();
 }
 
 /* ================================================================ F16 */
@@ -215,6 +273,7 @@ static void run_f16(const dlc_lowp_dw_family *f, region *xr, size_t n, size_t st
 
 static void test_f16_rows(void **state) {
   (void)state;
+  ran_reset();
   check_expected_families();
   region xr;
   xregion_open(&xr);
@@ -226,6 +285,7 @@ static void test_f16_rows(void **state) {
     assert_non_null(f->f16_name);
     assert_non_null(f->f16_row);
     tested++;
+    ran_add(f);
     for (int rep = 0; rep < 8; rep++)
       for (size_t si = 0; si < N_STRIDES; si++)
         for (size_t n = 0; n <= MAXN; n++) {
@@ -236,6 +296,7 @@ static void test_f16_rows(void **state) {
   }
   region_close(&xr);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* The reference's converter against quant.h's on every finite half (the kernels' generic
@@ -403,6 +464,7 @@ static void run_q8_ch(const dlc_lowp_dw_family *f, ch_bufs *b, size_t n, int is_
 
 static void test_q8_ch(void **state) {
   (void)state;
+  ran_reset();
   check_expected_ch();
   /* the type ranges' zero points (0 / 255 and -128 / 127 at the ends), odd ones, and x - zp at
      the ends of s16 (-32512, 32640: the vector path's limits) and past them (the scalar
@@ -418,6 +480,7 @@ static void test_q8_ch(void **state) {
     if (!f || !f->q8_ch) continue;
     assert_non_null(f->q8_name);
     tested++;
+    ran_add(f);
     for (int sg = 0; sg <= 1; sg++)
       for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
         for (size_t li = 0; li < CH_NLEN; li++) {
@@ -427,6 +490,7 @@ static void test_q8_ch(void **state) {
   }
   ch_close(&b);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* ---------------------------------------------------------------- F16 */
@@ -479,6 +543,7 @@ static void run_f16_ch(const dlc_lowp_dw_family *f, ch_bufs *b, size_t n, int ac
 
 static void test_f16_ch(void **state) {
   (void)state;
+  ran_reset();
   check_expected_ch();
   ch_bufs b;
   ch_open(&b);
@@ -489,6 +554,7 @@ static void test_f16_ch(void **state) {
     if (!f || !f->f16_ch) continue;
     assert_non_null(f->f16_name);
     tested++;
+    ran_add(f);
     for (size_t rep = 0; rep < 6; rep++)
       for (size_t li = 0; li < CH_NLEN; li++) {
         const size_t n = ch_len(li);
@@ -497,6 +563,7 @@ static void test_f16_ch(void **state) {
   }
   ch_close(&b);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* ================================================================ NCHW planes widened to fp32 */
@@ -637,6 +704,7 @@ static void run_f16_widen(const dlc_lowp_dw_family *f, wd_bufs *b, size_t n, con
 
 static void test_f16_widen(void **state) {
   (void)state;
+  ran_reset();
   check_expected_widen();
   static uint16_t vals[WD_MAXN];
   wd_bufs b;
@@ -648,6 +716,7 @@ static void test_f16_widen(void **state) {
     if (!f || !f->f16_widen) continue;
     assert_non_null(f->f16_name);
     tested++;
+    ran_add(f);
     for (size_t li = 0; li < WD_NLEN; li++) {
       const size_t n = wd_len(li);
       for (int xp = 0; xp < 3; xp++)
@@ -668,6 +737,7 @@ static void test_f16_widen(void **state) {
   }
   wd_close(&b);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* ---------------------------------------------------------------- int8 */
@@ -700,6 +770,7 @@ static void run_q8_widen(const dlc_lowp_dw_family *f, wd_bufs *b, size_t n, cons
 
 static void test_q8_widen(void **state) {
   (void)state;
+  ran_reset();
   check_expected_widen();
   /* the type's ends and values between: u8 zero points, then s8 ones */
   static const int32_t zps[2][5] = {{0, 1, 128, 254, 255}, {-128, -1, 0, 3, 127}};
@@ -713,6 +784,7 @@ static void test_q8_widen(void **state) {
     if (!f || !f->q8_widen) continue;
     assert_non_null(f->q8_name);
     tested++;
+    ran_add(f);
     for (int sg = 0; sg <= 1; sg++)
       for (size_t zi = 0; zi < 5; zi++) {
         const int32_t zp = zps[sg][zi];
@@ -741,6 +813,7 @@ static void test_q8_widen(void **state) {
   }
   wd_close(&b);
   assert_true(tested >= 1);
+  check_ran();
 }
 
 /* ================================================================ NCHW int8 on quads (q8_dw4) */

@@ -13,6 +13,8 @@
 #include "../../core/cpu.h"
 #include "../families.h"
 
+extern const dlc_lowp_dw_family dlc_lowp_dw__neon; /* arm_neon/lowp_dw_neon.c */
+
 static dlc_isa_kernels table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -28,8 +30,8 @@ static void fill(void) {
       .csr = &dlc_f32_csr__neon,
       .f16_gemm = &dlc_f16_gemm__neon,
       .q8_gemm = &dlc_q8_gemm__neon,
+      .lowp_dw = &dlc_lowp_dw__neon,
       /* lent by the generic table until they have Neon versions: every AArch64 CPU runs them */
-      .lowp_dw = &dlc_lowp_dw__generic,
       .lowp_gspc = &dlc_lowp_gspc__generic,
       .q8_csr = &dlc_q8_csr__generic,
   };

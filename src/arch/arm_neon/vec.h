@@ -214,4 +214,66 @@ INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
   return vaddq_s32(acc, vpaddq_s32(lo, hi));
 }
 
+/* ---- the lowp_dw template (depthwise F16 / int8 rows, src/arch/template/lowp_dw.h) ----------- */
+
+/* one binary16 widened to a float, as v_load_f16 widens a lane (FCVT, base ISA) */
+INLINE float v_f16_to_f32(uint16_t h) {
+  __fp16 f;
+  memcpy(&f, &h, sizeof f);
+  return (float)f;
+}
+/* the DLC_VL binary16 p[0], p[2], p[4], p[6] widened; reads p[0 .. 7) only: halves 0..3 and
+   3..6, the second rotated by one (4 5 6 3) so that UZP1 takes 0 2 and 4 6 */
+INLINE vf v_load_f16_evens(const uint16_t *p) {
+  const uint16x4_t a = vld1_u16(p), b = vld1_u16(p + 3);
+  return vcvt_f32_f16(vreinterpret_f16_u16(vuzp1_u16(a, vext_u16(b, b, 1))));
+}
+/* the DLC_VL binary16 p[0], p[s], p[2 s], p[3 s] widened; reads those only (LD1 to lanes) */
+INLINE vf v_load_f16_strided(const uint16_t *p, size_t s) {
+  uint16x4_t h = vld1_dup_u16(p);
+  h = vld1_lane_u16(p + s, h, 1);
+  h = vld1_lane_u16(p + 2 * s, h, 2);
+  h = vld1_lane_u16(p + 3 * s, h, 3);
+  return vcvt_f32_f16(vreinterpret_f16_u16(h));
+}
+/* the DLC_VL bytes p[0], p[2], p[4], p[6] widened to int32 (u8, s8); reads the 2 VL bytes
+   p[0 .. 8), the one after the last even included: one 8-byte load read as halfwords, the low
+   (even) byte of each kept (u8: AND; s8: SHL and SSHR by 8) */
+INLINE vi vi_load_u8_evens(const uint8_t *p) {
+  const uint16x4_t h = vand_u16(vreinterpret_u16_u8(vld1_u8(p)), vdup_n_u16(0xff));
+  return vreinterpretq_s32_u32(vmovl_u16(h));
+}
+INLINE vi vi_load_s8_evens(const int8_t *p) {
+  const int16x4_t h = vshr_n_s16(vshl_n_s16(vreinterpret_s16_s8(vld1_s8(p)), 8), 8);
+  return vmovl_s16(h);
+}
+/* the same reading p[0 .. 7) only (the last even is the last byte read): bytes 0..3 and 3..6 in
+   one d register, TBL picks 0, 2, 5, 7 */
+INLINE uint8x8_t dlc_neon_bytes_evens_end(const void *p) {
+  uint32x2_t d = vld1_dup_u32((const uint32_t *)p);
+  d = vld1_lane_u32((const uint32_t *)(const void *)((const uint8_t *)p + 3), d, 1);
+  const uint8x8_t pick = {0, 2, 5, 7, 0, 2, 5, 7};
+  return vtbl1_u8(vreinterpret_u8_u32(d), pick);
+}
+INLINE vi vi_load_u8_evens_end(const uint8_t *p) {
+  return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(dlc_neon_bytes_evens_end(p)))));
+}
+INLINE vi vi_load_s8_evens_end(const int8_t *p) {
+  return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(dlc_neon_bytes_evens_end(p)))));
+}
+/* the DLC_VL bytes p[0], p[s], p[2 s], p[3 s] widened to int32; reads those only (one word
+   assembled in a general register) */
+INLINE uint8x8_t dlc_neon_bytes_strided(const uint8_t *x, size_t s) {
+  const uint32_t b = (uint32_t)x[0] | (uint32_t)x[s] << 8 | (uint32_t)x[2 * s] << 16 | (uint32_t)x[3 * s] << 24;
+  return vreinterpret_u8_u32(vdup_n_u32(b));
+}
+INLINE vi vi_load_u8_strided(const uint8_t *p, size_t s) {
+  return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(dlc_neon_bytes_strided(p, s)))));
+}
+INLINE vi vi_load_s8_strided(const int8_t *p, size_t s) {
+  return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(dlc_neon_bytes_strided((const uint8_t *)p, s)))));
+}
+/* bitwise and */
+INLINE vi vi_and(vi a, vi b) { return vandq_s32(a, b); }
+
 #endif

@@ -147,4 +147,62 @@ INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
 #endif
 }
 
+/* ---- the lowp_dw template (depthwise F16 / int8 rows, src/arch/template/lowp_dw.h) ----------- */
+
+/* one binary16 widened to a float, as v_load_f16 widens a lane (the scalar lanes of a row) */
+INLINE float v_f16_to_f32(uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
+/* the DLC_VL binary16 p[0], p[2], ..., p[2 VL - 2] widened; reads p[0 .. 2 VL - 1) only: two
+   8-half loads at +0 and +7 (halves 0..7 and 7..14), the even halves of the first and the odd
+   ones of the second picked by vpshufb */
+INLINE vf v_load_f16_evens(const uint16_t *p) {
+  const __m128i even = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i odd = _mm_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i a = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), even);
+  const __m128i b = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 7)), odd);
+  return _mm256_cvtph_ps(_mm_unpacklo_epi64(a, b));
+}
+/* the DLC_VL binary16 p[0], p[s], ..., p[(VL - 1) s] widened; reads those only (vpinsrw) */
+INLINE vf v_load_f16_strided(const uint16_t *p, size_t s) {
+  __m128i v = _mm_cvtsi32_si128(p[0]);
+  v = _mm_insert_epi16(v, p[s], 1);
+  v = _mm_insert_epi16(v, p[2 * s], 2);
+  v = _mm_insert_epi16(v, p[3 * s], 3);
+  v = _mm_insert_epi16(v, p[4 * s], 4);
+  v = _mm_insert_epi16(v, p[5 * s], 5);
+  v = _mm_insert_epi16(v, p[6 * s], 6);
+  v = _mm_insert_epi16(v, p[7 * s], 7);
+  return _mm256_cvtph_ps(v);
+}
+/* the DLC_VL bytes p[0], p[2], ..., p[2 VL - 2] widened to int32 (u8, s8); reads the 2 VL bytes
+   p[0 .. 2 VL), the one after the last even included: one 16-byte load and vpshufb */
+INLINE __m128i dlc_avx2_bytes_evens(const void *p) {
+  const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), even);
+}
+INLINE vi vi_load_u8_evens(const uint8_t *p) { return _mm256_cvtepu8_epi32(dlc_avx2_bytes_evens(p)); }
+INLINE vi vi_load_s8_evens(const int8_t *p) { return _mm256_cvtepi8_epi32(dlc_avx2_bytes_evens(p)); }
+/* the same reading p[0 .. 2 VL - 1) only (the last even is the last byte read, as at the end of a
+   row): bytes 0..7 and 7..14, the wanted 0, 2, .., 14 at 0, 2, 4, 6 and 9, 11, 13, 15 */
+INLINE __m128i dlc_avx2_bytes_evens_end(const void *p) {
+  const __m128i pick = _mm_setr_epi8(0, 2, 4, 6, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i v = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)p),
+                                       _mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)p + 7)));
+  return _mm_shuffle_epi8(v, pick);
+}
+INLINE vi vi_load_u8_evens_end(const uint8_t *p) { return _mm256_cvtepu8_epi32(dlc_avx2_bytes_evens_end(p)); }
+INLINE vi vi_load_s8_evens_end(const int8_t *p) { return _mm256_cvtepi8_epi32(dlc_avx2_bytes_evens_end(p)); }
+/* the DLC_VL bytes p[0], p[s], ..., p[(VL - 1) s] widened to int32; reads those only (two dwords
+   assembled in general registers) */
+INLINE __m128i dlc_avx2_bytes_strided(const uint8_t *x, size_t s) {
+  const uint32_t lo = (uint32_t)x[0] | (uint32_t)x[s] << 8 | (uint32_t)x[2 * s] << 16 | (uint32_t)x[3 * s] << 24;
+  const uint32_t hi = (uint32_t)x[4 * s] | (uint32_t)x[5 * s] << 8 | (uint32_t)x[6 * s] << 16 | (uint32_t)x[7 * s] << 24;
+  return _mm_insert_epi32(_mm_cvtsi32_si128((int)lo), (int)hi, 1);
+}
+INLINE vi vi_load_u8_strided(const uint8_t *p, size_t s) { return _mm256_cvtepu8_epi32(dlc_avx2_bytes_strided(p, s)); }
+INLINE vi vi_load_s8_strided(const int8_t *p, size_t s) {
+  return _mm256_cvtepi8_epi32(dlc_avx2_bytes_strided((const uint8_t *)p, s));
+}
+/* bitwise and */
+INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
+
 #endif

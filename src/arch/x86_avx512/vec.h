@@ -182,4 +182,65 @@ INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
 #endif
 }
 
+/* ---- the lowp_dw template (depthwise F16 / int8 rows, src/arch/template/lowp_dw.h) ----------- */
+
+/* one binary16 widened to a float, as v_load_f16 widens a lane (the scalar lanes of a row) */
+INLINE float v_f16_to_f32(uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
+/* the DLC_VL binary16 p[0], p[2], ..., p[2 VL - 2] widened; reads p[0 .. 2 VL - 1) only: a masked
+   load of 31 halves (the masked-off one is not read), vpmovdw keeps the low (even) half of each dword */
+INLINE vf v_load_f16_evens(const uint16_t *p) {
+  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(0x7fffffffu, p)));
+}
+/* the DLC_VL binary16 p[0], p[s], ..., p[(VL - 1) s] widened; reads those only (vpinsrw) */
+INLINE __m128i dlc_avx512_halves8(const uint16_t *p, size_t s) {
+  __m128i v = _mm_cvtsi32_si128(p[0]);
+  v = _mm_insert_epi16(v, p[s], 1);
+  v = _mm_insert_epi16(v, p[2 * s], 2);
+  v = _mm_insert_epi16(v, p[3 * s], 3);
+  v = _mm_insert_epi16(v, p[4 * s], 4);
+  v = _mm_insert_epi16(v, p[5 * s], 5);
+  v = _mm_insert_epi16(v, p[6 * s], 6);
+  v = _mm_insert_epi16(v, p[7 * s], 7);
+  return v;
+}
+INLINE vf v_load_f16_strided(const uint16_t *p, size_t s) {
+  const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(dlc_avx512_halves8(p, s)),
+                                            dlc_avx512_halves8(p + 8 * s, s), 1);
+  return _mm512_cvtph_ps(v);
+}
+/* the DLC_VL bytes p[0], p[2], ..., p[2 VL - 2] widened to int32 (u8, s8); reads the 2 VL bytes
+   p[0 .. 2 VL), the one after the last even included: one 32-byte load, vpmovwb keeps the low
+   (even) byte of each word */
+INLINE vi vi_load_u8_evens(const uint8_t *p) {
+  return _mm512_cvtepu8_epi32(_mm256_cvtepi16_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p)));
+}
+INLINE vi vi_load_s8_evens(const int8_t *p) {
+  return _mm512_cvtepi8_epi32(_mm256_cvtepi16_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p)));
+}
+/* the same reading p[0 .. 2 VL - 1) only (the last even is the last byte read): a masked load of
+   31 bytes */
+INLINE vi vi_load_u8_evens_end(const uint8_t *p) {
+  return _mm512_cvtepu8_epi32(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(0x7fffffffu, p)));
+}
+INLINE vi vi_load_s8_evens_end(const int8_t *p) {
+  return _mm512_cvtepi8_epi32(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(0x7fffffffu, p)));
+}
+/* the DLC_VL bytes p[0], p[s], ..., p[(VL - 1) s] widened to int32; reads those only (two qwords
+   assembled in general registers) */
+INLINE __m128i dlc_avx512_bytes_strided(const uint8_t *x, size_t s) {
+  uint64_t lo = 0, hi = 0;
+  UNROLL
+  for (int l = 0; l < 8; l++) {
+    lo |= (uint64_t)x[(size_t)l * s] << (8 * l);
+    hi |= (uint64_t)x[(size_t)(l + 8) * s] << (8 * l);
+  }
+  return _mm_set_epi64x((long long)hi, (long long)lo);
+}
+INLINE vi vi_load_u8_strided(const uint8_t *p, size_t s) { return _mm512_cvtepu8_epi32(dlc_avx512_bytes_strided(p, s)); }
+INLINE vi vi_load_s8_strided(const int8_t *p, size_t s) {
+  return _mm512_cvtepi8_epi32(dlc_avx512_bytes_strided((const uint8_t *)p, s));
+}
+/* bitwise and */
+INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
+
 #endif
