@@ -318,13 +318,15 @@ INLINE void gspc_zip_rows(vf *r, const size_t g) {
 INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, const size_t cs) {
   const size_t nq = a->nq;
   const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
-  for (size_t c = 0; c < a->n_c; c++) {
-    const float *src = a->src + (ptrdiff_t)c * a->src_c_stride + a->col0;
-    float *dst = a->dst + c * a->dst_c_stride;
-    for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
-      const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
-      const vmask m = v_range(lo, hi);
-      const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
+  /* the masks once per block of columns, for all n_c channels (per channel and block they were
+     most of the repack of a stride-2 layer with 2 channels per group, Zen 5) */
+  for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
+    const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
+    const vmask m = v_range(lo, hi);
+    const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
+    for (size_t c = 0; c < a->n_c; c++) {
+      const float *src = a->src + (ptrdiff_t)c * a->src_c_stride + a->col0;
+      float *dst = a->dst + c * a->dst_c_stride;
       vf r[DLC_VL];
       UNROLL
       for (size_t gl = 0; gl < gpv; gl++) { /* lanes outside [q_lo, q_hi) are masked off, never read */
