@@ -396,18 +396,22 @@ INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, 
   const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
   /* the masks once per block of columns, for all n_c channels (per channel and block they were
      most of the repack of a stride-2 layer with 2 channels per group, Zen 5) */
+  const size_t n_c = a->n_c, ng = a->ng, dcs = a->dst_c_stride;
+  const ptrdiff_t scs = a->src_c_stride, g_step = a->g_step;
+  const float *const src0 = a->src + a->col0;
+  float *const dst0 = a->dst;
   for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
     const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
     const vmask m = v_range(lo, hi);
     const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
-    for (size_t c = 0; c < a->n_c; c++) {
-      const float *src = a->src + (ptrdiff_t)c * a->src_c_stride + a->col0;
-      float *dst = a->dst + c * a->dst_c_stride;
+    for (size_t c = 0; c < n_c; c++) {
+      const float *src = src0 + (ptrdiff_t)c * scs;
+      float *dst = dst0 + c * dcs;
       vf r[DLC_VL];
       UNROLL
       for (size_t gl = 0; gl < gpv; gl++) { /* lanes outside [q_lo, q_hi) are masked off, never read */
-        const float *p = src + (ptrdiff_t)gl * a->g_step + (ptrdiff_t)(q0 * cs);
-        if (gl >= a->ng)
+        const float *p = src + (ptrdiff_t)gl * g_step + (ptrdiff_t)(q0 * cs);
+        if (gl >= ng)
           r[gl] = v_zero();
         else if (cs == 1)
           r[gl] = v_load_mask(p, m);
@@ -433,15 +437,18 @@ INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, 
    Short rows make the gather's set-up per call (its lane offsets and masks) cost more than the
    copy (Zen 5, 128x8x8 g8 3x3: a fifth of the layer). */
 static void gspc_pack_copy(const dlc_f32_gspc_pack_args *a) {
-  const size_t nq = a->nq;
-  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
+  /* the arguments in locals: the stores could alias *a, which the loop would then reload per
+     channel (a third of the copy's time, Zen 5) */
+  const size_t nq = a->nq, n_c = a->n_c, dcs = a->dst_c_stride;
+  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo, scs = a->src_c_stride;
+  const float *const src0 = a->src + a->col0;
+  float *const dst0 = a->dst;
   for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
     const vmask m = v_range(q_lo - (ptrdiff_t)q0, q_hi - (ptrdiff_t)q0);
     const vtail t = v_tail((ptrdiff_t)(nq - q0));
-    const float *src = a->src + a->col0 + (ptrdiff_t)q0;
-    float *dst = a->dst + q0;
-    for (size_t c = 0; c < a->n_c; c++, src += a->src_c_stride, dst += a->dst_c_stride)
-      v_store_tail(dst, t, v_load_mask(src, m));
+    const float *src = src0 + (ptrdiff_t)q0;
+    float *dst = dst0 + q0;
+    for (size_t c = 0; c < n_c; c++, src += scs, dst += dcs) v_store_tail(dst, t, v_load_mask(src, m));
   }
 }
 
