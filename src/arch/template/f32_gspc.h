@@ -202,7 +202,7 @@ INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const flo
    no channel lanes and the NCHW store no transpose. The menu: NO in 1, 2, 4, 8 and NV up to
    GSPC_POS_MAX_NV with NO*NV accumulators, NV inputs and a broadcast in the register file. */
 #ifndef GSPC_POS_MAX_NV
-#define GSPC_POS_MAX_NV 8
+#define GSPC_POS_MAX_NV 12
 #endif
 #define GSPC_POS_IN_MENU(O, V) ((O) * (V) <= GSPC_MAX_ACC && (O) * (V) + (V) + 1 <= DLC_NREGS)
 
