@@ -109,7 +109,13 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = PACKED_HOOK();
-    const int pays = q8 && (20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64;
+    /* and grouped layers of 4 or more output channels per group on the u8 x s8 quads: their
+       virtual-column stores are runs of one output row of a few channels each, whose set-up cost
+       as much as the requantisation (WRN-40-2 g2..g16 u8, Zen 5, 1 thread, packed / virtual
+       columns: AVX-512 VNNI, 4 to 32 channels per group 0.78-0.92 on 8 x 8 to 32 x 32 planes,
+       2 per group 1.00-1.05; AVX2 s16 pairs 1.00-1.32, left as they were) */
+    const int pays = q8 && (((20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64) ||
+                            (v->d4 && s->groups > 1 && s->cout_g >= 4));
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for
        49, 14 x 14: 208 for 196), and for strided first layers, whose in-place columns it reads
