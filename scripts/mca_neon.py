@@ -39,6 +39,8 @@ KERNELS = [
     ("f32 spack 2x14x4", "f32_spack_neon", "spack_2x14x4", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc g1 v4 r1 w6", "f32_gspc_neon", "gspc_g1_v4_r1_w6", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc g4 v1 r1 w16", "f32_gspc_neon", "gspc_g4_v1_r1_w16", ["cortex-a76", "neoverse-n1"]),
+    ("f32 gspc positions 2x40", "f32_gspc_neon", "gspc_pos_o2_v10", ["cortex-a76", "neoverse-n1"]),
+    ("f32 gspc positions 4x24", "f32_gspc_neon", "gspc_pos_o4_v6", ["cortex-a76", "neoverse-n1"]),
     ("f32 csr 3x32", "f32_csr_neon", "csr_spmm", ["cortex-a76", "neoverse-n1"]),
     ("int8 gemm 12x8c2 (SMLAL)", "q8_gemm_neon", "tile_12", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("int8 gemm 12x8c4 (SDOT)", "q8_gemm_neondot", "tile_12", ["cortex-a76", "neoverse-n1"], "sdot"),

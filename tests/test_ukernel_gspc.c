@@ -212,11 +212,93 @@ static void ukernels_of(const dlc_f32_gspc_family *f) {
   }
 }
 
+/* The positions-in-lanes kernels (get_pos): every (no, nv) of the menu, every channel count up to
+   no, rows narrower than a vector, about one and about two vectors wide, a tile starting at a row
+   and inside one, the last rows cut by h_out, clamp on and off. Everything else must stay put. */
+static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_t no, size_t nv, size_t wq,
+                      size_t w_out, size_t p0, size_t n_oc, int clamp) {
+  enum { NIC = 3, NTAP = 3 };
+  const size_t vl = f->t_o, end = p0 + nv * vl;
+  const ptrdiff_t tap_off[NTAP] = {0, 1, (ptrdiff_t)wq + 2};
+  dlc_f32_gspc_pos_params prm = {0};
+  prm.n_ic = NIC;
+  prm.n_tap = NTAP;
+  prm.tap_off = tap_off;
+  prm.in_c_stride = (ptrdiff_t)(end + wq + 9);
+  prm.wq = wq;
+  prm.w_out = w_out;
+  prm.h_out = (end - 1) / wq; /* the row the tile ends in is dropped (when it has outputs) */
+  if (prm.h_out == 0) prm.h_out = 1;
+  prm.out_ch_stride = (ptrdiff_t)(prm.h_out * w_out + 3);
+  prm.out_min = clamp ? -0.25f : -INFINITY;
+  prm.out_max = clamp ? 0.5f : INFINITY;
+  const size_t nin = NIC * (size_t)prm.in_c_stride, nw = NIC * NTAP * no, nout = no * (size_t)prm.out_ch_stride + 2 * GUARD;
+  float *in = xalloc_slack(nin * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
+  float *bias = xalloc_slack(no * sizeof(float)), *out = xalloc_slack(nout * sizeof(float));
+  for (size_t i = 0; i < nin; i++) in[i] = frand();
+  for (size_t i = 0; i < nw; i++) w[i] = frand();
+  for (size_t i = 0; i < no; i++) bias[i] = frand();
+  for (size_t i = 0; i < nout; i++) out[i] = SENTINEL;
+  float *o = out + GUARD;
+  k(&prm, in, w, bias, o, p0, n_oc);
+  char *want = calloc(nout, 1);
+  assert_non_null(want);
+  int bad = 0;
+  for (size_t oc = 0; oc < n_oc; oc++)
+    for (size_t p = p0; p < end; p++) {
+      const size_t oh = p / wq, ow = p % wq;
+      if (ow >= w_out || oh >= prm.h_out) continue;
+      double acc = bias[oc], mag = fabs(acc);
+      for (size_t ic = 0; ic < NIC; ic++)
+        for (size_t t = 0; t < NTAP; t++) {
+          const double v = (double)in[ic * (size_t)prm.in_c_stride + (size_t)tap_off[t] + p] * w[(ic * NTAP + t) * no + oc];
+          acc += v;
+          mag += fabs(v);
+        }
+      const double ref = clampd(acc, prm.out_min, prm.out_max);
+      const size_t pos = oc * (size_t)prm.out_ch_stride + oh * w_out + ow;
+      want[GUARD + pos] = 1;
+      if (!close_enough(o[pos], ref, mag, NIC * NTAP + 1) && bad++ < 3)
+        print_error("%s pos no=%zu nv=%zu wq=%zu w_out=%zu p0=%zu n_oc=%zu: oc=%zu (%zu,%zu) got %.7g want %.7g\n", f->isa,
+                    no, nv, wq, w_out, p0, n_oc, oc, oh, ow, (double)o[pos], ref);
+    }
+  for (size_t i = 0; i < nout; i++)
+    if (!want[i] && out[i] != SENTINEL && bad++ < 6)
+      print_error("%s pos no=%zu nv=%zu wq=%zu w_out=%zu p0=%zu n_oc=%zu: wrote outside at %zd\n", f->isa, no, nv, wq,
+                  w_out, p0, n_oc, (ptrdiff_t)i - GUARD);
+  free(want);
+  free(in), free(w), free(bias), free(out);
+  assert_int_equal(bad, 0);
+}
+
+static void pos_ukernels_of(const dlc_f32_gspc_family *f) {
+  if (!f->get_pos) return;
+  size_t n_tested = 0;
+  const size_t vl = f->t_o;
+  for (size_t no = 1; no <= 8; no *= 2)
+    for (size_t nv = 1; nv <= 16; nv++) {
+      dlc_f32_gspc_pos_fn k = f->get_pos(no, nv);
+      if (!k) continue;
+      n_tested++;
+      const size_t shapes[4][2] = {{7, 5}, {vl + 3, vl + 1}, {2 * vl + 1, 2 * vl}, {vl, vl}}; /* wq, w_out */
+      for (int sh = 0; sh < 4; sh++)
+        for (size_t p0 = 0; p0 <= 3 * vl; p0 += 3 * vl)
+          for (size_t n_oc = 1; n_oc <= no; n_oc++)
+            pos_check(f, k, no, nv, shapes[sh][0], shapes[sh][1], p0, n_oc, (int)((n_oc + sh) % 2));
+    }
+  assert_true(n_tested > 0);
+  assert_null(f->get_pos(3, 1));
+  assert_null(f->get_pos(1, 0));
+}
+
 static void test_ukernels(void **state) {
   (void)state;
   const dlc_isa_kernels *kt;
   for (size_t i = 0; (kt = kernel_table(i)); i++)
-    if (kt->gspc) ukernels_of(kt->gspc);
+    if (kt->gspc) {
+      ukernels_of(kt->gspc);
+      pos_ukernels_of(kt->gspc);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -314,6 +396,12 @@ static const conv_case cases[] = {
     {{1, 10, 5, 5, 5, 2, 2, 1, 1, 1, 1, 0, 1, 1, 0, 5}, NOCLAMP, 1},            /* 2 in, 1 out */
     {{2, 40, 9, 10, 48, 3, 3, 1, 1, 1, 2, 0, 0, 0, 0, 2}, NOCLAMP, 1},          /* unpadded: NCHW read in place */
     {{1, 64, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f, 1},        /* 1x1, 8x8 */
+    /* NCHW planes of more than 64 outputs, few channels per group: positions in lanes */
+    {{1, 16, 19, 23, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8}, 0.0f, 6.0f, 1},      /* g8: 2 in, 3 out, stride 2 */
+    {{2, 64, 12, 12, 128, 3, 3, 1, 1, 1, 1, 1, 0, 2, 1, 16}, NOCLAMP, 1},       /* g16: 4 in, 8 out, asym pad */
+    {{1, 32, 17, 15, 48, 3, 2, 3, 1, 2, 3, 2, 1, 0, 3, 8}, NOCLAMP, 0},         /* stride 3,1 dilation 2,3 */
+    {{1, 64, 32, 32, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 1},        /* g4: 16 in, 32 out, 32 x 32 */
+    {{1, 10, 11, 9, 35, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5}, -0.5f, 0.5f, 1},      /* 2 in, 7 out (oc remainder), 5x5 */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -109,7 +109,13 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        there (0.95-1.03) and slower elsewhere, its copies being half as wide. */
     const size_t P = (size_t)(s->h_out * s->w_out);
     const int forced = PACKED_HOOK();
-    const int pays = q8 && (20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64;
+    /* and grouped layers of 4 or more output channels per group on the u8 x s8 quads: their
+       virtual-column stores are runs of one output row of a few channels each, whose set-up cost
+       as much as the requantisation (WRN-40-2 g2..g16 u8, Zen 5, 1 thread, packed / virtual
+       columns: AVX-512 VNNI, 4 to 32 channels per group 0.78-0.92 on 8 x 8 to 32 x 32 planes,
+       2 per group 1.00-1.05; AVX2 s16 pairs 1.00-1.32, left as they were) */
+    const int pays = q8 && (((20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64) ||
+                            (v->d4 && s->groups > 1 && s->cout_g >= 4));
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for
        49, 14 x 14: 208 for 196), and for strided first layers, whose in-place columns it reads
@@ -210,7 +216,7 @@ static void copy_task(void *arg, size_t t) {
 }
 
 /* Rows [i0, i1) of a job's accumulators to y: each output row's w_out valid positions. */
-static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t nlen, const void *acc, size_t i0,
+static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t nlen, void *acc, size_t i0,
                        size_t i1) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
@@ -228,6 +234,22 @@ static void store_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t n0, size_t
       else
         p->kernels->f16_gemm->store(f1 - n0, (const float *)acc + i * d->nc, p->bias, oc, 0, s->out_min, s->out_max,
                                     (uint16_t *)yplane + n0);
+      continue;
+    }
+    if (d->v.q8) {
+      /* int8: the rows' outputs moved together in the accumulators (each row's run lands at or
+         before where it was), then one store for all of them, which are consecutive in y: a
+         store per row of a few channels cost as much in its set-up as the requantisation */
+      int32_t *a = (int32_t *)acc + i * d->nc;
+      size_t cnt = 0, first = 0;
+      for (size_t oy = oy0; oy < oy1; oy++) {
+        const size_t f0 = DLC_MAX(n0, oy * d->v.wq), f1 = DLC_MIN(n0 + nlen, oy * d->v.wq + wo);
+        if (f0 >= f1) continue;
+        if (cnt == 0) first = oy * wo + (f0 - oy * d->v.wq);
+        if (cnt != f0 - n0) memmove(a + cnt, a + (f0 - n0), (f1 - f0) * sizeof *a);
+        cnt += f1 - f0;
+      }
+      if (cnt) p->kernels->q8_gemm->store(cnt, a, dlc_lowp_vpos_q8(&d->v, p), oc, 0, yplane + first);
       continue;
     }
     for (size_t oy = oy0; oy < oy1; oy++) {

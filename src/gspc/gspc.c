@@ -15,7 +15,10 @@
  *
  * Columns: every tile is W wide; the last tile of a row is shifted left to end at the last
  * column (its overlap is recomputed and stored twice with the same value, within one task).
- * Rows: the last row tile may extend below the image over zero rows; those rows are dropped. */
+ * Rows: the last row tile may extend below the image over zero rows; those rows are dropped.
+ *
+ * NCHW layers of few channels per group on planes of more than 64 outputs run the positions-in-
+ * lanes mode instead (gspc_pos.c: a vector is neighbouring pixels of one channel). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #include "../core/util.h"
 #include "gspc.h"
 #include "gspc_geom.h"
+#include "gspc_pos.h"
 
 #define GSPC_MAX_NV 4
 #define GSPC_MAX_R 4
@@ -48,6 +52,7 @@ typedef struct gspc_data {
   ptrdiff_t *tap_off;
   int32_t perm[GSPC_MAX_LANES];
   dlc_f32_gspc_params prm;
+  dlc_gspc_pos *pos;            /* positions in lanes instead (gspc_pos.c); the rest unused */
 } gspc_data;
 
 typedef struct search_ctx {
@@ -109,6 +114,7 @@ static void pack_weights(const dlc_conv_shape *s, const float *w, const float *b
 static void gspc_destroy(dlconv_plan *p) {
   gspc_data *d = p->algo_data;
   if (!d) return;
+  dlc_gspc_pos_free(d->pos);
   dlc_free(d->tap_off);
   dlc_free(d->w);
   dlc_free(d->bias);
@@ -125,6 +131,16 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory");
   p->algo_data = d;
   d->fam = f;
+  if (dlc_gspc_pos_pays(s, f)) {
+    const dlconv_status st = dlc_gspc_pos_plan(p, f, w, &d->pos);
+    if (st == DLCONV_OK) return st;
+    dlc_gspc_pos_free(d->pos); /* no tile for it: groups in lanes */
+    d->pos = NULL;
+    if (st != DLCONV_ERR_UNSUPPORTED) {
+      gspc_destroy(p);
+      return st;
+    }
+  }
   if (!choose_tile(s, f, d)) {
     gspc_destroy(p);
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s micro-kernel fits this shape", f->isa);
@@ -265,6 +281,10 @@ static void gspc_task(void *arg, size_t task) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const gspc_data *d = p->algo_data;
+  if (d->pos) {
+    dlc_gspc_pos_task(c, d->pos, task);
+    return;
+  }
   const float *x = c->x;
   float *y = c->y;
   const size_t n_img = (size_t)s->n, ho = (size_t)s->h_out, wo = (size_t)s->w_out;

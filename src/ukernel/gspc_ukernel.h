@@ -75,6 +75,30 @@ typedef struct dlc_f32_gspc_pack_args {
 } dlc_f32_gspc_pack_args;
 typedef void (*dlc_f32_gspc_pack_fn)(const dlc_f32_gspc_pack_args *a);
 
+/* Positions in lanes (NCHW, few channels per group): the lanes of a vector are VL consecutive
+   "virtual positions" p = oh*wq + ow of one output channel, wq the packed row width, so that the
+   outputs of a row reach into the next row's padding (those lanes are computed and dropped). The
+   input of one group is packed per channel as s_h x s_w phase planes of [hq][wq] (padded row
+   i*s_h + ry, column q*s_w + rx at plane (ry, rx), row i, column q), so tap (ky, kx) of position p
+   is in[p + tap_off[tap]] for every stride and dilation, and each output channel's product is a
+   broadcast weight times a vector of inputs: no transposes, no lanes wasted on small groups.
+   A micro-kernel computes NO output channels x NV vectors of positions [p0, p0 + NV*VL):
+     acc[o][p] = sum_{ic < n_ic, tap} in[ic*in_c_stride + tap_off[tap] + p] * w[(ic*n_tap + tap)*NO + o]
+     y = clamp(acc + bias[o]) stored at out[o*out_ch_stride + oh*w_out + ow] for o < n_oc and the
+   positions whose ow < w_out and oh < h_out (the weights and bias of channels o >= n_oc are zero
+   padding up to NO). The input must be readable up to NV*VL - 1 floats past p0's last tap. */
+typedef struct dlc_f32_gspc_pos_params {
+  size_t n_ic, n_tap;
+  const ptrdiff_t *tap_off;  /* n_tap offsets (floats) in the packed input of one channel */
+  ptrdiff_t in_c_stride;     /* floats between two packed input channels */
+  size_t wq, w_out, h_out;   /* virtual row width; the output plane */
+  ptrdiff_t out_ch_stride;   /* floats between two output channels (h_out * w_out in NCHW) */
+  float out_min, out_max;
+} dlc_f32_gspc_pos_params;
+
+typedef void (*dlc_f32_gspc_pos_fn)(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w,
+                                    const float *bias, float *out, size_t p0, size_t n_oc);
+
 typedef struct dlc_f32_gspc_family {
   const char *name;          /* "f32_gspc__<isa>" */
   const char *isa;           /* "generic", "avx2", "avx512" */
@@ -90,6 +114,9 @@ typedef struct dlc_f32_gspc_family {
      transpose; the kernel reads in[... + w*t_i] instead of in[... + w]. */
   dlc_f32_gspc_ukernel_fn (*get_blocked)(size_t nv, size_t r, size_t w);
   dlc_f32_gspc_pack_fn pack;
+  /* Optional (NULL: none): the positions-in-lanes kernel of no output channels (1, 2, 4 or 8)
+     and nv vectors of positions, or NULL if the family has no such tile. */
+  dlc_f32_gspc_pos_fn (*get_pos)(size_t no, size_t nv);
   /* Cost model the driver uses to pick among the tiles: vector FMAs and loads per cycle, FMA
      latency in cycles, and the epilogue's cost per stored vector in each layout. */
   float fma_per_cycle, loads_per_cycle, fma_latency, store_nhwc, store_nchw;

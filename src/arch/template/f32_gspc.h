@@ -196,6 +196,82 @@ INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const flo
   gspc_store_tile(prm, buf, rn, wn, nv, bias, out, n_lanes, r_valid);
 }
 
+/* ---- positions in lanes (gspc_ukernel.h) ---------------------------------------------------
+   NO output channels x NV vectors of virtual positions: per (input channel, tap) NV input vectors
+   (unaligned loads at the tap's offset) and NO broadcast weights, NO*NV FMAs; so the products need
+   no channel lanes and the NCHW store no transpose. The menu: NO in 1, 2, 4, 8 and NV up to
+   GSPC_POS_MAX_NV with NO*NV accumulators, NV inputs and a broadcast in the register file. */
+#ifndef GSPC_POS_MAX_NV
+#define GSPC_POS_MAX_NV 12
+#endif
+#define GSPC_POS_IN_MENU(O, V) ((O) * (V) <= GSPC_MAX_ACC && (O) * (V) + (V) + 1 <= DLC_NREGS)
+
+INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w, const float *bias,
+                          float *out, size_t p0, size_t n_oc, const size_t no, const size_t nv) {
+  vf acc[8][GSPC_POS_MAX_NV];
+  UNROLL
+  for (size_t o = 0; o < no; o++)
+    UNROLL
+    for (size_t v = 0; v < nv; v++) acc[o][v] = v_zero();
+  const size_t n_ic = prm->n_ic, n_tap = prm->n_tap;
+  const float *ic_in = in + p0;
+  for (size_t ic = 0; ic < n_ic; ic++, ic_in += prm->in_c_stride) {
+    for (size_t t = 0; t < n_tap; t++, w += no) {
+      const float *ip = ic_in + prm->tap_off[t];
+      vf xv[GSPC_POS_MAX_NV];
+      UNROLL
+      for (size_t v = 0; v < nv; v++) xv[v] = v_load(ip + v * DLC_VL);
+      UNROLL
+      for (size_t o = 0; o < no; o++) {
+        const vf wb = v_bcast(w + o);
+        UNROLL
+        for (size_t v = 0; v < nv; v++) acc[o][v] = v_fma(wb, xv[v], acc[o][v]);
+      }
+    }
+  }
+  /* Row r's outputs in the vector of positions [q0, q0 + VL) are its lanes [a, a + w_out), a =
+     r*wq - q0: each row's mask is worked out once for the NO channels, r and a stepped from one
+     vector to the next without divisions. */
+  const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max);
+  const ptrdiff_t wq = (ptrdiff_t)prm->wq, wo = (ptrdiff_t)prm->w_out, cs = prm->out_ch_stride;
+  vf b[8];
+  UNROLL
+  for (size_t o = 0; o < no; o++) b[o] = v_bcast(bias + o);
+  size_t r = p0 / prm->wq;
+  ptrdiff_t a = (ptrdiff_t)(r * prm->wq) - (ptrdiff_t)p0;
+  UNROLL
+  for (size_t v = 0; v < nv; v++) {
+    vf y[8];
+    UNROLL
+    for (size_t o = 0; o < no; o++) y[o] = v_clamp(v_add(acc[o][v], b[o]), lo, hi);
+    size_t rr = r;
+    for (ptrdiff_t aa = a; aa < DLC_VL && rr < prm->h_out; aa += wq, rr++) {
+      const vmask m = v_range(aa, aa + wo);
+      float *dst = out + (ptrdiff_t)rr * wo - aa;
+      UNROLL
+      for (size_t o = 0; o < no; o++) {
+        if (o >= n_oc) break;
+        v_store_mask(dst + (ptrdiff_t)o * cs, m, y[o]);
+      }
+    }
+    a -= DLC_VL;
+    while (a + wq <= 0) {
+      a += wq;
+      r++;
+    }
+  }
+}
+
+#define GSPC_POS_FN(O, V) gspc_pos_o##O##_v##V
+#define GSPC_POS_KERNEL(O, V)                                                                              \
+  static inline void GSPC_POS_FN(O, V)(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w, \
+                                       const float *bias, float *out, size_t p0, size_t n_oc) {             \
+    gspc_pos_tile(prm, in, w, bias, out, p0, n_oc, O, V);                                                   \
+  }
+#define GSPC_POS_ENTRY(O, V) [GSPC_LOG2_##O][V - 1] = GSPC_POS_IN_MENU(O, V) ? GSPC_POS_FN(O, V) : NULL,
+#define GSPC_POS_ALL(X) \
+  DLC_UPTO(GSPC_POS_MAX_NV, X, 1) DLC_UPTO(GSPC_POS_MAX_NV, X, 2) DLC_UPTO(GSPC_POS_MAX_NV, X, 4) DLC_UPTO(GSPC_POS_MAX_NV, X, 8)
+
 /* ---- the repack (gspc_ukernel.h) ------------------------------------------------------------
    Five ways, by where the source is contiguous:
    - channels contiguous (NHWC): blocks of VL packed positions u = (q, gl) x VL channels, one
@@ -318,18 +394,24 @@ INLINE void gspc_zip_rows(vf *r, const size_t g) {
 INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, const size_t cs) {
   const size_t nq = a->nq;
   const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
-  for (size_t c = 0; c < a->n_c; c++) {
-    const float *src = a->src + (ptrdiff_t)c * a->src_c_stride + a->col0;
-    float *dst = a->dst + c * a->dst_c_stride;
-    for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
-      const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
-      const vmask m = v_range(lo, hi);
-      const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
+  /* the masks once per block of columns, for all n_c channels (per channel and block they were
+     most of the repack of a stride-2 layer with 2 channels per group, Zen 5) */
+  const size_t n_c = a->n_c, ng = a->ng, dcs = a->dst_c_stride;
+  const ptrdiff_t scs = a->src_c_stride, g_step = a->g_step;
+  const float *const src0 = a->src + a->col0;
+  float *const dst0 = a->dst;
+  for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
+    const ptrdiff_t lo = q_lo - (ptrdiff_t)q0, hi = q_hi - (ptrdiff_t)q0;
+    const vmask m = v_range(lo, hi);
+    const vmask m0 = v_range(2 * lo, 2 * hi - 1), m1 = v_range(2 * lo - DLC_VL, 2 * hi - 1 - DLC_VL);
+    for (size_t c = 0; c < n_c; c++) {
+      const float *src = src0 + (ptrdiff_t)c * scs;
+      float *dst = dst0 + c * dcs;
       vf r[DLC_VL];
       UNROLL
       for (size_t gl = 0; gl < gpv; gl++) { /* lanes outside [q_lo, q_hi) are masked off, never read */
-        const float *p = src + (ptrdiff_t)gl * a->g_step + (ptrdiff_t)(q0 * cs);
-        if (gl >= a->ng)
+        const float *p = src + (ptrdiff_t)gl * g_step + (ptrdiff_t)(q0 * cs);
+        if (gl >= ng)
           r[gl] = v_zero();
         else if (cs == 1)
           r[gl] = v_load_mask(p, m);
@@ -355,15 +437,18 @@ INLINE void gspc_pack_rows_g(const dlc_f32_gspc_pack_args *a, const size_t gpv, 
    Short rows make the gather's set-up per call (its lane offsets and masks) cost more than the
    copy (Zen 5, 128x8x8 g8 3x3: a fifth of the layer). */
 static void gspc_pack_copy(const dlc_f32_gspc_pack_args *a) {
-  const size_t nq = a->nq;
-  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo;
+  /* the arguments in locals: the stores could alias *a, which the loop would then reload per
+     channel (a third of the copy's time, Zen 5) */
+  const size_t nq = a->nq, n_c = a->n_c, dcs = a->dst_c_stride;
+  const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo, scs = a->src_c_stride;
+  const float *const src0 = a->src + a->col0;
+  float *const dst0 = a->dst;
   for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
     const vmask m = v_range(q_lo - (ptrdiff_t)q0, q_hi - (ptrdiff_t)q0);
     const vtail t = v_tail((ptrdiff_t)(nq - q0));
-    const float *src = a->src + a->col0 + (ptrdiff_t)q0;
-    float *dst = a->dst + q0;
-    for (size_t c = 0; c < a->n_c; c++, src += a->src_c_stride, dst += a->dst_c_stride)
-      v_store_tail(dst, t, v_load_mask(src, m));
+    const float *src = src0 + (ptrdiff_t)q0;
+    float *dst = dst0 + q0;
+    for (size_t c = 0; c < n_c; c++, src += scs, dst += dcs) v_store_tail(dst, t, v_load_mask(src, m));
   }
 }
 
@@ -489,6 +574,15 @@ static dlc_f32_gspc_ukernel_fn gspc_get_blocked(size_t nv, size_t r, size_t w) {
 }
 #endif
 
+GSPC_POS_ALL(GSPC_POS_KERNEL)
+static const dlc_f32_gspc_pos_fn gspc_pos_table[4][GSPC_POS_MAX_NV] = {GSPC_POS_ALL(GSPC_POS_ENTRY)};
+
+static dlc_f32_gspc_pos_fn gspc_get_pos(size_t no, size_t nv) {
+  const size_t lg = no == 1 ? 0 : no == 2 ? 1 : no == 4 ? 2 : no == 8 ? 3 : 4;
+  if (lg > 3 || nv < 1 || nv > GSPC_POS_MAX_NV) return NULL;
+  return gspc_pos_table[lg][nv - 1];
+}
+
 const dlc_f32_gspc_family DLC_FAMILY_NAME(f32_gspc) = {
     .name = "f32_gspc__" DLC_ISA_STR,
     .isa = DLC_ISA_STR,
@@ -502,6 +596,7 @@ const dlc_f32_gspc_family DLC_FAMILY_NAME(f32_gspc) = {
     .get_blocked = NULL,
 #endif
     .pack = gspc_pack,
+    .get_pos = gspc_get_pos,
     .fma_per_cycle = GSPC_FMA_PER_CYCLE,
     .loads_per_cycle = GSPC_LOADS_PER_CYCLE,
     .fma_latency = GSPC_FMA_LATENCY,

@@ -1,0 +1,232 @@
+/* gspc_pos.c - GSPC's positions-in-lanes mode (gspc_ukernel.h), fp32 NCHW grouped layers.
+ *
+ * Groups in lanes (gspc.c) fills a vector with the output channels of several small groups, but
+ * NCHW then needs a transpose of every tile at its store and a transposing repack, and a tile of
+ * 18 reduction steps (2 channels per group, 3x3) spends as long in them as in its products. Here a
+ * vector is VL neighbouring output pixels of one channel instead, as the planes already are:
+ *
+ * Plan: the weights as [group][oc block][C_PG][k_h*k_w][NO] (zero-padded to NO channels), the bias
+ * as [group][oc block][NO], the tap offsets into the packed phase planes.
+ *
+ * Execute: jobs (group, image, position block, oc block), oc blocks fastest; a task repacks the
+ * group's input of an image into its workspace slice (gspc_ukernel.h's phase planes, through the
+ * family's repack, one stride phase of a padded row of all C_PG channels per call) when its jobs
+ * reach the next (group, image), then every oc block of every position block reads it. */
+#include "gspc_pos.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "gspc_geom.h"
+
+#define POS_MAX_NV 16
+
+struct dlc_gspc_pos {
+  const dlc_f32_gspc_family *fam;
+  dlc_f32_gspc_pos_fn kern, tail; /* nv vectors; the last block's tail_nv (NULL: none) */
+  size_t no, nv, tail_nv, n_ob, n_pb, nvec;
+  size_t hq, wq;                  /* packed rows and columns of one phase plane */
+  size_t ch_stride;               /* floats of one packed channel: its s_h*s_w planes and slack */
+  size_t slab, ntasks, blk;       /* floats per task; tasks; floats of one (group, oc block) */
+  float *w, *bias;
+  ptrdiff_t *tap_off;
+  dlc_f32_gspc_pos_params prm;
+};
+
+/* Positions in lanes where the groups-in-lanes tiles are short and spend their time on the NCHW
+   transposes, and the virtual positions mostly are outputs: planes of more than 8 x 8 outputs
+   (8 x 8 with padding 1: 80% of the lanes are outputs, 16 x 16 89%, 32 x 32 94%), up to 8 output
+   channels per group, or up to 32 on planes of 32 x 32 and more. Zen 5, AVX-512, 1 thread,
+   WRN-40-2 g2..g16 3x3 layers, ms per call with positions / groups in lanes:
+     32 x 32 outputs: 2, 4, 8 channels per group 0.76, 0.63, 0.61; 16 0.79, 32 0.86;
+       stride 2 (from 32 x 32 to 16 x 16), 2, 4, 8 channels 0.88, 0.80, 0.84; 16 0.85;
+     16 x 16 outputs: 4, 8 channels 0.77, 0.89; 16 0.98, 32 1.05;
+     8 x 8 outputs: 8, 16, 32 channels 1.09, 1.13, 1.21; stride 2 (16 x 16 to 8 x 8) 1.17-1.19. */
+int dlc_gspc_pos_pays(const dlc_conv_shape *s, const dlc_f32_gspc_family *f) {
+  const int64_t pixels = s->h_out * s->w_out;
+  return f->get_pos && s->layout == DLCONV_NCHW && s->groups > 1 && s->cin_g > 1 && pixels > 64 &&
+         (s->cout_g <= 8 || (pixels >= 32 * 32 && s->cout_g <= 32));
+}
+
+/* The tile of least estimated time: every (no, nv) of the menu, the lanes of channels past
+   cout_g and the vectors past the last position paid in full. */
+static int choose(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, size_t nvec, size_t *no_out,
+                  size_t *nv_out) {
+  const double steps = (double)(s->cin_g * s->k_h * s->k_w);
+  double best = 1e300;
+  for (size_t no = 1; no <= 8; no *= 2)
+    for (size_t nv = 1; nv <= POS_MAX_NV && nv <= nvec; nv++) {
+      if (!f->get_pos(no, nv)) continue;
+      double cyc = (double)(no * nv) / f->fma_per_cycle;
+      if ((double)(no + nv) / f->loads_per_cycle > cyc) cyc = (double)(no + nv) / f->loads_per_cycle;
+      if (f->fma_latency > cyc) cyc = f->fma_latency;
+      const double blocks = (double)dlc_div_up((size_t)s->cout_g, no) * (double)dlc_div_up(nvec, nv);
+      const double c = blocks * (steps * (cyc + 0.5) + (double)(no * nv) * 2.0 * f->store_nchw + 10.0);
+      if (c < best * 0.999) {
+        best = c;
+        *no_out = no;
+        *nv_out = nv;
+      }
+    }
+  return best < 1e300;
+}
+
+dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, const float *w, dlc_gspc_pos **out) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, ho = (size_t)s->h_out, wo = (size_t)s->w_out;
+  const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
+  const size_t groups = (size_t)s->groups, vl = f->t_o;
+  dlc_gspc_pos *d = dlc_calloc(sizeof *d);
+  if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory");
+  *out = d;
+  d->fam = f;
+  const size_t w_used = (wo - 1) * sw + (size_t)(s->dil_w * (s->k_w - 1)) + 1;
+  const size_t h_used = (ho - 1) * sh + (size_t)(s->dil_h * (s->k_h - 1)) + 1;
+  d->wq = dlc_div_up(w_used, sw);
+  d->hq = dlc_div_up(h_used, sh);
+  d->nvec = dlc_div_up((ho - 1) * d->wq + wo, vl);
+  if (!choose(s, f, d->nvec, &d->no, &d->nv))
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s positions kernel", f->isa);
+  d->kern = f->get_pos(d->no, d->nv);
+  d->n_ob = dlc_div_up(kpg, d->no);
+  d->n_pb = dlc_div_up(d->nvec, d->nv);
+  d->tail_nv = d->nvec % d->nv;
+  d->tail = d->tail_nv ? f->get_pos(d->no, d->tail_nv) : NULL;
+  if (d->tail_nv && !d->tail)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s positions kernel of %zu vectors", f->isa, d->tail_nv);
+  /* the last vector reads up to vl - 1 floats past its channel's last plane */
+  d->ch_stride = dlc_round_up(sh * sw * d->hq * d->wq + vl, DLC_ALIGN / sizeof(float));
+  if ((double)d->ch_stride * (double)cin * sizeof(float) * (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX / 2)
+    return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: the packed input of this shape exceeds the address space");
+  d->slab = d->ch_stride * cin;
+
+  d->tap_off = dlc_malloc(taps * sizeof *d->tap_off);
+  d->blk = cin * taps * d->no;
+  d->w = dlc_malloc(groups * d->n_ob * d->blk * sizeof(float));
+  d->bias = dlc_malloc(groups * d->n_ob * d->no * sizeof(float));
+  if (!d->tap_off || !d->w || !d->bias) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing weights");
+  for (size_t ky = 0; ky < (size_t)s->k_h; ky++)
+    for (size_t kx = 0; kx < (size_t)s->k_w; kx++) {
+      const size_t r = ky * (size_t)s->dil_h, c = kx * (size_t)s->dil_w;
+      d->tap_off[ky * (size_t)s->k_w + kx] =
+          (ptrdiff_t)(((r % sh) * sw + c % sw) * d->hq * d->wq + (r / sh) * d->wq + c / sw);
+    }
+  float *dw = d->w, *db = d->bias;
+  for (size_t g = 0; g < groups; g++)
+    for (size_t ob = 0; ob < d->n_ob; ob++) {
+      for (size_t o = 0; o < d->no; o++) {
+        const size_t oc = ob * d->no + o;
+        *db++ = oc < kpg ? p->bias[g * kpg + oc] : 0.0f;
+      }
+      for (size_t ic = 0; ic < cin; ic++)
+        for (size_t t = 0; t < taps; t++)
+          for (size_t o = 0; o < d->no; o++) {
+            const size_t oc = ob * d->no + o;
+            *dw++ = oc < kpg ? w[((g * kpg + oc) * cin + ic) * taps + t] : 0.0f;
+          }
+    }
+
+  dlc_f32_gspc_pos_params *prm = &d->prm;
+  prm->n_ic = cin;
+  prm->n_tap = taps;
+  prm->tap_off = d->tap_off;
+  prm->in_c_stride = (ptrdiff_t)d->ch_stride;
+  prm->wq = d->wq;
+  prm->w_out = wo;
+  prm->h_out = ho;
+  prm->out_ch_stride = (ptrdiff_t)(ho * wo);
+  prm->out_min = s->out_min;
+  prm->out_max = s->out_max;
+
+  const size_t jobs = groups * (size_t)s->n * d->n_pb * d->n_ob;
+  d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
+  p->workspace_bytes = d->ntasks * d->slab * sizeof(float);
+  p->exec_tasks = d->ntasks;
+  p->packed_weight_bytes = (groups * d->n_ob * (d->blk + d->no)) * sizeof(float) + taps * sizeof *d->tap_off;
+  p->weight_density = 1.0;
+  snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zup__%s", d->no, d->nv * vl, f->isa);
+  return DLCONV_OK;
+}
+
+/* The phase planes of group g of image n: padded row i*s_h + ry, column q*s_w + rx of each
+   channel at ch*ch_stride + (ry*s_w + rx)*hq*wq + i*wq + q; zeros outside the image and in the
+   slack after the planes. One repack call per channel and phase plane: its rows inside the image
+   are the call's "channels" (s_h*w_in floats apart in x, wq in the plane), so that the calls'
+   set-up is not paid per row (a call per row cost a third of a 32 x 32 layer with 2 channels per
+   group). */
+static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float *x, size_t n, size_t g, float *slab) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, cin = (size_t)s->cin_g, hq = d->hq, wq = d->wq;
+  const size_t hw = (size_t)(s->h_in * s->w_in), plane = hq * wq;
+  const float *xg = x + (n * (size_t)s->c_in + g * cin) * hw;
+  dlc_f32_gspc_pack_args a = {
+      .dst_c_stride = wq,
+      .dst_q_stride = 1,
+      .src_c_stride = (ptrdiff_t)(sh * (size_t)s->w_in),
+      .nq = wq,
+      .gpv = 1,
+      .ng = 1,
+      .col_step = (ptrdiff_t)sw,
+      .px_step = 1,
+      .g_step = 0,
+  };
+  for (size_t c = 0; c < cin; c++) {
+    float *ch = slab + c * d->ch_stride;
+    for (size_t ry = 0; ry < sh; ry++) {
+      /* plane rows i inside the image: 0 <= i*s_h + ry - pad_t < h_in */
+      const int64_t first = (int64_t)ry - s->pad_t;
+      const int64_t i_lo = first >= 0 ? 0 : (-first + (int64_t)sh - 1) / (int64_t)sh;
+      int64_t i_hi = s->h_in - first <= 0 ? 0 : (s->h_in - first + (int64_t)sh - 1) / (int64_t)sh;
+      if (i_hi > (int64_t)hq) i_hi = (int64_t)hq;
+      const size_t lo_row = (size_t)DLC_MIN(i_lo, (int64_t)hq), hi_row = (size_t)DLC_MAX(i_hi, (int64_t)lo_row);
+      for (size_t rx = 0; rx < sw; rx++) {
+        float *pl = ch + (ry * sw + rx) * plane;
+        memset(pl, 0, lo_row * wq * sizeof(float));
+        memset(pl + hi_row * wq, 0, (hq - hi_row) * wq * sizeof(float));
+        if (hi_row == lo_row) continue;
+        ptrdiff_t col0;
+        dlc_gspc_phase_columns(s, rx, wq, &col0, &a.q_lo, &a.q_hi);
+        a.dst = pl + lo_row * wq;
+        a.src = xg + c * hw + (ptrdiff_t)((int64_t)lo_row * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
+        a.n_c = hi_row - lo_row;
+        a.col0 = col0;
+        d->fam->pack(&a);
+      }
+    }
+    const size_t used = sh * sw * plane;
+    memset(ch + used, 0, (d->ch_stride - used) * sizeof(float));
+  }
+}
+
+void dlc_gspc_pos_task(const dlc_exec *c, const dlc_gspc_pos *d, size_t task) {
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, vl = d->fam->t_o;
+  const size_t plane_out = (size_t)(s->h_out * s->w_out);
+  float *slab = (float *)(c->ws + task * d->slab * sizeof(float));
+  size_t begin, end;
+  dlc_split_range((size_t)s->groups * n_img * d->n_pb * d->n_ob, d->ntasks, task, &begin, &end);
+  size_t held = (size_t)-1;
+  for (size_t job = begin; job < end; job++) {
+    const size_t ob = job % d->n_ob, pb = job / d->n_ob % d->n_pb, gn = job / (d->n_ob * d->n_pb);
+    const size_t n = gn % n_img, g = gn / n_img;
+    if (gn != held) {
+      pack_group(p, d, c->x, n, g, slab);
+      held = gn;
+    }
+    const size_t oc0 = ob * d->no, n_oc = DLC_MIN(d->no, kpg - oc0);
+    float *y = (float *)c->y + (n * (size_t)s->c_out + g * kpg + oc0) * plane_out;
+    const float *w = d->w + (g * d->n_ob + ob) * d->blk, *bias = d->bias + (g * d->n_ob + ob) * d->no;
+    const dlc_f32_gspc_pos_fn k = pb + 1 == d->n_pb && d->tail ? d->tail : d->kern;
+    k(&d->prm, slab, w, bias, y, pb * d->nv * vl, n_oc);
+  }
+}
+
+void dlc_gspc_pos_free(dlc_gspc_pos *d) {
+  if (!d) return;
+  dlc_free(d->tap_off);
+  dlc_free(d->w);
+  dlc_free(d->bias);
+  dlc_free(d);
+}
