@@ -182,4 +182,28 @@ INLINE vi vi_dot2_s16(vi acc, vi a, vi b) {
 #endif
 }
 
+/* ---- names the lowp_gspc and q8_csr templates added -------------------------------------------- */
+
+/* An accumulator of vi_dot2_s16 steps that an ISA may keep split, so that a step is one or two
+   widening multiply-accumulates instead of a multiply, a pairwise add and an add: vi2_sum of the
+   chain is the lanes the same vi_dot2_s16 chain gives (sums mod 2^32). DLC_VI2_REGS: the
+   registers one takes (a template's accumulator budget). Here a vi: vi2_sum is free. */
+typedef vi vi2;
+#define DLC_VI2_REGS 1
+/* DLC_VL int32 from a vector-aligned p (as v_load_aligned) */
+INLINE vi vi_load_aligned(const int32_t *p) { return _mm512_load_si512((const void *)p); }
+INLINE vi2 vi2_zero(void) { return vi_zero(); }
+INLINE vi2 vi2_dot2_s16(vi2 acc, vi a, vi b) { return vi_dot2_s16(acc, a, b); }
+INLINE vi vi2_sum(vi2 acc) { return acc; }
+/* The s16 of a and b (2 * VL each, two rows of pixels) interleaved into VL pairs (a_k, b_k), in
+   the ISA's zip order, here in-lane (vpunpcklwd / vpunpckhwd per 128 bits: pairs 0-3, 8-11, 16-19,
+   24-27; 4-7, 12-15, 20-23, 28-31); vi_zip16_in_order(lo, hi, k) puts the lanes of results taken
+   from zip_lo and zip_hi back in order: k = 0 pairs 0 .. VL-1, k = 1 pairs VL .. 2 VL-1 (vpermt2q). */
+INLINE vi vi_zip16_lo(vi a, vi b) { return _mm512_unpacklo_epi16(a, b); }
+INLINE vi vi_zip16_hi(vi a, vi b) { return _mm512_unpackhi_epi16(a, b); }
+INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) {
+  return k ? _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi)
+           : _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
+}
+
 #endif
