@@ -12,6 +12,8 @@
 #include "../../core/cpu.h"
 #include "../families.h"
 
+extern const dlc_lowp_gspc_family dlc_lowp_gspc__neon; /* arm_neon/lowp_gspc_neon.c */
+
 static dlc_isa_kernels table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -29,7 +31,7 @@ static void fill(void) {
       .q8_gemm = &dlc_q8_gemm__neon,
       /* lent by the generic table until they have Neon versions: every AArch64 CPU runs them */
       .lowp_dw = &dlc_lowp_dw__generic,
-      .lowp_gspc = &dlc_lowp_gspc__generic,
+      .lowp_gspc = &dlc_lowp_gspc__neon,
       .q8_csr = &dlc_q8_csr__generic,
   };
 #if defined(DLC_HAVE_NEONFHM)
