@@ -13,6 +13,7 @@
 #include "../families.h"
 
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__neon; /* arm_neon/lowp_gspc_neon.c */
+extern const dlc_q8_csr_family dlc_q8_csr__neon;       /* arm_neon/q8_csr_neon.c */
 
 static dlc_isa_kernels table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -32,7 +33,7 @@ static void fill(void) {
       /* lent by the generic table until they have Neon versions: every AArch64 CPU runs them */
       .lowp_dw = &dlc_lowp_dw__generic,
       .lowp_gspc = &dlc_lowp_gspc__neon,
-      .q8_csr = &dlc_q8_csr__generic,
+      .q8_csr = &dlc_q8_csr__neon,
   };
 #if defined(DLC_HAVE_NEONFHM)
   if (f->neon_fhm) table.f16_gemm = &dlc_f16_gemm__neonfhm;
