@@ -1,8 +1,9 @@
 /* F16 and int8 gspc micro-kernels, AArch64 Neon: the template src/arch/template/lowp_gspc.h over
- * this ISA's vec.h. T_O = 4 lanes; up to 14 (pixel, vector) accumulators, each int8 one two q
- * registers (SMLAL + SMLAL2 of a pair's halves, vi2): 28 with a weight vector and a broadcast of
- * the 32. The input repacks are the generic family's (scalar, once per packed element: a pack
- * template over vec.h is yet to be written).
+ * this ISA's vec.h. T_O = 4 lanes; F16 up to 16 pixels of one vector and 24 accumulators (as the
+ * fp32 family), int8 up to 14 (pixel, vector) accumulators, each two q registers (SMLAL + SMLAL2
+ * of a pair's halves, vi2): 28 with a weight vector and a broadcast of the 32 (the template's
+ * defaults from DLC_NREGS and DLC_VI2_REGS). The input repacks are the generic family's (scalar,
+ * one packed element at a time: a repack template over vec.h is yet to be written).
  * Cost model: F16 2 FMLA per cycle at latency 4; int8 one SMLAL per cycle, two per vector product
  * (Cortex-A76 / Neoverse N1), latency 4. */
 #include "vec.h"

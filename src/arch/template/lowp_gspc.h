@@ -13,8 +13,9 @@
  * as they are or channel-major through DLC_VL x DLC_VL transposes (which write the columns up to
  * the next multiple of DLC_VL: the contract allows 8, so DLC_VL <= 8).
  *
- * The menu: one vector, every gpv up to DLC_VL, up to LOWP_GSPC_MAX_PIX pixels in 1, 2 or 4 rows;
- * several vectors (ordinary groups only), up to LOWP_GSPC_MAX_ACC accumulators in 1 or 2 rows.
+ * The menu, per dtype: one vector, every gpv up to DLC_VL, up to LOWP_GSPC_MAX_PIX_<T> pixels in
+ * 1, 2 or 4 rows; several vectors (ordinary groups only), up to LOWP_GSPC_MAX_ACC_<T> accumulators
+ * in 1 or 2 rows. An int8 accumulator may take more registers than an F16 one (DLC_VI2_REGS).
  *
  * Knobs (set before the include, else the default), literal numbers unless said otherwise:
  *   LOWP_GSPC_PACK_F16, LOWP_GSPC_PACK_Q8  the input repacks (functions; required: the repack
@@ -23,10 +24,11 @@
  *               family over the avx2 vec.h names itself
  *   LOWP_GSPC_GET_F16  another family's F16 menu (a function) to lend instead of compiling one
  *               (a VNNI family: only its int8 product differs)
- *   LOWP_GSPC_MAX_PIX, LOWP_GSPC_MAX_ACC  (pixel, vector) accumulators of a one-vector and a
- *               several-vector tile (<= 16): the registers less NV weight vectors and a broadcast,
- *               divided by DLC_VI2_REGS (an int8 accumulator's registers): 12 at 16 registers,
- *               14 at 32 with two per accumulator
+ *   LOWP_GSPC_MAX_PIX_F16, LOWP_GSPC_MAX_ACC_F16, LOWP_GSPC_MAX_PIX_Q8, LOWP_GSPC_MAX_ACC_Q8
+ *               (pixel, vector) accumulators of a one-vector (<= 16) and a several-vector (<= 24)
+ *               tile: the registers less 4 (NV weight vectors and a broadcast) divided by an
+ *               accumulator's registers (1; int8 DLC_VI2_REGS): 12 and 12 at 16 registers, 16 and
+ *               24 at 32 registers, 14 and 14 at 32 with two per accumulator (Neon int8)
  *   LOWP_GSPC_MAX_NV  vectors of output lanes (<= 4): 3 at DLC_VL 8, 4 otherwise
  *   LOWP_GSPC_T_I_F16, LOWP_GSPC_T_I_Q8  preferred input channel tiles: 16, 8 (pairs)
  *   LOWP_GSPC_MAC_F16, LOWP_GSPC_MAC_Q8, LOWP_GSPC_LOADS, LOWP_GSPC_LAT_F16, LOWP_GSPC_LAT_Q8
@@ -43,21 +45,44 @@
 #ifndef LOWP_GSPC_ISA
 #define LOWP_GSPC_ISA DLC_VEC_ISA
 #endif
-#define LOWP_GSPC_BUDGET_ ((DLC_NREGS - 4) / DLC_VI2_REGS)
-#ifndef LOWP_GSPC_MAX_PIX /* a literal (DLC_UPTO) */
-#if LOWP_GSPC_BUDGET_ >= 16
-#define LOWP_GSPC_MAX_PIX 16
-#elif LOWP_GSPC_BUDGET_ >= 14
-#define LOWP_GSPC_MAX_PIX 14
-#elif LOWP_GSPC_BUDGET_ >= 12
-#define LOWP_GSPC_MAX_PIX 12
+/* a literal (DLC_UPTO) from a register budget */
+#define LOWP_GSPC_BUDGET_F16_ (DLC_NREGS - 4)
+#define LOWP_GSPC_BUDGET_Q8_ ((DLC_NREGS - 4) / DLC_VI2_REGS)
+#ifndef LOWP_GSPC_MAX_PIX_F16
+#if LOWP_GSPC_BUDGET_F16_ >= 16
+#define LOWP_GSPC_MAX_PIX_F16 16
+#elif LOWP_GSPC_BUDGET_F16_ >= 12
+#define LOWP_GSPC_MAX_PIX_F16 12
 #else
-#define LOWP_GSPC_MAX_PIX 8
+#define LOWP_GSPC_MAX_PIX_F16 8
 #endif
 #endif
-#ifndef LOWP_GSPC_MAX_ACC
-#define LOWP_GSPC_MAX_ACC LOWP_GSPC_MAX_PIX
+#ifndef LOWP_GSPC_MAX_ACC_F16
+#if LOWP_GSPC_BUDGET_F16_ >= 24
+#define LOWP_GSPC_MAX_ACC_F16 24
+#else
+#define LOWP_GSPC_MAX_ACC_F16 LOWP_GSPC_MAX_PIX_F16
 #endif
+#endif
+#ifndef LOWP_GSPC_MAX_PIX_Q8
+#if LOWP_GSPC_BUDGET_Q8_ >= 16
+#define LOWP_GSPC_MAX_PIX_Q8 16
+#elif LOWP_GSPC_BUDGET_Q8_ >= 14
+#define LOWP_GSPC_MAX_PIX_Q8 14
+#elif LOWP_GSPC_BUDGET_Q8_ >= 12
+#define LOWP_GSPC_MAX_PIX_Q8 12
+#else
+#define LOWP_GSPC_MAX_PIX_Q8 8
+#endif
+#endif
+#ifndef LOWP_GSPC_MAX_ACC_Q8
+#if LOWP_GSPC_BUDGET_Q8_ >= 24
+#define LOWP_GSPC_MAX_ACC_Q8 24
+#else
+#define LOWP_GSPC_MAX_ACC_Q8 LOWP_GSPC_MAX_PIX_Q8
+#endif
+#endif
+#define LOWP_GSPC_PIX_BOUND_ (LOWP_GSPC_MAX_PIX_F16 > LOWP_GSPC_MAX_PIX_Q8 ? LOWP_GSPC_MAX_PIX_F16 : LOWP_GSPC_MAX_PIX_Q8)
 #ifndef LOWP_GSPC_MAX_NV
 #define LOWP_GSPC_MAX_NV (DLC_VL == 8 ? 3 : 4)
 #endif
@@ -83,16 +108,16 @@
 #define LOWP_GSPC_LAT_Q8 1.0f
 #endif
 _Static_assert(DLC_VL <= 8, "channel-major stores write up to the next multiple of DLC_VL columns; the contract allows 8");
-_Static_assert(LOWP_GSPC_MAX_PIX <= 16 && LOWP_GSPC_MAX_ACC <= 16 && LOWP_GSPC_MAX_NV <= 4 &&
-                   LOWP_GSPC_MAX_ACC / 2 <= LOWP_GSPC_MAX_PIX,
-               "the kernel table's bounds: 16 pixels, 4 vectors");
+_Static_assert(LOWP_GSPC_MAX_PIX_F16 <= 16 && LOWP_GSPC_MAX_PIX_Q8 <= 16 && LOWP_GSPC_MAX_NV <= 4 &&
+                   LOWP_GSPC_MAX_ACC_F16 / 2 <= LOWP_GSPC_MAX_PIX_F16 && LOWP_GSPC_MAX_ACC_Q8 / 2 <= LOWP_GSPC_MAX_PIX_Q8,
+               "the kernel tables' bounds: 16 pixels, 4 vectors (a several-vector tile's pixels too)");
 
 /* The tile; F16 accumulates floats in vf, int8 s32 sums in vi2 (the unused array is never set). */
 INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, const void *w, void *buf, const int q8,
                            const size_t gpv, const size_t nv, const size_t rn, const size_t wn) {
   const size_t nvl = nv * DLC_VL, np = rn * wn;
-  vf accf[LOWP_GSPC_MAX_PIX][LOWP_GSPC_MAX_NV];
-  vi2 acci[LOWP_GSPC_MAX_PIX][LOWP_GSPC_MAX_NV];
+  vf accf[LOWP_GSPC_PIX_BOUND_][LOWP_GSPC_MAX_NV];
+  vi2 acci[LOWP_GSPC_PIX_BOUND_][LOWP_GSPC_MAX_NV];
   UNROLL
   for (size_t p = 0; p < np; p++)
     UNROLL
@@ -141,7 +166,7 @@ INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, cons
     }
   }
   /* the s32 sums as float bits from here on (the casts are free) */
-  vf acc[LOWP_GSPC_MAX_PIX][LOWP_GSPC_MAX_NV];
+  vf acc[LOWP_GSPC_PIX_BOUND_][LOWP_GSPC_MAX_NV];
   UNROLL
   for (size_t p = 0; p < np; p++)
     UNROLL
@@ -178,33 +203,36 @@ INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, cons
 
 /* ---- the kernel tables -----------------------------------------------------------------------
    A kernel per tile of the shapes the menu has (one vector: gpv 1..VL, 1, 2 or 4 rows; several
-   vectors: gpv 1, 1 or 2 rows; 1..LOWP_GSPC_MAX_PIX columns); the tables hold those of the menu.
-   The kernels are static inline so that the others, never referenced, are never compiled. */
-#define LOWP_GSPC_IN_MENU(V, R, W) \
-  ((V) == 1 ? (R) * (W) <= LOWP_GSPC_MAX_PIX : (V) <= LOWP_GSPC_MAX_NV && (V) * (R) * (W) <= LOWP_GSPC_MAX_ACC)
-#define LOWP_GSPC_COLS(X, G, V, R) DLC_UPTO(LOWP_GSPC_MAX_PIX, X, G, V, R)
-#define LOWP_GSPC_ONE_VECTOR(X, G) LOWP_GSPC_COLS(X, G, 1, 1) LOWP_GSPC_COLS(X, G, 1, 2) LOWP_GSPC_COLS(X, G, 1, 4)
-#define LOWP_GSPC_VECTORS(X, V) LOWP_GSPC_COLS(X, 1, V, 1) LOWP_GSPC_COLS(X, 1, V, 2)
-#define LOWP_GSPC_GPV1(X) \
-  LOWP_GSPC_ONE_VECTOR(X, 1) LOWP_GSPC_VECTORS(X, 2) LOWP_GSPC_VECTORS(X, 3) LOWP_GSPC_VECTORS(X, 4)
-#define LOWP_GSPC_GPVS_4(X) LOWP_GSPC_ONE_VECTOR(X, 2) LOWP_GSPC_ONE_VECTOR(X, 4)
-#define LOWP_GSPC_GPVS_8(X) LOWP_GSPC_GPVS_4(X) LOWP_GSPC_ONE_VECTOR(X, 8)
-#define LOWP_GSPC_ALL(X) LOWP_GSPC_GPV1(X) DLC_CAT(LOWP_GSPC_GPVS_, DLC_VL)(X) /* X(G, V, R, W) for each */
+   vectors: gpv 1, 1 or 2 rows; 1..LOWP_GSPC_MAX_PIX_<T> columns); the tables hold those of the
+   menu. The kernels are static inline so that the others, never referenced, are never compiled. */
+#define LOWP_GSPC_IN_MENU(T, V, R, W)                                                                  \
+  ((V) == 1 ? (R) * (W) <= LOWP_GSPC_MAX_PIX_##T                                                      \
+            : (V) <= LOWP_GSPC_MAX_NV && (V) * (R) * (W) <= LOWP_GSPC_MAX_ACC_##T)
+#define LOWP_GSPC_COLS(X, T, G, V, R) DLC_UPTO(DLC_CAT(LOWP_GSPC_MAX_PIX_, T), X, G, V, R)
+#define LOWP_GSPC_ONE_VECTOR(X, T, G) \
+  LOWP_GSPC_COLS(X, T, G, 1, 1) LOWP_GSPC_COLS(X, T, G, 1, 2) LOWP_GSPC_COLS(X, T, G, 1, 4)
+#define LOWP_GSPC_VECTORS(X, T, V) LOWP_GSPC_COLS(X, T, 1, V, 1) LOWP_GSPC_COLS(X, T, 1, V, 2)
+#define LOWP_GSPC_GPV1(X, T) \
+  LOWP_GSPC_ONE_VECTOR(X, T, 1) LOWP_GSPC_VECTORS(X, T, 2) LOWP_GSPC_VECTORS(X, T, 3) LOWP_GSPC_VECTORS(X, T, 4)
+#define LOWP_GSPC_GPVS_4(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 2) LOWP_GSPC_ONE_VECTOR(X, T, 4)
+#define LOWP_GSPC_GPVS_8(X, T) LOWP_GSPC_GPVS_4(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 8)
+/* X(G, V, R, W) for each tile of dtype T's menu bounds */
+#define LOWP_GSPC_ALL(X, T) LOWP_GSPC_GPV1(X, T) DLC_CAT(LOWP_GSPC_GPVS_, DLC_VL)(X, T)
 #define LOWP_GSPC_LOG2_1 0
 #define LOWP_GSPC_LOG2_2 1
 #define LOWP_GSPC_LOG2_4 2
 #define LOWP_GSPC_LOG2_8 3
 #define LOWP_GSPC_N_G (DLC_CAT(LOWP_GSPC_LOG2_, DLC_VL) + 1) /* gpv 1, 2, 4, ... VL */
 
-#define LOWP_GSPC_FN(T, G, V, R, W) T##_gspc_g##G##_v##V##_r##R##_w##W
-#define LOWP_GSPC_ENTRY(T, G, V, R, W) \
-  [LOWP_GSPC_LOG2_##G][V - 1][R - 1][W - 1] = LOWP_GSPC_IN_MENU(V, R, W) ? LOWP_GSPC_FN(T, G, V, R, W) : NULL,
+#define LOWP_GSPC_FN(t, G, V, R, W) t##_gspc_g##G##_v##V##_r##R##_w##W
+#define LOWP_GSPC_ENTRY(t, T, G, V, R, W) \
+  [LOWP_GSPC_LOG2_##G][V - 1][R - 1][W - 1] = LOWP_GSPC_IN_MENU(T, V, R, W) ? LOWP_GSPC_FN(t, G, V, R, W) : NULL,
 
-static int lowp_gspc_index(size_t gpv, size_t nv, size_t r, size_t w, size_t *lg) {
+static int lowp_gspc_index(size_t gpv, size_t nv, size_t r, size_t w, size_t max_w, size_t *lg) {
   *lg = 0;
   while (((size_t)1 << *lg) < gpv) (*lg)++;
   return ((size_t)1 << *lg) == gpv && *lg < LOWP_GSPC_N_G && nv >= 1 && nv <= 4 && r >= 1 && r <= 4 && w >= 1 &&
-         w <= LOWP_GSPC_MAX_PIX;
+         w <= max_w;
 }
 
 #ifndef LOWP_GSPC_GET_F16
@@ -213,14 +241,14 @@ static int lowp_gspc_index(size_t gpv, size_t nv, size_t r, size_t w, size_t *lg
                                                    const uint16_t *w, float *buf) {                          \
     lowp_gspc_tile(prm, in, w, buf, 0, G, V, R, W);                                                          \
   }
-#define LOWP_GSPC_ENTRY_F16(G, V, R, W) LOWP_GSPC_ENTRY(f16, G, V, R, W)
-LOWP_GSPC_ALL(LOWP_GSPC_KERNEL_F16)
-static const dlc_f16_gspc_ukernel_fn lowp_gspc_table_f16[LOWP_GSPC_N_G][4][4][LOWP_GSPC_MAX_PIX] = {
-    LOWP_GSPC_ALL(LOWP_GSPC_ENTRY_F16)};
+#define LOWP_GSPC_ENTRY_F16(G, V, R, W) LOWP_GSPC_ENTRY(f16, F16, G, V, R, W)
+LOWP_GSPC_ALL(LOWP_GSPC_KERNEL_F16, F16)
+static const dlc_f16_gspc_ukernel_fn lowp_gspc_table_f16[LOWP_GSPC_N_G][4][4][LOWP_GSPC_MAX_PIX_F16] = {
+    LOWP_GSPC_ALL(LOWP_GSPC_ENTRY_F16, F16)};
 
 static dlc_f16_gspc_ukernel_fn lowp_gspc_get_f16(size_t gpv, size_t nv, size_t r, size_t w) {
   size_t lg;
-  return lowp_gspc_index(gpv, nv, r, w, &lg) ? lowp_gspc_table_f16[lg][nv - 1][r - 1][w - 1] : NULL;
+  return lowp_gspc_index(gpv, nv, r, w, LOWP_GSPC_MAX_PIX_F16, &lg) ? lowp_gspc_table_f16[lg][nv - 1][r - 1][w - 1] : NULL;
 }
 #define LOWP_GSPC_GET_F16 lowp_gspc_get_f16
 #endif
@@ -230,14 +258,14 @@ static dlc_f16_gspc_ukernel_fn lowp_gspc_get_f16(size_t gpv, size_t nv, size_t r
                                                   const int16_t *w, int32_t *buf) {                          \
     lowp_gspc_tile(prm, in, w, buf, 1, G, V, R, W);                                                          \
   }
-#define LOWP_GSPC_ENTRY_Q8(G, V, R, W) LOWP_GSPC_ENTRY(q8, G, V, R, W)
-LOWP_GSPC_ALL(LOWP_GSPC_KERNEL_Q8)
-static const dlc_q8_gspc_ukernel_fn lowp_gspc_table_q8[LOWP_GSPC_N_G][4][4][LOWP_GSPC_MAX_PIX] = {
-    LOWP_GSPC_ALL(LOWP_GSPC_ENTRY_Q8)};
+#define LOWP_GSPC_ENTRY_Q8(G, V, R, W) LOWP_GSPC_ENTRY(q8, Q8, G, V, R, W)
+LOWP_GSPC_ALL(LOWP_GSPC_KERNEL_Q8, Q8)
+static const dlc_q8_gspc_ukernel_fn lowp_gspc_table_q8[LOWP_GSPC_N_G][4][4][LOWP_GSPC_MAX_PIX_Q8] = {
+    LOWP_GSPC_ALL(LOWP_GSPC_ENTRY_Q8, Q8)};
 
 static dlc_q8_gspc_ukernel_fn lowp_gspc_get_q8(size_t gpv, size_t nv, size_t r, size_t w) {
   size_t lg;
-  return lowp_gspc_index(gpv, nv, r, w, &lg) ? lowp_gspc_table_q8[lg][nv - 1][r - 1][w - 1] : NULL;
+  return lowp_gspc_index(gpv, nv, r, w, LOWP_GSPC_MAX_PIX_Q8, &lg) ? lowp_gspc_table_q8[lg][nv - 1][r - 1][w - 1] : NULL;
 }
 
 const dlc_lowp_gspc_family DLC_CAT(dlc_lowp_gspc__, LOWP_GSPC_ISA) = {
