@@ -75,6 +75,12 @@ static uint16_t rand_half(void) {
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
   CHECK_TABLE_FAMILIES(lowp_gspc, IF_AVXVNNI(dlc_lowp_gspc__avxvnni), IF_AVX512VNNI(dlc_lowp_gspc__avx512vnni));
+#if defined(__aarch64__)
+  /* the Neon table carries the Neon family (src/arch/arm_neon/config.c), not one it lends */
+  const dlc_lowp_gspc_family *neon = TABLE_FAMILY(DLCONV_ISA_NEON, lowp_gspc);
+  assert_non_null(neon);
+  assert_string_equal(neon->isa, "neon");
+#endif
 }
 
 static void check_family_fields(const dlc_lowp_gspc_family *f) {
