@@ -11,7 +11,8 @@
  *         Neon an SMLAL + SMLAL2 step into two vectors, added once at the end).
  * The accumulators leave permuted (groups-in-lanes order to channel order, v_permute), pixel-major
  * as they are or channel-major through DLC_VL x DLC_VL transposes (which write the columns up to
- * the next multiple of DLC_VL: the contract allows 8, so DLC_VL <= 8).
+ * the next multiple of 8, as the contract allows: at DLC_VL 16 the last block of a row stores
+ * only as many).
  *
  * The menu, per dtype: one vector, every gpv up to DLC_VL, up to LOWP_GSPC_MAX_PIX_<T> pixels in
  * 1, 2 or 4 rows; several vectors (ordinary groups only), up to LOWP_GSPC_MAX_ACC_<T> accumulators
@@ -20,6 +21,8 @@
  * Knobs (set before the include, else the default), literal numbers unless said otherwise:
  *   LOWP_GSPC_PACK_F16, LOWP_GSPC_PACK_Q8  the input repacks (functions; required: the repack
  *               is the ISA's own)
+ *   LOWP_GSPC_MAX_GPV  groups per vector of the menu (a literal power of two <= DLC_VL): DLC_VL;
+ *               less where the repack handles fewer (the avx2 repack: 8)
  *   LOWP_GSPC_ISA  the token naming the family (dlc_lowp_gspc__<it>, .isa): DLC_VEC_ISA; a VNNI
  *               family over the avx2 vec.h names itself
  *   LOWP_GSPC_GET_F16  another family's F16 menu (a function) to lend instead of compiling one
@@ -44,6 +47,9 @@
 #endif
 #ifndef LOWP_GSPC_ISA
 #define LOWP_GSPC_ISA DLC_VEC_ISA
+#endif
+#ifndef LOWP_GSPC_MAX_GPV
+#define LOWP_GSPC_MAX_GPV DLC_VL
 #endif
 /* a literal (DLC_UPTO) from a register budget */
 #define LOWP_GSPC_BUDGET_F16_ (DLC_NREGS - 4)
@@ -107,7 +113,7 @@
 #ifndef LOWP_GSPC_LAT_Q8
 #define LOWP_GSPC_LAT_Q8 1.0f
 #endif
-_Static_assert(DLC_VL <= 8, "channel-major stores write up to the next multiple of DLC_VL columns; the contract allows 8");
+_Static_assert(DLC_VL <= 16 && LOWP_GSPC_MAX_GPV <= DLC_VL, "the kernel tables' bounds: 16 lanes, gpv up to DLC_VL");
 _Static_assert(LOWP_GSPC_MAX_PIX_F16 <= 16 && LOWP_GSPC_MAX_PIX_Q8 <= 16 && LOWP_GSPC_MAX_NV <= 4 &&
                    LOWP_GSPC_MAX_ACC_F16 / 2 <= LOWP_GSPC_MAX_PIX_F16 && LOWP_GSPC_MAX_ACC_Q8 / 2 <= LOWP_GSPC_MAX_PIX_Q8,
                "the kernel tables' bounds: 16 pixels, 4 vectors (a several-vector tile's pixels too)");
@@ -196,8 +202,16 @@ INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, cons
         UNROLL
         for (size_t i = 0; i < DLC_VL; i++) t[i] = x0 + i < wn ? acc[r * wn + x0 + i][v] : v_zero();
         v_transpose(t);
+        /* columns up to the next multiple of 8 (the contract's junk), not of DLC_VL */
+        const size_t ncol = wn - x0 >= DLC_VL ? DLC_VL : (wn - x0 + 7) / 8 * 8;
         UNROLL
-        for (size_t j = 0; j < DLC_VL; j++) v_store(out + (v * DLC_VL + j) * ldb + r * ldr + x0, t[j]);
+        for (size_t j = 0; j < DLC_VL; j++) {
+          float *o = out + (v * DLC_VL + j) * ldb + r * ldr + x0;
+          if (ncol == DLC_VL)
+            v_store(o, t[j]);
+          else
+            v_store_first(o, (ptrdiff_t)ncol, t[j]);
+        }
       }
 }
 
@@ -215,14 +229,18 @@ INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, cons
 #define LOWP_GSPC_GPV1(X, T) \
   LOWP_GSPC_ONE_VECTOR(X, T, 1) LOWP_GSPC_VECTORS(X, T, 2) LOWP_GSPC_VECTORS(X, T, 3) LOWP_GSPC_VECTORS(X, T, 4)
 #define LOWP_GSPC_GPVS_4(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 2) LOWP_GSPC_ONE_VECTOR(X, T, 4)
+#define LOWP_GSPC_GPVS_1(X, T)
+#define LOWP_GSPC_GPVS_2(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 2)
 #define LOWP_GSPC_GPVS_8(X, T) LOWP_GSPC_GPVS_4(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 8)
+#define LOWP_GSPC_GPVS_16(X, T) LOWP_GSPC_GPVS_8(X, T) LOWP_GSPC_ONE_VECTOR(X, T, 16)
 /* X(G, V, R, W) for each tile of dtype T's menu bounds */
-#define LOWP_GSPC_ALL(X, T) LOWP_GSPC_GPV1(X, T) DLC_CAT(LOWP_GSPC_GPVS_, DLC_VL)(X, T)
+#define LOWP_GSPC_ALL(X, T) LOWP_GSPC_GPV1(X, T) DLC_CAT(LOWP_GSPC_GPVS_, LOWP_GSPC_MAX_GPV)(X, T)
 #define LOWP_GSPC_LOG2_1 0
 #define LOWP_GSPC_LOG2_2 1
 #define LOWP_GSPC_LOG2_4 2
 #define LOWP_GSPC_LOG2_8 3
-#define LOWP_GSPC_N_G (DLC_CAT(LOWP_GSPC_LOG2_, DLC_VL) + 1) /* gpv 1, 2, 4, ... VL */
+#define LOWP_GSPC_LOG2_16 4
+#define LOWP_GSPC_N_G (DLC_CAT(LOWP_GSPC_LOG2_, LOWP_GSPC_MAX_GPV) + 1) /* gpv 1, 2, 4, ... */
 
 #define LOWP_GSPC_FN(t, G, V, R, W) t##_gspc_g##G##_v##V##_r##R##_w##W
 #define LOWP_GSPC_ENTRY(t, T, G, V, R, W) \
@@ -273,7 +291,7 @@ const dlc_lowp_gspc_family DLC_CAT(dlc_lowp_gspc__, LOWP_GSPC_ISA) = {
     .t_o = DLC_VL,
     .t_i_f16 = LOWP_GSPC_T_I_F16,
     .t_i_q8 = LOWP_GSPC_T_I_Q8,
-    .max_gpv = DLC_VL,
+    .max_gpv = LOWP_GSPC_MAX_GPV,
     .get_f16 = LOWP_GSPC_GET_F16,
     .get_q8 = lowp_gspc_get_q8,
     .pack_f16 = LOWP_GSPC_PACK_F16,
