@@ -249,4 +249,17 @@ INLINE vi vi_zip16_hi(vi a, vi b) {
 }
 INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) { return k ? hi : lo; }
 
+/* lane k: the low 16 bits of lo_k, those of hi_k above them (two rows of s16 into pairs): TRN1 */
+INLINE vi vi_pair16(vi lo, vi hi) {
+  return vreinterpretq_s32_s16(vtrn1q_s16(vreinterpretq_s16_s32(lo), vreinterpretq_s16_s32(hi)));
+}
+/* 2 DLC_VL bytes (u8, s8) widened to s16 less zp, as DLC_VL pairs (byte 2k low, 2k + 1 high);
+   reads those bytes only */
+INLINE vi vi_load_pairs_u8(const uint8_t *p, int32_t zp) {
+  return vreinterpretq_s32_s16(vsubq_s16(vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))), vdupq_n_s16((int16_t)zp)));
+}
+INLINE vi vi_load_pairs_s8(const int8_t *p, int32_t zp) {
+  return vreinterpretq_s32_s16(vsubq_s16(vmovl_s8(vld1_s8(p)), vdupq_n_s16((int16_t)zp)));
+}
+
 #endif

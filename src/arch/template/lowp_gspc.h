@@ -1,6 +1,8 @@
 /* lowp_gspc.h - the F16 and int8 gspc micro-kernels (src/ukernel/lowp_gspc_ukernel.h), written
- * once over the vector layer; an ISA's lowp_gspc_<isa>.c includes its vec.h, names its input
- * repacks and then includes this file, which defines dlc_lowp_gspc__<isa>. T_O = DLC_VL lanes.
+ * once over the vector layer; an ISA's lowp_gspc_<isa>.c includes its vec.h and then this file,
+ * which defines dlc_lowp_gspc__<isa>. T_O = DLC_VL lanes. The input repacks are the ISA's own or
+ * this file's (the end of the file), which vectorises the common layouts and leaves the rest to a
+ * scalar repack the ISA names.
  *
  * The register tile of the fp32 family (f32_gspc.h): R rows x W columns x NV vectors, all
  * accumulators in registers; per reduction step the NV weight vectors are loaded once and each
@@ -19,8 +21,9 @@
  * in 1 or 2 rows. An int8 accumulator may take more registers than an F16 one (DLC_VI2_REGS).
  *
  * Knobs (set before the include, else the default), literal numbers unless said otherwise:
- *   LOWP_GSPC_PACK_F16, LOWP_GSPC_PACK_Q8  the input repacks (functions; required: the repack
- *               is the ISA's own)
+ *   LOWP_GSPC_PACK_F16, LOWP_GSPC_PACK_Q8  the ISA's own input repacks (functions), or else
+ *   LOWP_GSPC_PACK_FALLBACK_F16, LOWP_GSPC_PACK_FALLBACK_Q8  the repacks (functions) this file's
+ *               leaves the layouts and edges it does not vectorise to
  *   LOWP_GSPC_MAX_GPV  groups per vector of the menu (a literal power of two <= DLC_VL): DLC_VL;
  *               less where the repack handles fewer (the avx2 repack: 8)
  *   LOWP_GSPC_ISA  the token naming the family (dlc_lowp_gspc__<it>, .isa): DLC_VEC_ISA; a VNNI
@@ -42,8 +45,9 @@
 #include "../../ukernel/lowp_gspc_ukernel.h"
 #include "family.h"
 
-#if !defined(LOWP_GSPC_PACK_F16) || !defined(LOWP_GSPC_PACK_Q8)
-#error "name the input repacks (LOWP_GSPC_PACK_F16, LOWP_GSPC_PACK_Q8) before including lowp_gspc.h"
+#if !(defined(LOWP_GSPC_PACK_F16) && defined(LOWP_GSPC_PACK_Q8)) && \
+    !(defined(LOWP_GSPC_PACK_FALLBACK_F16) && defined(LOWP_GSPC_PACK_FALLBACK_Q8))
+#error "name the input repacks (LOWP_GSPC_PACK_F16, _Q8) or the fallbacks of this file's (LOWP_GSPC_PACK_FALLBACK_F16, _Q8)"
 #endif
 #ifndef LOWP_GSPC_ISA
 #define LOWP_GSPC_ISA DLC_VEC_ISA
@@ -214,6 +218,157 @@ INLINE void lowp_gspc_tile(const dlc_lowp_gspc_params *prm, const void *in, cons
         }
       }
 }
+
+#ifndef LOWP_GSPC_PACK_F16
+/* ---- the input repack (lowp_gspc_ukernel.h) --------------------------------------------------
+   Two layouts in whole vectors, the rest (edges, padding rows, strides, other layouts) by the
+   fallback on the part of the row it leaves:
+   - rows (px_step 1, column stride 1: NCHW): per packed channel and block of DLC_VL columns inside
+     the image, one row per group (F16: DLC_VL halves widened; int8: the bytes of channels 2c and
+     2c + 1 less the zero point, paired by vi_pair16), log2(gpv) rounds of zips into the packed
+     [column][group] order, gpv vectors stored;
+   - channels (src_c_stride 1, gpv 1: NHWC): blocks of DLC_VL columns x DLC_VL packed channels, a
+     load per column (int8: 2 DLC_VL bytes widened to pairs) and a DLC_VL x DLC_VL transpose. */
+
+/* a, restricted to packed channels [c0, c1) and columns [q0, q1) (the same packed elements) */
+static dlc_lowp_gspc_pack_args lowp_gspc_part(const dlc_lowp_gspc_pack_args *a, const int q8, size_t c0, size_t c1,
+                                              size_t q0, size_t q1) {
+  dlc_lowp_gspc_pack_args b = *a;
+  const size_t cpt = q8 ? 2 : 1, es = q8 ? 1 : 2;
+  b.dst = (char *)a->dst + (c0 * a->dst_c_stride + q0 * a->gpv) * 4;
+  b.src = (const char *)a->src + (ptrdiff_t)(c0 * cpt) * a->src_c_stride * (ptrdiff_t)es;
+  b.n_c = c1 - c0;
+  b.n_src_c = a->n_src_c > c0 * cpt ? a->n_src_c - c0 * cpt : 0;
+  if (b.n_src_c > b.n_c * cpt) b.n_src_c = b.n_c * cpt;
+  b.nq = q1 - q0;
+  b.col0 = a->col0 + (ptrdiff_t)q0 * a->col_step;
+  b.q_lo = a->q_lo > q0 ? a->q_lo - q0 : 0;
+  b.q_hi = a->q_hi > q0 ? a->q_hi - q0 : 0;
+  if (b.q_lo > b.nq) b.q_lo = b.nq;
+  if (b.q_hi > b.nq) b.q_hi = b.nq;
+  return b;
+}
+
+static void lowp_gspc_fallback(const dlc_lowp_gspc_pack_args *a, const int q8, size_t c0, size_t c1, size_t q0,
+                               size_t q1) {
+  if (c0 >= c1 || q0 >= q1) return;
+  const dlc_lowp_gspc_pack_args b = lowp_gspc_part(a, q8, c0, c1, q0, q1);
+  if (q8)
+    LOWP_GSPC_PACK_FALLBACK_Q8(&b);
+  else
+    LOWP_GSPC_PACK_FALLBACK_F16(&b);
+}
+
+/* Columns [qv0, qv1) of the interior in whole blocks, or an empty range. */
+static void lowp_gspc_blocks(const dlc_lowp_gspc_pack_args *a, size_t *qv0, size_t *qv1) {
+  const size_t hi = a->q_hi < a->nq ? a->q_hi : a->nq;
+  *qv0 = *qv1 = 0;
+  if (a->q_lo >= hi) return;
+  *qv0 = a->q_lo;
+  *qv1 = a->q_lo + (hi - a->q_lo) / DLC_VL * DLC_VL;
+}
+
+/* one group's DLC_VL columns from q of packed channel c (inside the image) */
+INLINE vf lowp_gspc_row(const dlc_lowp_gspc_pack_args *a, const int q8, size_t c, size_t q, size_t gl) {
+  const ptrdiff_t at = (ptrdiff_t)q + a->col0 + (ptrdiff_t)gl * a->g_step;
+  if (!q8) return v_load_f16((const uint16_t *)a->src + (ptrdiff_t)c * a->src_c_stride + at);
+  const vi zp = vi_set1(a->zp);
+  const ptrdiff_t s0 = (ptrdiff_t)(2 * c) * a->src_c_stride + at;
+  const int two = 2 * c + 1 < a->n_src_c;
+  vi lo, hi = vi_zero();
+  if (a->is_signed) {
+    lo = vi_sub(vi_load_s8((const int8_t *)a->src + s0), zp);
+    if (two) hi = vi_sub(vi_load_s8((const int8_t *)a->src + s0 + a->src_c_stride), zp);
+  } else {
+    lo = vi_sub(vi_load_u8((const uint8_t *)a->src + s0), zp);
+    if (two) hi = vi_sub(vi_load_u8((const uint8_t *)a->src + s0 + a->src_c_stride), zp);
+  }
+  return vi_as_vf(vi_pair16(lo, hi));
+}
+
+INLINE void lowp_gspc_pack_rows_g(const dlc_lowp_gspc_pack_args *a, const int q8, const size_t gpv) {
+  size_t qv0, qv1;
+  lowp_gspc_blocks(a, &qv0, &qv1);
+  lowp_gspc_fallback(a, q8, 0, a->n_c, 0, qv0);
+  lowp_gspc_fallback(a, q8, 0, a->n_c, qv1 > qv0 ? qv1 : qv0, a->nq);
+  for (size_t c = 0; c < a->n_c; c++) {
+    float *d = (float *)a->dst + c * a->dst_c_stride;
+    for (size_t q0 = qv0; q0 < qv1; q0 += DLC_VL) {
+      vf r[DLC_VL], t[DLC_VL];
+      UNROLL
+      for (size_t gl = 0; gl < gpv; gl++) r[gl] = gl < a->ng ? lowp_gspc_row(a, q8, c, q0, gl) : v_zero();
+      /* rows of gpv groups into [column][group]: log2(gpv) rounds of zips */
+      UNROLL
+      for (size_t st = 1; st < gpv; st *= 2) {
+        UNROLL
+        for (size_t i = 0; i < gpv / 2; i++) {
+          t[2 * i] = v_zip_lo(r[i], r[i + gpv / 2]);
+          t[2 * i + 1] = v_zip_hi(r[i], r[i + gpv / 2]);
+        }
+        UNROLL
+        for (size_t i = 0; i < gpv; i++) r[i] = t[i];
+      }
+      UNROLL
+      for (size_t k = 0; k < gpv; k++) v_store(d + q0 * gpv + k * DLC_VL, r[k]);
+    }
+  }
+}
+
+static void lowp_gspc_pack_channels(const dlc_lowp_gspc_pack_args *a, const int q8) {
+  size_t qv0, qv1;
+  lowp_gspc_blocks(a, &qv0, &qv1);
+  /* whole blocks of packed channels whose source channels are all there */
+  size_t cv = a->n_c / DLC_VL * DLC_VL;
+  if (q8)
+    while (cv > 0 && 2 * cv > a->n_src_c) cv -= DLC_VL;
+  lowp_gspc_fallback(a, q8, cv, a->n_c, 0, a->nq);
+  lowp_gspc_fallback(a, q8, 0, cv, 0, qv0);
+  lowp_gspc_fallback(a, q8, 0, cv, qv1 > qv0 ? qv1 : qv0, a->nq);
+  const size_t es = q8 ? 1 : 2, cpt = q8 ? 2 : 1;
+  const ptrdiff_t qs = a->col_step * a->px_step;
+  for (size_t c0 = 0; c0 < cv; c0 += DLC_VL)
+    for (size_t q0 = qv0; q0 < qv1; q0 += DLC_VL) {
+      const char *s = (const char *)a->src + ((ptrdiff_t)(c0 * cpt) + ((ptrdiff_t)q0 * a->col_step + a->col0) * a->px_step) * (ptrdiff_t)es;
+      vf r[DLC_VL];
+      UNROLL
+      for (size_t i = 0; i < DLC_VL; i++) {
+        const char *p = s + (ptrdiff_t)i * qs * (ptrdiff_t)es;
+        r[i] = !q8 ? v_load_f16((const uint16_t *)(const void *)p)
+               : a->is_signed ? vi_as_vf(vi_load_pairs_s8((const int8_t *)p, a->zp))
+                              : vi_as_vf(vi_load_pairs_u8((const uint8_t *)p, a->zp));
+      }
+      v_transpose(r);
+      UNROLL
+      for (size_t j = 0; j < DLC_VL; j++) v_store((float *)a->dst + (c0 + j) * a->dst_c_stride + q0, r[j]);
+    }
+}
+
+INLINE void lowp_gspc_pack(const dlc_lowp_gspc_pack_args *a, const int q8) {
+  if (a->px_step == 1 && a->col_step == 1) {
+    switch (a->gpv) {
+      case 1: lowp_gspc_pack_rows_g(a, q8, 1); return;
+      case 2: lowp_gspc_pack_rows_g(a, q8, 2); return;
+      case 4: lowp_gspc_pack_rows_g(a, q8, 4); return;
+#if LOWP_GSPC_MAX_GPV >= 8
+      case 8: lowp_gspc_pack_rows_g(a, q8, 8); return;
+#endif
+#if LOWP_GSPC_MAX_GPV >= 16
+      case 16: lowp_gspc_pack_rows_g(a, q8, 16); return;
+#endif
+      default: break;
+    }
+  } else if (a->src_c_stride == 1 && a->gpv == 1 && a->ng == 1) {
+    lowp_gspc_pack_channels(a, q8);
+    return;
+  }
+  lowp_gspc_fallback(a, q8, 0, a->n_c, 0, a->nq);
+}
+
+static void lowp_gspc_pack_f16(const dlc_lowp_gspc_pack_args *a) { lowp_gspc_pack(a, 0); }
+static void lowp_gspc_pack_q8(const dlc_lowp_gspc_pack_args *a) { lowp_gspc_pack(a, 1); }
+#define LOWP_GSPC_PACK_F16 lowp_gspc_pack_f16
+#define LOWP_GSPC_PACK_Q8 lowp_gspc_pack_q8
+#endif
 
 /* ---- the kernel tables -----------------------------------------------------------------------
    A kernel per tile of the shapes the menu has (one vector: gpv 1..VL, 1, 2 or 4 rows; several

@@ -170,4 +170,17 @@ INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) {
   return k ? _mm256_permute2x128_si256(lo, hi, 0x31) : _mm256_permute2x128_si256(lo, hi, 0x20);
 }
 
+/* lane k: the low 16 bits of lo_k, those of hi_k above them (two rows of s16 into pairs) */
+INLINE vi vi_pair16(vi lo, vi hi) { return _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xAA); }
+/* 2 DLC_VL bytes (u8, s8) widened to s16 less zp, as DLC_VL pairs (byte 2k low, 2k + 1 high);
+   reads those bytes only */
+INLINE vi vi_load_pairs_u8(const uint8_t *p, int32_t zp) {
+  return _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p)),
+                          _mm256_set1_epi16((int16_t)zp));
+}
+INLINE vi vi_load_pairs_s8(const int8_t *p, int32_t zp) {
+  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p)),
+                          _mm256_set1_epi16((int16_t)zp));
+}
+
 #endif

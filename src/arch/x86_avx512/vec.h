@@ -206,4 +206,19 @@ INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) {
            : _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
 }
 
+/* lane k: the low 16 bits of lo_k, those of hi_k above them (two rows of s16 into pairs) */
+INLINE vi vi_pair16(vi lo, vi hi) {
+  return _mm512_mask_blend_epi16((__mmask32)0xAAAAAAAAu, lo, _mm512_slli_epi32(hi, 16));
+}
+/* 2 DLC_VL bytes (u8, s8) widened to s16 less zp, as DLC_VL pairs (byte 2k low, 2k + 1 high);
+   reads those bytes only */
+INLINE vi vi_load_pairs_u8(const uint8_t *p, int32_t zp) {
+  return _mm512_sub_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)p)),
+                          _mm512_set1_epi16((int16_t)zp));
+}
+INLINE vi vi_load_pairs_s8(const int8_t *p, int32_t zp) {
+  return _mm512_sub_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)p)),
+                          _mm512_set1_epi16((int16_t)zp));
+}
+
 #endif
