@@ -34,7 +34,6 @@
 #define SENTINEL ((int32_t)0x5A5A5A5A)
 
 #if defined(DLC_HAVE_NEON)
-extern const dlc_lowp_dw_family dlc_lowp_dw__neon; /* src/arch/arm_neon/lowp_dw_neon.c */
 #endif
 
 /* f is `want`, with all six kernels and both names. */

@@ -53,6 +53,13 @@ static size_t round16(size_t n) { return (n + 15) / 16 * 16; }
    CPU with VNNI the x86 tables must carry the VNNI family (src/arch/<isa>/config.c). */
 static void check_expected_families(void) {
   CHECK_TABLE_FAMILIES(q8_csr, IF_AVXVNNI(dlc_q8_csr__avxvnni), IF_AVX512VNNI(dlc_q8_csr__avx512vnni));
+#if defined(__aarch64__)
+  /* the Neon table carries the Neon family (src/arch/arm_neon/config.c), not one it lends */
+  const dlc_q8_csr_family *neon = TABLE_FAMILY(DLCONV_ISA_NEON, q8_csr);
+  assert_non_null(neon);
+  const size_t n = strlen(neon->name);
+  assert_true(n > 6 && strcmp(neon->name + n - 6, "__neon") == 0);
+#endif
 }
 
 static void check_family_fields(const dlc_q8_csr_family *f) {

@@ -24,7 +24,11 @@ extern const dlc_q8_gemm_family dlc_q8_gemm__neon;
 extern const dlc_f16_gemm_family dlc_f16_gemm__neon, dlc_f16_gemm__neonfhm;
 /* AArch64 with FEAT_DotProd (asimddp): the u8 x s8 quad family on SDOT (arm_neon/q8_gemm_neondot.c) */
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__neondot;
-/* The int8 gemm, csr and gspc families on vpdpwssd (the *_tiles.h templates in src/arch/x86_avx2),
+/* AArch64, every core: the F16/int8 depthwise rows, GSPC and int8 csr templates over the neon vec.h */
+extern const dlc_lowp_dw_family dlc_lowp_dw__neon;
+extern const dlc_lowp_gspc_family dlc_lowp_gspc__neon;
+extern const dlc_q8_csr_family dlc_q8_csr__neon;
+/* The int8 gemm, csr and gspc families on vpdpwssd (x86_avx2/q8_gemm_tiles.h, template/q8_csr.h, template/lowp_gspc.h),
    where the compiler has the instruction: src/arch/x86_avx2/config.c and x86_avx512/config.c put them in the avx2 / avx512 table on
    CPUs with AVX-VNNI / AVX512-VNNI. */
 extern const dlc_q8_gemm_family dlc_q8_gemm__avxvnni, dlc_q8_gemm__avx512vnni;
@@ -37,6 +41,8 @@ extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,
                                 void *y, size_t ldy);
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__avxvnni, dlc_lowp_gspc__avx512vnni;
+/* the same on 16 zmm lanes (the avx512 table's) */
+extern const dlc_lowp_gspc_family dlc_lowp_gspc__avx512vnni_zmm;
 extern const dlc_lowp_dw_family dlc_lowp_dw__generic, dlc_lowp_dw__avx2;
 extern const dlc_lowp_gspc_family dlc_lowp_gspc__generic, dlc_lowp_gspc__avx2;
 extern const dlc_q8_csr_family dlc_q8_csr__generic, dlc_q8_csr__avx2;

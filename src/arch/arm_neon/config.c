@@ -4,16 +4,14 @@
    gemm on FMLAL / FMLAL2, the same sums bit for bit; with FEAT_DotProd (asimddp) the u8 x s8 quad
    gemm (q8_d4) on SDOT with its gemv, transposed tile and fused store, which the direct, spatial
    pack and dense gemv drivers prefer to the SMLAL pairs (still the store, and the whole int8 path
-   on cores without it, Cortex-A53). The int8 and F16 depthwise
-   rows, gspc and int8 csr families are lent by the generic table (the kernel name ends in
-   __generic); the other quad families (q8_igemm, q8_dwn, q8_dw4, q8_dwc) stay NULL.
+   on cores without it, Cortex-A53). The F16/int8 depthwise rows, GSPC and int8 csr are the
+   templates of src/arch/template/ over the neon vec.h, armv8-a too; the other quad families
+   (q8_igemm, q8_dwn, q8_dw4, q8_dwc) stay NULL.
    Compiled without ISA flags (src/arch/meson.build): this file only copies pointers. */
 #include <pthread.h>
 
 #include "../../core/cpu.h"
 #include "../families.h"
-
-extern const dlc_lowp_dw_family dlc_lowp_dw__neon; /* arm_neon/lowp_dw_neon.c */
 
 static dlc_isa_kernels table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -31,9 +29,8 @@ static void fill(void) {
       .f16_gemm = &dlc_f16_gemm__neon,
       .q8_gemm = &dlc_q8_gemm__neon,
       .lowp_dw = &dlc_lowp_dw__neon,
-      /* lent by the generic table until they have Neon versions: every AArch64 CPU runs them */
-      .lowp_gspc = &dlc_lowp_gspc__generic,
-      .q8_csr = &dlc_q8_csr__generic,
+      .lowp_gspc = &dlc_lowp_gspc__neon,
+      .q8_csr = &dlc_q8_csr__neon,
   };
 #if defined(DLC_HAVE_NEONFHM)
   if (f->neon_fhm) table.f16_gemm = &dlc_f16_gemm__neonfhm;

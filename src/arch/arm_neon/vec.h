@@ -276,4 +276,52 @@ INLINE vi vi_load_s8_strided(const int8_t *p, size_t s) {
 /* bitwise and */
 INLINE vi vi_and(vi a, vi b) { return vandq_s32(a, b); }
 
+/* ---- names the lowp_gspc and q8_csr templates added -------------------------------------------- */
+
+/* An accumulator of vi_dot2_s16 steps that an ISA may keep split, so that a step is one or two
+   widening multiply-accumulates instead of a multiply, a pairwise add and an add: vi2_sum of the
+   chain is the lanes the same vi_dot2_s16 chain gives (sums mod 2^32). DLC_VI2_REGS: the
+   registers one takes (a template's accumulator budget). Here two vectors: the products of each
+   pair's low and high s16 (SMLAL of the low halves, SMLAL2 of the high ones), added pairwise once
+   (ADDP) by vi2_sum. */
+typedef int32x4x2_t vi2;
+#define DLC_VI2_REGS 2
+/* DLC_VL int32 from a vector-aligned p (as v_load_aligned) */
+INLINE vi vi_load_aligned(const int32_t *p) { return vld1q_s32((const int32_t *)__builtin_assume_aligned(p, 16)); }
+INLINE vi2 vi2_zero(void) {
+  const vi2 z = {{vdupq_n_s32(0), vdupq_n_s32(0)}};
+  return z;
+}
+INLINE vi2 vi2_dot2_s16(vi2 acc, vi a, vi b) {
+  const int16x8_t a16 = vreinterpretq_s16_s32(a), b16 = vreinterpretq_s16_s32(b);
+  acc.val[0] = vmlal_s16(acc.val[0], vget_low_s16(a16), vget_low_s16(b16));
+  acc.val[1] = vmlal_high_s16(acc.val[1], a16, b16);
+  return acc;
+}
+INLINE vi vi2_sum(vi2 acc) { return vpaddq_s32(acc.val[0], acc.val[1]); }
+/* The s16 of a and b (2 * VL each, two rows of pixels) interleaved into VL pairs (a_k, b_k), in
+   the ISA's zip order, here in order (ZIP1: pairs 0-3, ZIP2: 4-7); vi_zip16_in_order(lo, hi, k)
+   puts the lanes of results taken from zip_lo and zip_hi back in order: k = 0 pairs 0 .. VL-1,
+   k = 1 pairs VL .. 2 VL-1 (here lo, hi as they are). */
+INLINE vi vi_zip16_lo(vi a, vi b) {
+  return vreinterpretq_s32_s16(vzip1q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
+}
+INLINE vi vi_zip16_hi(vi a, vi b) {
+  return vreinterpretq_s32_s16(vzip2q_s16(vreinterpretq_s16_s32(a), vreinterpretq_s16_s32(b)));
+}
+INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) { return k ? hi : lo; }
+
+/* lane k: the low 16 bits of lo_k, those of hi_k above them (two rows of s16 into pairs): TRN1 */
+INLINE vi vi_pair16(vi lo, vi hi) {
+  return vreinterpretq_s32_s16(vtrn1q_s16(vreinterpretq_s16_s32(lo), vreinterpretq_s16_s32(hi)));
+}
+/* 2 DLC_VL bytes (u8, s8) widened to s16 less zp, as DLC_VL pairs (byte 2k low, 2k + 1 high);
+   reads those bytes only */
+INLINE vi vi_load_pairs_u8(const uint8_t *p, int32_t zp) {
+  return vreinterpretq_s32_s16(vsubq_s16(vreinterpretq_s16_u16(vmovl_u8(vld1_u8(p))), vdupq_n_s16((int16_t)zp)));
+}
+INLINE vi vi_load_pairs_s8(const int8_t *p, int32_t zp) {
+  return vreinterpretq_s32_s16(vsubq_s16(vmovl_s8(vld1_s8(p)), vdupq_n_s16((int16_t)zp)));
+}
+
 #endif

@@ -1,17 +1,11 @@
-/* F16 and int8 gspc family, AVX2 + FMA + F16C (lowp_gspc_ukernel.h): the avx2 instance of the
- * micro-kernels (lowp_gspc_tiles.h, which describes them) and the input repack. The VNNI families
- * share the repack and the F16 kernels (lowp_gspc_avx2.h). */
-#include <immintrin.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+/* F16 and int8 gspc family, AVX2 + FMA + F16C (lowp_gspc_ukernel.h): the micro-kernels are the
+ * template src/arch/template/lowp_gspc.h over this ISA's vec.h (T_O = 8 lanes, up to 12
+ * accumulators: with NV weight vectors and a broadcast they fit the 16 ymm registers); the input
+ * repack is this file's own. The VNNI families share the repack and the F16 kernels
+ * (lowp_gspc_avx2.h). */
+#include "vec.h"
 
-#include "../../ukernel/lowp_gspc_ukernel.h"
-#include "avx2_transpose.h"
 #include "lowp_gspc_avx2.h"
-
-#define Q8_DOT2(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
-#include "lowp_gspc_tiles.h"
 
 /* ---- the repack ---------------------------------------------------------------------------- */
 
@@ -286,27 +280,14 @@ static inline __attribute__((always_inline)) void pack_any(const dlc_lowp_gspc_p
 static void pack_f16(const dlc_lowp_gspc_pack_args *a) { pack_any(a, 0); }
 static void pack_q8(const dlc_lowp_gspc_pack_args *a) { pack_any(a, 1); }
 
+/* Zen 2: two FMA pipes of latency 4 (F16; a cvtph2ps per weight vector rides along), one
+   vpmaddwd per cycle whose vpaddd chain has latency 1 (int8): the template's defaults. */
+#define LOWP_GSPC_PACK_F16 pack_f16
+#define LOWP_GSPC_PACK_Q8 pack_q8
+#include "../template/lowp_gspc.h"
+
 dlc_f16_gspc_ukernel_fn dlc_lowp_gspc_get_f16__avx2(size_t gpv, size_t nv, size_t r, size_t w) {
-  return get_f16(gpv, nv, r, w);
+  return lowp_gspc_get_f16(gpv, nv, r, w);
 }
 void dlc_lowp_gspc_pack_f16__avx2(const dlc_lowp_gspc_pack_args *a) { pack_f16(a); }
 void dlc_lowp_gspc_pack_q8__avx2(const dlc_lowp_gspc_pack_args *a) { pack_q8(a); }
-
-/* Zen 2: two FMA pipes of latency 4 (F16; a cvtph2ps per weight vector rides along), one
-   vpmaddwd per cycle whose vpaddd chain has latency 1 (int8). */
-const dlc_lowp_gspc_family dlc_lowp_gspc__avx2 = {
-    .isa = "avx2",
-    .t_o = TO,
-    .t_i_f16 = 16,
-    .t_i_q8 = 8,
-    .max_gpv = TO,
-    .get_f16 = get_f16,
-    .get_q8 = get_q8,
-    .pack_f16 = pack_f16,
-    .pack_q8 = pack_q8,
-    .mac_per_cycle_f16 = 2.0f,
-    .mac_per_cycle_q8 = 1.0f,
-    .loads_per_cycle = 2.0f,
-    .latency_f16 = 4.0f,
-    .latency_q8 = 1.0f,
-};

@@ -1,10 +1,7 @@
-/* int8 csr micro-kernel, AVX-VNNI (VEX vpdpwssd on ymm): the avx2 kernel with the pair product and its sum fused
- * into one instruction (q8_csr_tiles.h). src/arch/<isa>/config.c offers it where the CPU has it. */
-#include <immintrin.h>
-#include <string.h>
+/* int8 csr micro-kernel, AVX-VNNI (VEX vpdpwssd on ymm): the template src/arch/template/q8_csr.h
+ * over the avx2 vec.h compiled with -mavxvnni, so that the pair product and its sum are one
+ * instruction. src/arch/<isa>/config.c offers it where the CPU has it. */
+#include "vec.h"
 
-#include "../../ukernel/csr_ukernel.h"
-
-#define Q8_ISA avxvnni
-#define Q8_DOT2(acc, a, b) _mm256_dpwssd_avx_epi32((acc), (a), (b))
-#include "q8_csr_tiles.h"
+#define Q8_CSR_ISA avxvnni
+#include "../template/q8_csr.h"

@@ -205,4 +205,40 @@ INLINE vi vi_load_s8_strided(const int8_t *p, size_t s) {
 /* bitwise and */
 INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
 
+/* ---- names the lowp_gspc and q8_csr templates added -------------------------------------------- */
+
+/* An accumulator of vi_dot2_s16 steps that an ISA may keep split, so that a step is one or two
+   widening multiply-accumulates instead of a multiply, a pairwise add and an add: vi2_sum of the
+   chain is the lanes the same vi_dot2_s16 chain gives (sums mod 2^32). DLC_VI2_REGS: the
+   registers one takes (a template's accumulator budget). Here a vi: vi2_sum is free. */
+typedef vi vi2;
+#define DLC_VI2_REGS 1
+/* DLC_VL int32 from a vector-aligned p (as v_load_aligned) */
+INLINE vi vi_load_aligned(const int32_t *p) { return _mm256_load_si256((const __m256i *)(const void *)p); }
+INLINE vi2 vi2_zero(void) { return vi_zero(); }
+INLINE vi2 vi2_dot2_s16(vi2 acc, vi a, vi b) { return vi_dot2_s16(acc, a, b); }
+INLINE vi vi2_sum(vi2 acc) { return acc; }
+/* The s16 of a and b (2 * VL each, two rows of pixels) interleaved into VL pairs (a_k, b_k), in
+   the ISA's zip order, here in-lane (vpunpcklwd / vpunpckhwd: pairs 0-3 and 8-11; 4-7 and 12-15);
+   vi_zip16_in_order(lo, hi, k) puts the lanes of results taken from zip_lo and zip_hi back in
+   order: k = 0 pairs 0 .. VL-1, k = 1 pairs VL .. 2 VL-1 (here vperm2i128). */
+INLINE vi vi_zip16_lo(vi a, vi b) { return _mm256_unpacklo_epi16(a, b); }
+INLINE vi vi_zip16_hi(vi a, vi b) { return _mm256_unpackhi_epi16(a, b); }
+INLINE vi vi_zip16_in_order(vi lo, vi hi, const int k) {
+  return k ? _mm256_permute2x128_si256(lo, hi, 0x31) : _mm256_permute2x128_si256(lo, hi, 0x20);
+}
+
+/* lane k: the low 16 bits of lo_k, those of hi_k above them (two rows of s16 into pairs) */
+INLINE vi vi_pair16(vi lo, vi hi) { return _mm256_blend_epi16(lo, _mm256_slli_epi32(hi, 16), 0xAA); }
+/* 2 DLC_VL bytes (u8, s8) widened to s16 less zp, as DLC_VL pairs (byte 2k low, 2k + 1 high);
+   reads those bytes only */
+INLINE vi vi_load_pairs_u8(const uint8_t *p, int32_t zp) {
+  return _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p)),
+                          _mm256_set1_epi16((int16_t)zp));
+}
+INLINE vi vi_load_pairs_s8(const int8_t *p, int32_t zp) {
+  return _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p)),
+                          _mm256_set1_epi16((int16_t)zp));
+}
+
 #endif

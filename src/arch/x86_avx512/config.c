@@ -16,6 +16,7 @@
 #include "../../core/cpu.h"
 #include "../families.h"
 
+
 static dlc_isa_kernels table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -35,7 +36,7 @@ static void fill(void) {
   if (f->avx512_vnni) {
     table.q8_gemm = &dlc_q8_gemm__avx512vnni;
     table.q8_csr = &dlc_q8_csr__avx512vnni;
-    table.lowp_gspc = &dlc_lowp_gspc__avx512vnni;
+    table.lowp_gspc = &dlc_lowp_gspc__avx512vnni_zmm;
     table.q8_d4 = &dlc_q8d4_gemm__avx512vnni;
     table.q8_igemm = &dlc_q8_igemm__avx512vnni;
     table.q8_dwn = &dlc_q8_dwn__avx512vnni;

@@ -1,10 +1,8 @@
-/* int8 csr micro-kernel, AVX512-VNNI (EVEX vpdpwssd on ymm, with AVX512-VL): the avx2 kernel with the pair product and its sum fused
- * into one instruction (../x86_avx2/q8_csr_tiles.h). src/arch/<isa>/config.c offers it where the CPU has it. */
-#include <immintrin.h>
-#include <string.h>
+/* int8 csr micro-kernel, AVX512-VNNI (EVEX vpdpwssd on ymm, with AVX512-VL): the template
+ * src/arch/template/q8_csr.h over the avx2 vec.h (8 lanes) compiled for AVX512-VNNI, so that the
+ * pair product and its sum are one instruction. src/arch/x86_avx512/config.c offers it where the
+ * CPU has it. */
+#include "../x86_avx2/vec.h"
 
-#include "../../ukernel/csr_ukernel.h"
-
-#define Q8_ISA avx512vnni
-#define Q8_DOT2(acc, a, b) _mm256_dpwssd_epi32((acc), (a), (b))
-#include "../x86_avx2/q8_csr_tiles.h"
+#define Q8_CSR_ISA avx512vnni
+#include "../template/q8_csr.h"
