@@ -152,22 +152,34 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
 }
 
 /* F16/int8 grouped convolutions (not depthwise: direct's channel kernels are 1.4-8x faster there):
-   GSPC (gspc_lowp.c, groups in lanes) against the best of direct, spatial pack and GEMM, on
-   ResNeXt-50 and WRN-40-2 g2..g16, Zen 2, 1 thread (GSPC / best):
+   GSPC (gspc_lowp.c, groups in lanes) against the best of direct, spatial pack and GEMM.
+   First measured on ResNeXt-50 and WRN-40-2 g2..g16, Zen 2, 1 thread (GSPC / best):
      F16 NHWC: 0.46-0.97 on every layer of 64 and more pixels (one of 30 at 1.02), 1.03-1.08 below;
-     F16 NCHW: 0.85-0.99 on layers of 64 pixels and fewer, 0.95-1.52 above;
-     int8 NHWC: 0.68-0.89 with 16 or more channels per group in at most 16 groups; with 32 groups
-       (ResNeXt) 0.95-1.33, with 2-8 channels 0.71-1.18;
+     int8 NHWC: 0.68-0.89 with 16 or more channels per group in at most 16 groups;
      int8 NCHW: 0.87-0.96 with 32 or more channels per group on planes up to 14 x 14, 0.94-1.42
        elsewhere (vpmaddwd bounds both GSPC and GEMM; the repack and the stores decide).
    With the u8 x s8 quads (d4: AVX512-VNNI), direct's quad kernels beat GSPC's s16 pairs on every
    NCHW grouped layer: WRN-40-2 g2..g16, Zen 5, 1 thread, GSPC / direct 1.7-3.8 on the 8 x 8 and
-   16 x 16 layers GSPC took (64 channels per group 3.8, 32 2.0, 8 1.7). */
+   16 x 16 layers GSPC took (64 channels per group 3.8, 32 2.0, 8 1.7), and still 1.4-1.9 with
+   the 16-lane zmm family.
+   Few channels per group (Zen 5, 1 thread, ResNeXt-50 g32 and WRN-40-2 g4 / g16, the AVX-512
+   table with the zmm GSPC family and the AVX2 one, GSPC / the other's time):
+     F16 NCHW, 2-8 channels per group at stride 1: AVX-512 0.25-0.56, AVX2 0.16-0.88; 16: 0.97-1.03
+       (AVX2 0.93); 32: 1.32-1.51 (AVX2 0.95-0.99); strided, 2 per group: 0.22-0.35, 4: 1.0-1.2,
+       8 and more 1.5-2.5;
+     int8 NHWC against GEMM's indirect quads (d4): 2-8 per group at stride 1 0.34-0.90, 16 and 32
+       1.5-3.8; strided 2-4 0.21-0.78, 8 1.6; against AVX2's spatial pack: 2 per group 0.44-0.76,
+       4 and 8 1.1-1.3. */
 static int gspc_lowp_pays(const dlc_conv_shape *s, int q8, int d4) {
   if (s->groups == 1 || s->cin_g == 1) return 0;
   const int64_t pixels = s->h_out * s->w_out;
-  if (s->layout == DLCONV_NHWC) return q8 ? s->groups <= 16 && s->cout_g >= 16 : pixels >= 64;
-  return q8 ? !d4 && pixels <= 14 * 14 && s->cout_g >= 32 : pixels <= 64;
+  const int strided = s->stride_h > 1 || s->stride_w > 1;
+  if (s->layout == DLCONV_NHWC) {
+    if (!q8) return pixels >= 64;
+    return (s->groups <= 16 && s->cout_g >= 16) || s->cin_g <= (strided ? 4 : d4 ? 8 : 2);
+  }
+  if (!q8) return s->cin_g <= (strided ? 2 : 16);
+  return !d4 && pixels <= 14 * 14 && s->cout_g >= 32;
 }
 
 /* F16 convolutions (c_in/groups > 1) on an ISA whose direct family stores binary16 (direct.c's
