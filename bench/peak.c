@@ -98,7 +98,7 @@ void bench_peak_probe(bench_peak *p) {
 
 /* int8 multiply-add: the instructions the library's int8 kernels are built on, each in chains
    of 12 independent accumulators. MACs per instruction: vpmaddwd ymm (+ vpaddd) 16, vpdpwssd
-   ymm 16, vpdpbusd zmm 64. Integer units run at the same speed whatever the values (which wrap
+   ymm 16, vpdpwssd zmm 32, vpdpbusd zmm 64. Integer units run at the same speed whatever the values (which wrap
    freely); the loops hide their constant operands from the optimiser, which would otherwise
    hoist (vpmaddwd) or fold them, and vpmaddwd gets operands of its own per accumulator. */
 #define I_DECL(i) __m256i c##i = _mm256_set1_epi32(i);
@@ -149,8 +149,12 @@ DOT_LOOP(dpwssd_loop_ymm, "avx512f,avx512vl,avx512vnni", __m256i, _mm256_set1_ep
          _mm256_set1_epi32, _mm256_setzero_si256, lane0_256)
 #undef dot
 #undef add
-#define dot _mm512_dpbusd_epi32
+#define dot _mm512_dpwssd_epi32
 #define add _mm512_add_epi32
+DOT_LOOP(dpwssd_loop_zmm, "avx512f,avx512bw,avx512vnni", __m512i, _mm512_set1_epi16, _mm512_set1_epi16,
+         _mm512_set1_epi32, _mm512_setzero_si512, _mm512_reduce_add_epi32)
+#undef dot
+#define dot _mm512_dpbusd_epi32
 DOT_LOOP(dpbusd_loop_zmm, "avx512f,avx512bw,avx512vnni", __m512i, _mm512_set1_epi8, _mm512_set1_epi8,
          _mm512_set1_epi32, _mm512_setzero_si512, _mm512_reduce_add_epi32)
 #undef dot
@@ -189,6 +193,7 @@ void bench_peak_probe_int8(bench_peak *p) {
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512bw")) {
     add_int8(p, "vpdpwssd", measure(dpwssd_loop_ymm, 2 * 12.0 * 16 * 2));
+    add_int8(p, "vpdpwssd zmm", measure(dpwssd_loop_zmm, 2 * 12.0 * 32 * 2));
     add_int8(p, "vpdpbusd", measure(dpbusd_loop_zmm, 2 * 12.0 * 64 * 2));
     return;
   }
@@ -214,7 +219,7 @@ void bench_peak_probe(bench_peak *p) {
    AVX-512 kernels without VNNI vpmaddwd. NULL for others (generic C). */
 static const char *int8_instr(const char *kernel) {
   if (strstr(kernel, "avx512vnni") || strstr(kernel, "avx512vbmi"))
-    return strstr(kernel, "c4") ? "vpdpbusd" : "vpdpwssd";
+    return strstr(kernel, "c4") ? "vpdpbusd" : strstr(kernel, "_zmm") ? "vpdpwssd zmm" : "vpdpwssd";
   if (strstr(kernel, "avxvnni")) return "vpdpwssd";
   if (strstr(kernel, "avx2") || strstr(kernel, "avx512")) return "vpmaddwd";
   return NULL;
