@@ -1,7 +1,8 @@
 /* The avx2 kernel table, filled once from cpuid: the AVX2 + FMA + F16C families, with the int8
    gemm, csr and gspc families on AVX-VNNI (vpdpwssd, the VEX form) where the CPU has it. vpdpwssd
-   is vpmaddwd + vpaddd in one, on the same packed formats, with the same results bit for bit (the
-   *_tiles.h templates in src/arch/x86_avx2), so the rest of the table stays. A caller capping at
+   is vpmaddwd + vpaddd in one, on the same packed formats, with the same results bit for bit
+   (x86_avx2/q8_gemm_tiles.h, template/q8_csr.h and template/lowp_gspc.h, whose vi_dot2_s16 is
+   vpdpwssd in a file built with -mavxvnni), so the rest of the table stays. A caller capping at
    avx2 gets no EVEX instruction.
 
    Compiled without ISA flags (src/arch/meson.build): this file only copies pointers, and runs
