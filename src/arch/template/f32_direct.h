@@ -25,6 +25,10 @@
  *   DLC_DIRECT_DWP_FAST          1: dwp takes the fast path below for 3x3 and 5x5 kernels of stride
  *                                1 or 2 (one vector x DWP_NR rows, input rows loaded once per kx);
  *                                the family then promises DWP_NR rows per call for every npv
+ *   DLC_DIRECT_DWC_SLIDE         dwc: rows of 3 (bit 1) and 5 (bit 2) taps at a tap stride equal to the
+ *                                pixel stride take dwc_slide_body (default 3 with 32 registers, 2 with
+ *                                16: AVX2's 6 x 2 tile and 6 weight vectors spill, 3x3 layers 1.03-1.05x
+ *                                slower, 5x5 0.85-0.93x; AVX-512 3x3 stride 1 0.71-0.92x, Zen 5)
  *   DLC_DIRECT_DWC_WHOLE         1: a dwc tile whose channel vectors are whole (n_in >= VL) loads
  *                                them plainly (an ISA without masked loads, where v_load_mask
  *                                tests its mask per load); default 0: every load masked
@@ -68,6 +72,13 @@
 #endif
 #ifndef DLC_DIRECT_DWC_WHOLE
 #define DLC_DIRECT_DWC_WHOLE 0
+#endif
+#ifndef DLC_DIRECT_DWC_SLIDE
+#if DLC_NREGS >= 32
+#define DLC_DIRECT_DWC_SLIDE 3
+#else
+#define DLC_DIRECT_DWC_SLIDE 2
+#endif
 #endif
 
 #define VL DLC_VL
@@ -276,8 +287,56 @@ INLINE void dwc_tile_body(const dlc_f32_direct_args *a, const int NW, const int 
   tile_store(acc, NW, NV, a, 0);
 }
 
+/* dwc at horizontal stride 1 (no dilation) over KW taps of a row, channel multiplier 1: each input
+   pixel of a kernel row is loaded once and feeds the KW outputs that read it, instead of KW loads of
+   it (NW + KW - 1 loads a row and vector, not NW * KW). Pixel p still sums its taps kx = 0..KW-1 in
+   order, as dwc_tile_body does. */
+INLINE void dwc_slide_body(const dlc_f32_direct_args *a, const int NW, const int NV, const int KW, const int WHOLE) {
+  vf acc[DWC_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const vmask m0 = v_first(a->n_in[0]), m1 = v_first(a->n_in[1]);
+  const ptrdiff_t xp = a->x_pix, wv = a->w_v, ws2 = a->w_s[2], xs1 = a->x_s[1], ws1 = a->w_s[1];
+  const float *xk = a->x;
+  const float *wk = a->w;
+  for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+    vf w[5][2];
+    UNROLL
+    for (int k = 0; k < KW; k++) {
+      w[k][0] = v_load(wk + k * ws2);
+      w[k][1] = NV > 1 ? v_load(wk + k * ws2 + wv) : w[k][0];
+    }
+    UNROLL
+    for (int j = 0; j < NW + KW - 1; j++) {
+      const float *xq = xk + j * xp;
+      const vf x0 = WHOLE ? v_load(xq) : v_load_mask(xq, m0);
+      const vf x1 = NV > 1 ? (WHOLE ? v_load(xq + VL) : v_load_mask(xq + VL, m1)) : x0;
+      UNROLL
+      for (int k = 0; k < KW; k++) {
+        const int p = j - k;
+        if (p < 0 || p >= NW) continue;
+        acc[p][0] = v_fma(x0, w[k][0], acc[p][0]);
+        if (NV > 1) acc[p][1] = v_fma(x1, w[k][1], acc[p][1]);
+      }
+    }
+    xk += xs1;
+    wk += ws1;
+  }
+  tile_store(acc, NW, NV, a, 0);
+}
+
 INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
-  if (DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL))
+  const int whole = DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL);
+  if (!PERM && a->n[0] == 1 && a->x_s[2] == a->x_pix) {
+    if ((DLC_DIRECT_DWC_SLIDE & 1) && a->n[2] == 3) {
+      whole ? dwc_slide_body(a, NW, NV, 3, 1) : dwc_slide_body(a, NW, NV, 3, 0);
+      return;
+    }
+    if ((DLC_DIRECT_DWC_SLIDE & 2) && a->n[2] == 5) {
+      whole ? dwc_slide_body(a, NW, NV, 5, 1) : dwc_slide_body(a, NW, NV, 5, 0);
+      return;
+    }
+  }
+  if (whole)
     dwc_tile_body(a, NW, NV, PERM, 1);
   else
     dwc_tile_body(a, NW, NV, PERM, 0);
