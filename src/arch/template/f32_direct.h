@@ -29,6 +29,7 @@
  *                                pixel stride take dwc_slide_body (default 3 with 32 registers, 2 with
  *                                16: AVX2's 6 x 2 tile and 6 weight vectors spill, 3x3 layers 1.03-1.05x
  *                                slower, 5x5 0.85-0.93x; AVX-512 3x3 stride 1 0.71-0.92x, Zen 5)
+ *   DLC_DIRECT_DWC_SLIDE_WHOLE   DLC_DIRECT_DWC_WHOLE for the sliding-window rows (default: the same)
  *   DLC_DIRECT_DWC_WHOLE         1: a dwc tile whose channel vectors are whole (n_in >= VL) loads
  *                                them plainly (an ISA without masked loads, where v_load_mask
  *                                tests its mask per load); default 0: every load masked
@@ -72,6 +73,9 @@
 #endif
 #ifndef DLC_DIRECT_DWC_WHOLE
 #define DLC_DIRECT_DWC_WHOLE 0
+#endif
+#ifndef DLC_DIRECT_DWC_SLIDE_WHOLE
+#define DLC_DIRECT_DWC_SLIDE_WHOLE DLC_DIRECT_DWC_WHOLE
 #endif
 #ifndef DLC_DIRECT_DWC_SLIDE
 #if DLC_NREGS >= 32
@@ -290,7 +294,7 @@ INLINE void dwc_tile_body(const dlc_f32_direct_args *a, const int NW, const int 
 /* dwc at horizontal stride 1 (no dilation) over KW taps of a row, channel multiplier 1: each input
    pixel of a kernel row is loaded once and feeds the KW outputs that read it, instead of KW loads of
    it (NW + KW - 1 loads a row and vector, not NW * KW). Pixel p still sums its taps kx = 0..KW-1 in
-   order, as dwc_tile_body does. */
+   order, as dwc_tile_body does. WHOLE: plain loads (DLC_DIRECT_DWC_SLIDE_WHOLE). */
 INLINE void dwc_slide_body(const dlc_f32_direct_args *a, const int NW, const int NV, const int KW, const int WHOLE) {
   vf acc[DWC_TW1][2];
   tile_init(acc, NW, NV, a);
@@ -328,11 +332,11 @@ INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, c
   const int whole = DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL);
   if (!PERM && a->n[0] == 1 && a->x_s[2] == a->x_pix) {
     if ((DLC_DIRECT_DWC_SLIDE & 1) && a->n[2] == 3) {
-      whole ? dwc_slide_body(a, NW, NV, 3, 1) : dwc_slide_body(a, NW, NV, 3, 0);
+      DLC_DIRECT_DWC_SLIDE_WHOLE && whole ? dwc_slide_body(a, NW, NV, 3, 1) : dwc_slide_body(a, NW, NV, 3, 0);
       return;
     }
     if ((DLC_DIRECT_DWC_SLIDE & 2) && a->n[2] == 5) {
-      whole ? dwc_slide_body(a, NW, NV, 5, 1) : dwc_slide_body(a, NW, NV, 5, 0);
+      DLC_DIRECT_DWC_SLIDE_WHOLE && whole ? dwc_slide_body(a, NW, NV, 5, 1) : dwc_slide_body(a, NW, NV, 5, 0);
       return;
     }
   }
