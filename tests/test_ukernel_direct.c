@@ -65,8 +65,8 @@ typedef struct kcase {
   int f16;            /* conv of an f16_out family, storing into yh (acc_out unset) */
   size_t m;           /* dwc: channel multiplier; 0 for conv */
   size_t tile;        /* dwc: channel tile index */
-  int row_loops;      /* dwc: loops (1, ky, kx) as the driver passes them, tap stride = pixel stride
-                         where the pixel stride is 1 or 2 (the kernels' sliding-window case) */
+  int row_loops;      /* dwc: loops (1, ky, kx) as the driver passes them, tap stride 1 (and 2 at pixel
+                         stride 2): the kernels' sliding-window cases, stride 1 and 2 */
 } kcase;
 
 /* Builds a random problem for conv (m == 0) or dwc (m >= 1), runs fn, checks against doubles. */
@@ -74,7 +74,7 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
   const size_t vl = f->vl, lanes = k->nv * vl;
   /* Strides 1, 2 and 3 for every pixel count: kernels specialise the pixel stride 1 and 2. */
   const size_t sw = 1 + (k->nw + (size_t)k->nchw_y + 2 * (size_t)k->acc_in) % 3;
-  const size_t dwx = k->row_loops && sw <= 2 ? sw : 1 + k->nkx % 2, dh = 1 + k->nky % 2;
+  const size_t dwx = k->row_loops ? (sw == 2 && (k->nky & 1) ? 2 : 1) : 1 + k->nkx % 2, dh = 1 + k->nky % 2;
   const size_t nky = k->nky, nkx = k->nkx;
   dlc_f32_direct_args a;
   memset(&a, 0, sizeof a);
