@@ -29,9 +29,10 @@
  *                                at stride 1, 4 3 taps at stride 2, 8 5 taps at stride 2 (default 11 with
  *                                32 registers, 2 with 16). Zen 5, 1 thread, against dwc_tile_body:
  *                                AVX-512 3x3 stride 1 0.71-0.92x, 5x5 stride 1 0.80-0.89x, 5x5 stride 2
- *                                0.94-0.99x, 3x3 stride 2 0.82-0.93x on 7x7..28x28 outputs but
- *                                1.08-1.18x on 56x56 and 28x28 from 112x112 or 56x56 inputs; AVX2 (6 x 2
- *                                tile, its weight vectors spill) 3x3 no gain, 5x5 stride 1 0.85-0.93x
+ *                                0.75x (14x14 input) to 1.07x (56x56 input, 144 channels), 3x3 stride 2
+ *                                0.82-0.93x on 7x7..28x28 outputs but 1.08-1.18x from 112x112 or 56x56
+ *                                inputs; AVX2 (6 x 2 tile, its weight vectors spill) 3x3 no gain, 5x5
+ *                                stride 1 0.85-0.93x
  *   DLC_DIRECT_DWC_SLIDE_WHOLE   bits 1 (stride 1), 2 (stride 2): the sliding rows load whole channel
  *                                vectors plainly too (default DLC_DIRECT_DWC_WHOLE for both). x86
  *                                folds a plain load into each FMA that uses it, KW loads of a pixel
