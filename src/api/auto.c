@@ -54,10 +54,10 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
        of the suites, 3x3 and 5x5, 7x7 to 112x112 (Zen 2: 1.2-6x). */
     if (isa == DLCONV_ISA_AVX2 && s->layout == DLCONV_NCHW) return DLCONV_ALGO_DIRECT;
     /* NHWC: direct but at stride 1 with windows larger than 5x5 on x86, 5x5 and larger elsewhere
-       (direct's sliding-window rows cover 3 and 5 taps; Neon has none). Zen 5, 1 thread, direct /
-       GSPC over the depthwise layers of mobilenet_v2, efficientnet_b0 and shufflenet_v2: AVX-512 3x3 stride 1 0.52-0.69, stride 2
-       0.33-0.55, 5x5 stride 1 0.58-0.86 (7x7 0.86), stride 2 0.41-0.53; AVX2 5x5 stride 1
-       0.75-0.82. */
+       (not measured off x86). Zen 5, 1 thread, direct / GSPC over the depthwise layers of
+       mobilenet_v2, efficientnet_b0 and shufflenet_v2: AVX-512 (sliding-window rows) 3x3 stride 1
+       0.52-0.69, stride 2 0.33-0.55, 5x5 stride 1 0.58-0.86 (7x7 0.86), stride 2 0.41-0.53; AVX2
+       5x5 stride 1 0.76-0.92. */
     if (s->layout == DLCONV_NHWC) {
       const int64_t big = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512 ? 25 : 24;
       return window > big && s->stride_h == 1 && s->stride_w == 1 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;

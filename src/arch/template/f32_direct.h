@@ -27,12 +27,13 @@
  *                                the family then promises DWP_NR rows per call for every npv
  *   DLC_DIRECT_DWC_SLIDE         dwc rows that take dwc_slide_body, bits: 1 3 taps at stride 1, 2 5 taps
  *                                at stride 1, 4 3 taps at stride 2, 8 5 taps at stride 2 (default 11 with
- *                                32 registers, 2 with 16). Zen 5, 1 thread, against dwc_tile_body:
+ *                                32 registers, 0 with 16). Zen 5, 1 thread, against dwc_tile_body:
  *                                AVX-512 3x3 stride 1 0.71-0.92x, 5x5 stride 1 0.80-0.89x, 5x5 stride 2
  *                                0.75x (14x14 input) to 1.07x (56x56 input, 144 channels), 3x3 stride 2
  *                                0.82-0.93x on 7x7..28x28 outputs but 1.08-1.18x from 112x112 or 56x56
  *                                inputs; AVX2 (6 x 2 tile, its weight vectors spill) 3x3 no gain, 5x5
- *                                stride 1 0.85-0.93x
+ *                                stride 1 0.85-0.93x, but with the 5x5 bodies in the tile functions
+ *                                its 3x3 layers ran 1.03-1.07x slower
  *   DLC_DIRECT_DWC_SLIDE_WHOLE   bits 1 (stride 1), 2 (stride 2): the sliding rows load whole channel
  *                                vectors plainly too (default DLC_DIRECT_DWC_WHOLE for both). x86
  *                                folds a plain load into each FMA that uses it, KW loads of a pixel
@@ -88,7 +89,7 @@
 #if DLC_NREGS >= 32
 #define DLC_DIRECT_DWC_SLIDE 11
 #else
-#define DLC_DIRECT_DWC_SLIDE 2
+#define DLC_DIRECT_DWC_SLIDE 0
 #endif
 #endif
 
