@@ -65,13 +65,16 @@ typedef struct kcase {
   int f16;            /* conv of an f16_out family, storing into yh (acc_out unset) */
   size_t m;           /* dwc: channel multiplier; 0 for conv */
   size_t tile;        /* dwc: channel tile index */
+  int row_loops;      /* dwc: loops (1, ky, kx) as the driver passes them, tap stride 1 (and 2 at pixel
+                         stride 2): the kernels' sliding-window cases, stride 1 and 2 */
 } kcase;
 
 /* Builds a random problem for conv (m == 0) or dwc (m >= 1), runs fn, checks against doubles. */
 static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn, const kcase *k, const char *what) {
   const size_t vl = f->vl, lanes = k->nv * vl;
   /* Strides 1, 2 and 3 for every pixel count: kernels specialise the pixel stride 1 and 2. */
-  const size_t sw = 1 + (k->nw + (size_t)k->nchw_y + 2 * (size_t)k->acc_in) % 3, dwx = 1 + k->nkx % 2, dh = 1 + k->nky % 2;
+  const size_t sw = 1 + (k->nw + (size_t)k->nchw_y + 2 * (size_t)k->acc_in) % 3;
+  const size_t dwx = k->row_loops ? (sw == 2 && (k->nky & 1) ? 2 : 1) : 1 + k->nkx % 2, dh = 1 + k->nky % 2;
   const size_t nky = k->nky, nkx = k->nkx;
   dlc_f32_direct_args a;
   memset(&a, 0, sizeof a);
@@ -135,6 +138,11 @@ static void run_kernel_case(const dlc_f32_direct_family *f, dlc_f32_direct_fn fn
     a.n[0] = nky, a.n[1] = nkx, a.n[2] = cin;
     a.x_s[0] = x_ky, a.x_s[1] = x_kx, a.x_s[2] = x_c;
     a.w_s[0] = w_ky, a.w_s[1] = w_kx, a.w_s[2] = w_c;
+    if (k->row_loops && nky && nkx) { /* dwc, cin 1: the same sums as (1, ky, kx) */
+      a.n[0] = 1, a.n[1] = nky, a.n[2] = nkx;
+      a.x_s[0] = 0, a.x_s[1] = x_ky, a.x_s[2] = x_kx;
+      a.w_s[0] = 0, a.w_s[1] = w_ky, a.w_s[2] = w_kx;
+    }
   }
   a.w_v = (ptrdiff_t)(cin * nky1 * nkx1 * vl + 3 * vl);
   const size_t nwt = k->nv * (size_t)a.w_v;
@@ -332,6 +340,12 @@ static void test_dwc_kernels(void **state) {
               const int *t = TAPS[(nw + ci + m + (size_t)mode) % N_TAPS];
               k.nky = (size_t)t[0];
               k.nkx = (size_t)t[1];
+              run_kernel_case(f, f->dwc[nv - 1], &k, "dwc");
+              tested++;
+              /* the driver's loops over 3 and 5 taps a row */
+              k.row_loops = 1;
+              k.nky = 1 + (nw + (size_t)mode) % 3;
+              k.nkx = (nw + ci + m) & 1 ? 5 : 3;
               run_kernel_case(f, f->dwc[nv - 1], &k, "dwc");
               tested++;
             }

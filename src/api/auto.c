@@ -53,12 +53,15 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
     /* The AVX2 NCHW depthwise kernel (row reuse, 8 x 8 tiles) beats GSPC on every depthwise layer
        of the suites, 3x3 and 5x5, 7x7 to 112x112 (Zen 2: 1.2-6x). */
     if (isa == DLCONV_ISA_AVX2 && s->layout == DLCONV_NCHW) return DLCONV_ALGO_DIRECT;
-    /* NHWC: direct but at stride 1 with 5x5 and larger windows. Zen 5, 1 thread, direct / GSPC
-       over the depthwise layers of mobilenet_v2 and efficientnet_b0: AVX-512 3x3 0.81-1.01 (7x7
-       0.91, 14x14 stride 2 0.48), 5x5 stride 2 0.62-0.70, 5x5 stride 1 1.02-1.46; AVX2 3x3
-       stride 1 0.84-1.06 (7x7 0.84), strided 0.50-0.81, 5x5 stride 1 1.01-1.14. */
-    if (s->layout == DLCONV_NHWC)
-      return window >= 25 && s->stride_h == 1 && s->stride_w == 1 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+    /* NHWC: direct but at stride 1 with windows larger than 5x5 on x86, 5x5 and larger elsewhere
+       (not measured off x86). Zen 5, 1 thread, direct / GSPC over the depthwise layers of
+       mobilenet_v2, efficientnet_b0 and shufflenet_v2: AVX-512 (sliding-window rows) 3x3 stride 1
+       0.52-0.69, stride 2 0.33-0.55, 5x5 stride 1 0.58-0.86 (7x7 0.86), stride 2 0.41-0.53; AVX2
+       5x5 stride 1 0.76-0.92. */
+    if (s->layout == DLCONV_NHWC) {
+      const int64_t big = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512 ? 25 : 24;
+      return window > big && s->stride_h == 1 && s->stride_w == 1 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+    }
     return window >= 25 || pixels <= 64 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   }
   int strided = s->stride_h > 1 || s->stride_w > 1;

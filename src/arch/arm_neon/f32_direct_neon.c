@@ -21,5 +21,9 @@
 #define DLC_DIRECT_DWP_FAST 1
 /* no masked load on Neon: a dwc tile of whole channel vectors loads them plainly */
 #define DLC_DIRECT_DWC_WHOLE 1
+/* no sliding-window dwc rows: llvm-mca puts them below the per-tap loop (cycles per FMLA, Neoverse
+   N1 / Cortex-A76: 3x3 0.81 / 1.26, 5x5 0.88 / 1.29, against 0.54 / 1.09; 24 accumulators and the
+   row's weight vectors exceed the 32 registers, and no FMLA takes a memory operand) */
+#define DLC_DIRECT_DWC_SLIDE 0
 
 #include "../template/f32_direct.h"

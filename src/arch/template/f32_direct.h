@@ -25,6 +25,19 @@
  *   DLC_DIRECT_DWP_FAST          1: dwp takes the fast path below for 3x3 and 5x5 kernels of stride
  *                                1 or 2 (one vector x DWP_NR rows, input rows loaded once per kx);
  *                                the family then promises DWP_NR rows per call for every npv
+ *   DLC_DIRECT_DWC_SLIDE         dwc rows that take dwc_slide_body, bits: 1 3 taps at stride 1, 2 5 taps
+ *                                at stride 1, 4 3 taps at stride 2, 8 5 taps at stride 2 (default 11 with
+ *                                32 registers, 0 with 16). Zen 5, 1 thread, against dwc_tile_body:
+ *                                AVX-512 3x3 stride 1 0.71-0.92x, 5x5 stride 1 0.80-0.89x, 5x5 stride 2
+ *                                0.75x (14x14 input) to 1.07x (56x56 input, 144 channels), 3x3 stride 2
+ *                                0.82-0.93x on 7x7..28x28 outputs but 1.08-1.18x from 112x112 or 56x56
+ *                                inputs; AVX2 (6 x 2 tile, its weight vectors spill) 3x3 no gain, 5x5
+ *                                stride 1 0.85-0.93x, but with the 5x5 bodies in the tile functions
+ *                                its 3x3 layers ran 1.03-1.07x slower
+ *   DLC_DIRECT_DWC_SLIDE_WHOLE   bits 1 (stride 1), 2 (stride 2): the sliding rows load whole channel
+ *                                vectors plainly too (default DLC_DIRECT_DWC_WHOLE for both). x86
+ *                                folds a plain load into each FMA that uses it, KW loads of a pixel
+ *                                again: AVX-512 1.10-1.14x slower on 7x7 planes, 1.4x at stride 2
  *   DLC_DIRECT_DWC_WHOLE         1: a dwc tile whose channel vectors are whole (n_in >= VL) loads
  *                                them plainly (an ISA without masked loads, where v_load_mask
  *                                tests its mask per load); default 0: every load masked
@@ -68,6 +81,16 @@
 #endif
 #ifndef DLC_DIRECT_DWC_WHOLE
 #define DLC_DIRECT_DWC_WHOLE 0
+#endif
+#ifndef DLC_DIRECT_DWC_SLIDE_WHOLE
+#define DLC_DIRECT_DWC_SLIDE_WHOLE (DLC_DIRECT_DWC_WHOLE ? 3 : 0)
+#endif
+#ifndef DLC_DIRECT_DWC_SLIDE
+#if DLC_NREGS >= 32
+#define DLC_DIRECT_DWC_SLIDE 11
+#else
+#define DLC_DIRECT_DWC_SLIDE 0
+#endif
 #endif
 
 #define VL DLC_VL
@@ -276,8 +299,67 @@ INLINE void dwc_tile_body(const dlc_f32_direct_args *a, const int NW, const int 
   tile_store(acc, NW, NV, a, 0);
 }
 
+/* dwc over KW taps of a row at tap stride x_s[2] = x_pix / S, channel multiplier 1: each input
+   pixel of a kernel row is loaded once and feeds the outputs that read it, instead of a load per tap
+   ((NW - 1) * S + KW loads a row and vector, not NW * KW). Pixel p still sums its taps kx = 0..KW-1 in
+   order, as dwc_tile_body does. WHOLE: plain loads (DLC_DIRECT_DWC_SLIDE_WHOLE). */
+INLINE void dwc_slide_body(const dlc_f32_direct_args *a, const int NW, const int NV, const int KW, const int S,
+                           const int WHOLE) {
+  vf acc[DWC_TW1][2];
+  tile_init(acc, NW, NV, a);
+  const vmask m0 = v_first(a->n_in[0]), m1 = v_first(a->n_in[1]);
+  const ptrdiff_t xs2 = a->x_s[2], wv = a->w_v, ws2 = a->w_s[2], xs1 = a->x_s[1], ws1 = a->w_s[1];
+  const float *xk = a->x;
+  const float *wk = a->w;
+  for (size_t i1 = 0; i1 < a->n[1]; i1++) {
+    vf w[5][2];
+    UNROLL
+    for (int k = 0; k < KW; k++) {
+      w[k][0] = v_load(wk + k * ws2);
+      w[k][1] = NV > 1 ? v_load(wk + k * ws2 + wv) : w[k][0];
+    }
+    UNROLL
+    for (int j = 0; j < (NW - 1) * S + KW; j++) {
+      const float *xq = xk + j * xs2;
+      const vf x0 = WHOLE ? v_load(xq) : v_load_mask(xq, m0);
+      const vf x1 = NV > 1 ? (WHOLE ? v_load(xq + VL) : v_load_mask(xq + VL, m1)) : x0;
+      UNROLL
+      for (int k = 0; k < KW; k++) {
+        const int p = (j - k) / S;
+        if (j < k || (j - k) % S || p >= NW) continue;
+        acc[p][0] = v_fma(x0, w[k][0], acc[p][0]);
+        if (NV > 1) acc[p][1] = v_fma(x1, w[k][1], acc[p][1]);
+      }
+    }
+    xk += xs1;
+    wk += ws1;
+  }
+  tile_store(acc, NW, NV, a, 0);
+}
+
+/* dwc_slide_body with KW taps at stride S, plain loads where allowed */
+#define DWC_SLIDE(KW, S)                                                                             \
+  do {                                                                                               \
+    if ((DLC_DIRECT_DWC_SLIDE_WHOLE & (S)) && whole)                                                 \
+      dwc_slide_body(a, NW, NV, KW, S, 1);                                                           \
+    else                                                                                             \
+      dwc_slide_body(a, NW, NV, KW, S, 0);                                                           \
+    return;                                                                                          \
+  } while (0)
+
 INLINE void dwc_tile(const dlc_f32_direct_args *a, const int NW, const int NV, const int PERM) {
-  if (DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL))
+  const int whole = DLC_DIRECT_DWC_WHOLE && a->n_in[0] >= VL && (NV == 1 || a->n_in[1] >= VL);
+  if (!PERM && a->n[0] == 1) {
+    const size_t nkx = a->n[2];
+    if (a->x_s[2] == a->x_pix) {
+      if ((DLC_DIRECT_DWC_SLIDE & 1) && nkx == 3) DWC_SLIDE(3, 1);
+      if ((DLC_DIRECT_DWC_SLIDE & 2) && nkx == 5) DWC_SLIDE(5, 1);
+    } else if (2 * a->x_s[2] == a->x_pix) {
+      if ((DLC_DIRECT_DWC_SLIDE & 4) && nkx == 3) DWC_SLIDE(3, 2);
+      if ((DLC_DIRECT_DWC_SLIDE & 8) && nkx == 5) DWC_SLIDE(5, 2);
+    }
+  }
+  if (whole)
     dwc_tile_body(a, NW, NV, PERM, 1);
   else
     dwc_tile_body(a, NW, NV, PERM, 0);
