@@ -48,7 +48,7 @@ INLINE vf dwp_load_f16(const uint16_t *xr, ptrdiff_t ixb, ptrdiff_t w_in, int v,
 /* the fast path's loads inside the row: p[lane * S]. Stride 2 reads p[0 .. 8), inside the row
    there (the tile's 2 * VL columns are): one 16-byte load whose 32-bit lanes XTN narrows to their
    low halves, the evens (v_load_f16_evens, for rows that may end at p[6], is two loads, EXT and
-   UZP1: llvm-mca put the 3x3 tile's 33 rows at ... on Neoverse N1). */
+   UZP1: 5 instructions a row against 3). */
 INLINE vf dwp_load_f16_whole(const uint16_t *p, const int S) {
   if (S == 1) return v_load_f16(p);
   return vcvt_f32_f16(vreinterpret_f16_u16(vmovn_u32(vreinterpretq_u32_u16(vld1q_u16(p)))));
