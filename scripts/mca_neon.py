@@ -70,7 +70,8 @@ KERNELS = [
     ("F16 dwconv NHWC channels", "lowp_dw_neon", "f16_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
     ("int8 dwconv row, stride 1 (u8, USUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "usubl"),
     ("int8 dwconv row, stride 1 (s8, SSUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1"], "ssubl"),
-    ("int8 dwconv row, stride 2 (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "bic"),
+    ("int8 dwconv row, stride 2 (u8, UZP1+USUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uzp1|usubl"),
+    ("int8 dwconv row, stride 2, 4-lane tail (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1"], "bic"),
     ("int8 dwconv NHWC channels", "lowp_dw_neon", "q8_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"], "mla"),
 ]
 

@@ -47,9 +47,10 @@
 #define DLC_LOWP_DW_Q8_CH_PAIRS 0
 #endif
 
-/* 1: int8 rows of stride 1 first take the instantiating file's
-     size_t ldw_q8_s16_row(size_t n, const uint8_t *x, int32_t w, int32_t zp, const int sgn, int32_t *acc)
-   on a prefix of the row (the lanes it did, a multiple of its step; the template does the rest),
+/* 1: int8 rows of stride S = 1 or 2 first take the instantiating file's
+     size_t ldw_q8_s16_row(size_t n, const uint8_t *x, const size_t S, int32_t w, int32_t zp, const int sgn,
+                           int32_t *acc)
+   on a prefix of the row (reading x[0 .. (n-1) S] only) (the lanes it did, a multiple of its step; the template does the rest),
    called only where x - zp and w fit s16 (ldw_q8_s16_ok): 16-bit lanes multiplied into s32 with
    widening multiply-accumulates, where a 32-bit lane multiply is slow (Neon: MLA .4s issues at
    half of SMLAL's rate). 0 (default): none. */
@@ -174,9 +175,13 @@ INLINE int ldw_q8_s16_ok(int32_t w, int32_t zp, int is_signed) {
 static void q8_row(size_t n, const void *x, size_t stride, int32_t w, int32_t zp, int is_signed, int32_t *acc) {
   const uint8_t *p = x;
 #if DLC_LOWP_DW_Q8_S16
-  if (stride == 1 && ldw_q8_s16_ok(w, zp, is_signed)) {
-    const size_t done = is_signed ? ldw_q8_s16_row(n, p, w, zp, 1, acc) : ldw_q8_s16_row(n, p, w, zp, 0, acc);
-    p += done;
+  if ((stride == 1 || stride == 2) && ldw_q8_s16_ok(w, zp, is_signed)) {
+    size_t done;
+    if (stride == 1)
+      done = is_signed ? ldw_q8_s16_row(n, p, 1, w, zp, 1, acc) : ldw_q8_s16_row(n, p, 1, w, zp, 0, acc);
+    else
+      done = is_signed ? ldw_q8_s16_row(n, p, 2, w, zp, 1, acc) : ldw_q8_s16_row(n, p, 2, w, zp, 0, acc);
+    p += done * stride;
     acc += done;
     n -= done;
   }
