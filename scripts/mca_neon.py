@@ -26,8 +26,10 @@ import shutil
 import subprocess
 import sys
 
-# (family, object file stem, function, cores[, mnemonics of the loop wanted]): the loop named is the
-# tile the family plans most.
+# (family, object file stem, function, cores[, mnemonics of the loop wanted[, "block"]]): the loop
+# named is the tile the family plans most. "block": the straight-line code between two branches
+# with the most of those mnemonics, timed as a loop (a tap column of the depthwise NCHW fast path,
+# whose kx loop GCC lays out around its masked twins, so that no innermost loop is the tile's).
 KERNELS = [
     ("f32 gemm 12x8", "f32_gemm_neon", "tile_12x2", ["cortex-a76", "neoverse-n1"]),
     ("f32 gemm 12x8 (C^T)", "f32_gemm_neon", "tile_ct_12x2", ["cortex-a76", "neoverse-n1"]),
@@ -35,6 +37,10 @@ KERNELS = [
     ("f32 direct conv 16x4", "f32_direct_neon", "conv_1v_tile", ["cortex-a76", "neoverse-n1"]),
     ("f32 dwconv NHWC 12x8", "f32_direct_neon", "dwc_2v_tile", ["cortex-a76", "neoverse-n1"]),
     ("f32 dwconv NCHW 3x3 s1", "f32_direct_neon", "dwp_k3s1", ["cortex-a76", "neoverse-n1"]),
+    ("f32 dwconv NCHW 3x3 s2", "f32_direct_neon", "dwp_k3s2", ["cortex-a76", "neoverse-n1"]),
+    ("F16 dwconv NCHW 3x3 s1, a tap column (FCVTL+FMLA)", "f32_direct_neon", "dwp_f16_k3s1", ["cortex-a76", "neoverse-n1", "cortex-a55"], "fmla", "block"),
+    ("F16 dwconv NCHW 3x3 s2, a tap column (XTN+FCVTL+FMLA)", "f32_direct_neon", "dwp_f16_k3s2", ["cortex-a76", "neoverse-n1", "cortex-a55"], "fmla", "block"),
+    ("F16 dwconv NCHW 5x5 s1, a tap column (FCVTL+FMLA)", "f32_direct_neon", "dwp_f16_k5s1", ["cortex-a76", "neoverse-n1"], "fmla", "block"),
     ("f32 spack 4x7x4", "f32_spack_neon", "spack_4x7x4", ["cortex-a76", "neoverse-n1"]),
     ("f32 spack 2x14x4", "f32_spack_neon", "spack_2x14x4", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc g1 v4 r1 w6", "f32_gspc_neon", "gspc_g1_v4_r1_w6", ["cortex-a76", "neoverse-n1"]),
@@ -62,8 +68,10 @@ KERNELS = [
     ("F16 dwconv row, stride 1", "lowp_dw_neon", "f16_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "fcvtl"),
     ("F16 dwconv row, stride 2", "lowp_dw_neon", "f16_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uzp1"),
     ("F16 dwconv NHWC channels", "lowp_dw_neon", "f16_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"]),
-    ("int8 dwconv row, stride 1 (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uxtl"),
-    ("int8 dwconv row, stride 2 (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "bic"),
+    ("int8 dwconv row, stride 1 (u8, USUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "usubl"),
+    ("int8 dwconv row, stride 1 (s8, SSUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1"], "ssubl"),
+    ("int8 dwconv row, stride 2 (u8, UZP1+USUBL+SMLAL)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1", "cortex-a55"], "uzp1|usubl"),
+    ("int8 dwconv row, stride 2, 4-lane tail (u8)", "lowp_dw_neon", "q8_row", ["cortex-a76", "neoverse-n1"], "bic"),
     ("int8 dwconv NHWC channels", "lowp_dw_neon", "q8_ch", ["cortex-a76", "neoverse-n1", "cortex-a55"], "mla"),
 ]
 
@@ -156,6 +164,19 @@ def memory_block(insns, s, e):
     return "\n".join(out) + "\n"
 
 
+def hot_block(insns, mac):
+    """(macs, start, end) of the branch-free run of instructions, ended by a branch, with the most
+    instructions matching mac."""
+    best, s = None, 0
+    for i, (_, t) in enumerate(insns):
+        if BRANCH.match(t + " ") or t.startswith("ret"):
+            n = sum(1 for _, u in insns[s:i] if mac.match(u))
+            if n and (best is None or n > best[0]):
+                best = (n, s, i)
+            s = i + 1
+    return best
+
+
 def mca(mcabin, cpu, text, iters=200):
     r = subprocess.run([mcabin, "-mtriple=aarch64", "-mcpu=" + cpu, "-mattr=+dotprod,+fp16fml,+fullfp16",
                         "-iterations=%d" % iters], input=text, capture_output=True, text=True)
@@ -192,8 +213,8 @@ def main():
         if not insns:
             print("| %s | %s | - | not found | | | | |" % (name, fn))
             continue
-        best = None
-        for s, e in loops(insns):
+        best = hot_block(insns, mac) if len(want) > 1 and want[1] == "block" else None
+        for s, e in ([] if best else loops(insns)):
             n = sum(1 for _, t in insns[s:e + 1] if mac.match(t))
             # the most multiply-accumulates; of loops with as many, the shortest (a tile's fast path,
             # not its masked twin)

@@ -871,7 +871,9 @@ static void h16_sweep_specials(const dlc_f32_direct_family *f) {
         memset(&k, 0, sizeof k);
         dlc_f32_dwp_args *a = &k.a;
         a->kh = what & 1 ? 5 : 3, a->kw = what & 1 ? 2 : 3, a->sh = 1 + what % 2, a->sw = sw, a->dh = 1, a->dw = 1 + what % 2;
-        k.nw = what < 3 ? maxw : (size_t)(17 + what * 5), k.nr = h16_rows(f, (k.nw + f->vl - 1) / f->vl);
+        /* partial widths within the family's rows (Neon's 8 vectors of 4 hold 32 pixels) */
+        k.nw = what < 3 ? maxw : (size_t)(17 + what * 5) <= maxw ? (size_t)(17 + what * 5) : maxw - (size_t)what;
+        k.nr = h16_rows(f, (k.nw + f->vl - 1) / f->vl);
         a->h_in = (ptrdiff_t)k.nr * a->sh + a->kh * a->dh + 2, a->w_in = (ptrdiff_t)k.nw * sw + a->kw * a->dw + 3;
         a->iy0 = what == 2 ? -1 : 0, a->ix0 = what == 2 ? -1 : 0;
         k.nan_at = k.inf_at = -1;

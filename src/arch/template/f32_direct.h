@@ -44,7 +44,11 @@
  *   DLC_DIRECT_DWP_F16           1: the family has dwp_f16 (binary16 x and y); the instantiating
  *                                file then defines dwp_load_f16(xr, ixb, w_in, v, m, SW): pixels
  *                                ixb + (v * VL + lane) * SW (SW 1 or 2) of the binary16 row xr,
- *                                lanes of m, widened and in order; and DLC_DIRECT_DWP_ROWS_F16(npv) */
+ *                                lanes of m, widened and in order; and DLC_DIRECT_DWP_ROWS_F16(npv)
+ *   DLC_DIRECT_DWP_F16_FAST      1 (with DWP_F16 and DWP_FAST): dwp_f16 takes the fast path too
+ *                                (the F16 rows per tile are then DWP_NR); the instantiating file
+ *                                also defines dwp_load_f16_whole(p, S): the binary16 p[lane * S],
+ *                                all inside the row, widened */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +95,9 @@
 #else
 #define DLC_DIRECT_DWC_SLIDE 0
 #endif
+#endif
+#ifndef DLC_DIRECT_DWP_F16_FAST
+#define DLC_DIRECT_DWP_F16_FAST 0
 #endif
 
 #define VL DLC_VL
@@ -480,14 +487,26 @@ INLINE void dwp_rows(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
 #define DWP_KH_MAX 5
 
 /* Input rows j of the tile (row iy0 + j at xb + j*w_in, which points at column ixb); ROWCHK: only
-   j in [jlo, jhi) are inside the input. */
-INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, ptrdiff_t w_in, ptrdiff_t jlo, ptrdiff_t jhi,
-                          const vf *wk, const vmask *m, const int KH, const int S, const int MASKED, const int ROWCHK) {
+   j in [jlo, jhi) are inside the input. F16: the binary16 rows xh + j*w_in from column 0 instead,
+   MASKED on the lanes of m[0] (the pixels inside the row). */
+INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, const uint16_t *xh, ptrdiff_t ixb, ptrdiff_t w_in,
+                          ptrdiff_t jlo, ptrdiff_t jhi, const vf *wk, const vmask *m, const int KH, const int S,
+                          const int MASKED, const int ROWCHK, const int F16) {
+  (void)xh; /* F16 only */
+  (void)ixb;
   const float *p = xb;
+  /* F16: a pointer bumped by rows as p (indexing xh by j * w_in, GCC spent a shift and an add on
+     each row's address) */
+  const uint16_t *hr = xh;
   UNROLL
-  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++, p += w_in) {
+  for (int j = 0; j < (DWP_NR - 1) * S + KH; j++, p += F16 ? 0 : w_in, hr += F16 ? w_in : 0) {
     if (ROWCHK && (j < jlo || j >= jhi)) continue;
     vf xv;
+#if DLC_DIRECT_DWP_F16_FAST
+    if (F16) {
+      xv = MASKED ? dwp_load_f16(hr, ixb, w_in, 0, m[0], S) : dwp_load_f16_whole(hr + ixb, S);
+    } else
+#endif
     if (S == 1) {
       xv = MASKED ? v_load_mask(p, m[0]) : v_load(p);
     } else {
@@ -503,16 +522,18 @@ INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, ptrdiff_t w_in, ptrdi
   }
 }
 
-/* nw <= VL pixels from input column ix0, rows from iy0; nr <= DWP_NR of them stored at y. */
-INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, ptrdiff_t nw, size_t nr,
-                    const int KH, const int S) {
+/* nw <= VL pixels from input column ix0, rows from iy0; nr <= DWP_NR of them stored at y (F16:
+   from xh, rounded into yh). */
+INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, float *y, uint16_t *yh, ptrdiff_t nw,
+                    size_t nr, const int KH, const int S, const int F16) {
   vf acc[DWP_NR];
   UNROLL
   for (int r = 0; r < DWP_NR; r++) acc[r] = v_set1(a->bias);
   const ptrdiff_t w_in = a->w_in, kw = a->kw, span = VL * S, nj = (DWP_NR - 1) * S + KH;
   const ptrdiff_t jlo = iy0 < 0 ? -iy0 : 0, jhi = a->h_in - iy0 < nj ? a->h_in - iy0 : nj;
   const int rows_in = jlo == 0 && jhi == nj;
-  const float *xr = a->x + iy0 * w_in;
+  const float *xr = F16 ? NULL : a->x + iy0 * w_in;
+  const uint16_t *xh = F16 ? a->xh + iy0 * w_in : NULL;
   for (ptrdiff_t kx = 0; kx < kw; kx++) {
     const ptrdiff_t ixb = ix0 + kx * a->dw;
     vf wk[DWP_KH_MAX];
@@ -520,38 +541,57 @@ INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, flo
     for (int ky = 0; ky < KH; ky++) wk[ky] = v_set1(a->w[ky * kw + kx]);
     if (ixb >= 0 && ixb + span <= w_in) {
       if (rows_in)
-        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 0);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 0, F16);
       else
-        dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 1);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 1, F16);
     } else if (ixb < w_in && ixb + span > 0) {
       vmask m[2];
-      UNROLL
-      for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
-      dwp_rows_pass(acc, xr + ixb, w_in, jlo, jhi, wk, m, KH, S, 1, 1);
+      if (F16) {
+        /* the pixels ixb + lane * S inside the row */
+        ptrdiff_t lo, hi;
+        dwp_valid(ixb, S, w_in, VL, &lo, &hi);
+        m[0] = v_range(lo, hi);
+      } else {
+        UNROLL
+        for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
+      }
+      dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, m, KH, S, 1, 1, F16);
     }
   }
   const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
   UNROLL
   for (int r = 0; r < DWP_NR; r++) {
     if ((size_t)r >= nr) break;
-    v_store_first(y + r * a->y_row, nw, v_clamp(S == 2 ? v_evens_in_order(acc[r]) : acc[r], lo, hi));
+    /* F16: the accumulators are in order (dwp_load_f16 loads in order) */
+    if (F16)
+      v_store_f16_first(yh + r * a->y_row, nw, v_clamp(acc[r], lo, hi));
+    else
+      v_store_first(y + r * a->y_row, nw, v_clamp(S == 2 ? v_evens_in_order(acc[r]) : acc[r], lo, hi));
   }
 }
 
-INLINE void dwp_fast(size_t nw, const dlc_f32_dwp_args *a, const int KH, const int S) {
+INLINE void dwp_fast(size_t nw, const dlc_f32_dwp_args *a, const int KH, const int S, const int F16) {
   for (size_t r0 = 0; r0 < a->nr; r0 += DWP_NR) {
     const size_t nr = a->nr - r0 < DWP_NR ? a->nr - r0 : DWP_NR;
     const ptrdiff_t iy0 = a->iy0 + (ptrdiff_t)r0 * S;
-    float *y = a->y + (ptrdiff_t)r0 * a->y_row;
+    float *y = F16 ? NULL : a->y + (ptrdiff_t)r0 * a->y_row;
+    uint16_t *yh = F16 ? a->yh + (ptrdiff_t)r0 * a->y_row : NULL;
     for (size_t p0 = 0; p0 < nw; p0 += VL)
-      dwp_vec(a, iy0, a->ix0 + (ptrdiff_t)p0 * S, y + p0, (ptrdiff_t)(nw - p0 < VL ? nw - p0 : VL), nr, KH, S);
+      dwp_vec(a, iy0, a->ix0 + (ptrdiff_t)p0 * S, F16 ? NULL : y + p0, F16 ? yh + p0 : NULL,
+              (ptrdiff_t)(nw - p0 < VL ? nw - p0 : VL), nr, KH, S, F16);
   }
 }
 
-static void dwp_k3s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 1); }
-static void dwp_k3s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 2); }
-static void dwp_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 1); }
-static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2); }
+static void dwp_k3s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 1, 0); }
+static void dwp_k3s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 2, 0); }
+static void dwp_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 1, 0); }
+static void dwp_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2, 0); }
+#if DLC_DIRECT_DWP_F16_FAST
+static void dwp_f16_k3s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 1, 1); }
+static void dwp_f16_k3s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 3, 2, 1); }
+static void dwp_f16_k5s1(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 1, 1); }
+static void dwp_f16_k5s2(size_t nw, const dlc_f32_dwp_args *a) { dwp_fast(nw, a, 5, 2, 1); }
+#endif
 #endif
 
 /* One instantiation per pixel count up to TW: case N: F(a, N). */
@@ -633,6 +673,15 @@ static void dwp(size_t nw, const dlc_f32_dwp_args *a) {
 #if DLC_DIRECT_DWP_F16
 /* F16 in and out, stride_w 1 or 2 (direct_ukernel.h), DLC_DIRECT_DWP_ROWS_F16 rows per tile. */
 static void dwp_f16(size_t nw, const dlc_f32_dwp_args *a) {
+#if DLC_DIRECT_DWP_F16_FAST
+  if (a->dh == 1 && a->sh == a->sw && (a->kh == 3 || a->kh == 5)) {
+    if (a->kh == 3)
+      (a->sw == 1 ? dwp_f16_k3s1 : dwp_f16_k3s2)(nw, a);
+    else
+      (a->sw == 1 ? dwp_f16_k5s1 : dwp_f16_k5s2)(nw, a);
+    return;
+  }
+#endif
   if (a->sw == 1) {
     DWP_CASES(1, 1, DLC_DIRECT_DWP_ROWS_F16)
   } else {
@@ -693,7 +742,10 @@ const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
                  DLC_DIRECT_DWP_ROWS(5), DLC_DIRECT_DWP_ROWS(6), DLC_DIRECT_DWP_ROWS(7), DLC_DIRECT_DWP_ROWS(8)},
 #endif
     .dwp = dwp,
-#if DLC_DIRECT_DWP_F16
+#if DLC_DIRECT_DWP_F16_FAST
+    .dwp_f16 = dwp_f16,
+    .dwp_rows_f16 = {DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR, DWP_NR},
+#elif DLC_DIRECT_DWP_F16
     .dwp_f16 = dwp_f16,
     .dwp_rows_f16 = {DLC_DIRECT_DWP_ROWS_F16(1), DLC_DIRECT_DWP_ROWS_F16(2), DLC_DIRECT_DWP_ROWS_F16(3),
                      DLC_DIRECT_DWP_ROWS_F16(4), DLC_DIRECT_DWP_ROWS_F16(5), DLC_DIRECT_DWP_ROWS_F16(6),

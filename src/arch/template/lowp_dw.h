@@ -47,6 +47,17 @@
 #define DLC_LOWP_DW_Q8_CH_PAIRS 0
 #endif
 
+/* 1: int8 rows of stride S = 1 or 2 first take the instantiating file's
+     size_t ldw_q8_s16_row(size_t n, const uint8_t *x, const size_t S, int32_t w, int32_t zp, const int sgn,
+                           int32_t *acc)
+   on a prefix of the row (reading x[0 .. (n-1) S] only) (the lanes it did, a multiple of its step; the template does the rest),
+   called only where x - zp and w fit s16 (ldw_q8_s16_ok): 16-bit lanes multiplied into s32 with
+   widening multiply-accumulates, where a 32-bit lane multiply is slow (Neon: MLA .4s issues at
+   half of SMLAL's rate). 0 (default): none. */
+#ifndef DLC_LOWP_DW_Q8_S16
+#define DLC_LOWP_DW_Q8_S16 0
+#endif
+
 #define LDW_VL DLC_VL
 
 /* ================================================================ F16 */
@@ -153,8 +164,28 @@ INLINE void ldw_q8_run(size_t n, const uint8_t *x, const size_t S, size_t stride
   vi_store(acc + t, tail);
 }
 
+#if DLC_LOWP_DW_Q8_S16
+/* x - zp for every x of the type, and w, in s16 */
+INLINE int ldw_q8_s16_ok(int32_t w, int32_t zp, int is_signed) {
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  return w >= INT16_MIN && w <= INT16_MAX && lo - zp >= INT16_MIN && hi - zp <= INT16_MAX;
+}
+#endif
+
 static void q8_row(size_t n, const void *x, size_t stride, int32_t w, int32_t zp, int is_signed, int32_t *acc) {
   const uint8_t *p = x;
+#if DLC_LOWP_DW_Q8_S16
+  if ((stride == 1 || stride == 2) && ldw_q8_s16_ok(w, zp, is_signed)) {
+    size_t done;
+    if (stride == 1)
+      done = is_signed ? ldw_q8_s16_row(n, p, 1, w, zp, 1, acc) : ldw_q8_s16_row(n, p, 1, w, zp, 0, acc);
+    else
+      done = is_signed ? ldw_q8_s16_row(n, p, 2, w, zp, 1, acc) : ldw_q8_s16_row(n, p, 2, w, zp, 0, acc);
+    p += done * stride;
+    acc += done;
+    n -= done;
+  }
+#endif
 #if DLC_LOWP_DW_DOT2
   /* the s16 pairs need w and x - zp in s16 for every x in [-128, 255]: zp in [255 - 32767, 32768 - 128] */
   if (w < INT16_MIN || w > INT16_MAX || zp < 255 - INT16_MAX || zp > -128 - INT16_MIN) {
