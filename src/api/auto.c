@@ -170,8 +170,9 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
      F16 NCHW, 2-8 channels per group at stride 1: AVX-512 0.25-0.56, AVX2 0.16-0.88; 16: 0.97-1.03
        (AVX2 0.93); 32: 1.32-1.51 (AVX2 0.95-0.99); strided, 2 per group: 0.22-0.35, 4: 1.0-1.2,
        8 and more 1.5-2.5;
-     int8 NHWC against GEMM's indirect quads (d4): 2-8 per group at stride 1 0.34-0.90, 16 and 32
-       1.5-3.8; strided 2-4 0.21-0.78, 8 1.6; against AVX2's spatial pack: 2 per group 0.44-0.76,
+     int8 NHWC against GEMM's indirect quads (d4): 2-8 per group at stride 1 0.34-0.90 (one 8 at
+       1.04), 16 and 32 1.5-3.8 (WRN-40-2 g2: 1.8-2.6, where the s16-pair rule below, from before
+       the quads, had put the whole model at 1.7x the time of S); strided 2-4 0.21-0.78, 8 1.6; against AVX2's spatial pack: 2 per group 0.44-0.76,
        4 and 8 1.1-1.3. */
 static int gspc_lowp_pays(const dlc_conv_shape *s, int q8, int d4) {
   if (s->groups == 1 || s->cin_g == 1) return 0;
@@ -179,7 +180,8 @@ static int gspc_lowp_pays(const dlc_conv_shape *s, int q8, int d4) {
   const int strided = s->stride_h > 1 || s->stride_w > 1;
   if (s->layout == DLCONV_NHWC) {
     if (!q8) return pixels >= 64;
-    return (s->groups <= 16 && s->cout_g >= 16) || s->cin_g <= (strided ? 4 : d4 ? 8 : 2);
+    if (d4) return s->cin_g <= (strided ? 4 : 8);
+    return (s->groups <= 16 && s->cout_g >= 16) || s->cin_g <= (strided ? 4 : 2);
   }
   if (!q8) return s->cin_g <= (strided ? 2 : 16);
   return !d4 && pixels <= 14 * 14 && s->cout_g >= 32;
