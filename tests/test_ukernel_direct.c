@@ -952,6 +952,12 @@ static const api_case API_CASES[] = {
     {1, 7, 3, 3, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},          /* kernel as big as the padded input */
     {1, 24, 14, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      /* several pixel tiles per row */
     {1, 8, 6, 20, 8, 3, 3, 1, 1, 1, 1, 0, 0, 9, 9, 8},         /* depthwise, wide left/right padding */
+    /* pointwise layers run as one row of all their pixels (tiles across row ends) */
+    {2, 20, 7, 7, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 7 x 7, batch 2 */
+    {1, 30, 5, 9, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 45 pixels, a channel edge */
+    {1, 12, 6, 5, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},        /* groups 2 */
+    {4, 9, 3, 11, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* enough channel tiles for threads */
+    {4, 9, 3, 11, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* the same at the next variant */
 };
 #define N_API (sizeof API_CASES / sizeof API_CASES[0])
 

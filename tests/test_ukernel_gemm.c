@@ -309,6 +309,36 @@ static void test_copy(void **state) {
   }
 }
 
+/* copy_s2: every length up to a few vectors, at unaligned offsets; nothing outside [0, len)
+   written. */
+static void test_copy_s2(void **state) {
+  (void)state;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    assert_non_null(f->copy_s2);
+    const size_t maxlen = 100;
+    float *src = xalloc((2 * maxlen + 8) * sizeof(float));
+    float *buf = xalloc((maxlen + 8 + 2 * GUARD) * sizeof(float));
+    for (size_t len = 0; len <= maxlen; len++) {
+      for (size_t off = 0; off < 3; off++) {
+        const float *from = src + off;
+        for (size_t i = 0; i < 2 * maxlen + 8; i++) src[i] = frand();
+        float *dst = buf + GUARD + off;
+        for (size_t i = 0; i < maxlen + 8 + 2 * GUARD; i++) buf[i] = SENTINEL;
+        f->copy_s2(dst, from, len);
+        for (size_t i = 0; i < maxlen + 8 + 2 * GUARD; i++) {
+          ptrdiff_t t = (ptrdiff_t)i - (ptrdiff_t)(GUARD + off);
+          float want = t >= 0 && (size_t)t < len ? from[2 * (size_t)t] : SENTINEL;
+          if (!(buf[i] == want)) fail_msg("%s copy_s2 len=%zu off=%zu: float %td wrong", f->name, len, off, t);
+        }
+      }
+    }
+    free(src), free(buf);
+  }
+}
+
 /* ================================================================ driver level, public API */
 
 typedef struct conv_case {
@@ -334,6 +364,10 @@ static const conv_case conv_cases[] = {
     {"7x7 output, groups 2, 3x3 pad 1", {2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, -INFINITY, INFINITY},
     {"7x7 pointwise, K > kc, relu6", {1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f},
     {"7x7 output, stride 2, 5x5 pad 2", {3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}, -INFINITY, INFINITY},
+    /* an RGB stem at stride 2 (the packing's stride-2 copy, runs cut by the padding); 30 and 16
+       output channels, which NCHW splits into equal tiles below mr (AVX-512: 10 + 10 + 10, 8 + 8) */
+    {"stem, stride 2, pad 1, 30 out", {2, 3, 23, 37, 30, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f},
+    {"pointwise, 16 out, K > kc", {2, 600, 9, 13, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"kernel larger than image with padding", {1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1}, -INFINITY,
      INFINITY},
 };
@@ -486,6 +520,6 @@ static void test_driver_nan(void **state) {
 
 int main(void) {
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy,
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
                    test_driver_conv, test_driver_dense, test_driver_nan);
 }

@@ -94,11 +94,27 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
     int any_plane = s->layout == DLCONV_NHWC;
     if ((!strided || subsampled) && (pixels <= 196 || any_plane) && s->c_out < s->c_in && weights < direct_below)
       return DLCONV_ALGO_DIRECT;
+    /* NCHW planes of up to 7 x 7, where direct runs a pointwise layer as one row of 49 pixels
+       (direct.c): direct / GEMM, Zen 5, 1 thread, best of 2: 232x7x7>232 AVX-512 0.86-0.89, AVX2
+       0.86-0.87; expansions from 224 or more input channels on AVX-512 320>1280 0.96-0.97,
+       464>1024 0.94-0.95, 512>2048 0.93-0.95 (AVX2 0.91-1.08), from fewer 160>960 1.01-1.02,
+       192>1152 1.01-1.03: those stay on GEMM. */
+    int small_plane_direct = s->c_out <= s->c_in || (isa == DLCONV_ISA_AVX512 && s->c_in >= 224);
+    if (!strided && s->layout == DLCONV_NCHW && pixels <= 49 && small_plane_direct && weights < direct_below)
+      return DLCONV_ALGO_DIRECT;
     return DLCONV_ALGO_IM2COL_GEMM;
   }
   /* An RGB stem at stride 1: too few input channels for direct's reduction, GEMM's K = 27
-     columns pack densely. */
-  if (s->cin_g <= 4 && s->stride_h == 1 && s->stride_w == 1) return DLCONV_ALGO_IM2COL_GEMM;
+     columns pack densely. At stride 2 too for windows up to 3x3, whose NCHW runs GEMM gathers with
+     vector evens (Zen 5, 1 thread, NCHW, direct / GEMM: 3x224x224>32 3x3 /2 AVX-512 0.184 / 0.162
+     ms, AVX2 0.296 / 0.278; >24 0.173 / 0.138 and 0.258 / 0.227); a 7x7 stem stays direct
+     (>64 7x7 /2: 1.11 / 1.30, AVX2 6.17 / 6.42), its 147-long reduction keeps direct's tile busy.
+     Not NHWC, where direct reads the pixels' channels in place (>32: 0.120 / 0.252), and not
+     measured off x86. */
+  int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
+  int stem_stride = (s->stride_h == 1 && s->stride_w == 1) ||
+                    (x86 && s->layout == DLCONV_NCHW && s->stride_h == 2 && s->stride_w == 2 && window <= 9);
+  if (s->cin_g <= 4 && stem_stride) return DLCONV_ALGO_IM2COL_GEMM;
   return DLCONV_ALGO_DIRECT;
 }
 

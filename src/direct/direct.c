@@ -68,6 +68,7 @@ typedef struct direct_data {
   size_t xband_bytes;       /* F16: a band's input rows of one group, channel-last floats */
   size_t wtile_bytes;       /* F16: one channel tile's weights as floats */
   size_t ntasks;            /* F16: tasks of execute (a workspace slice each) */
+  int flat;                 /* conv, fp32: a pointwise layer run as one row of h_out x w_out pixels */
 } direct_data;
 
 /* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
@@ -236,6 +237,20 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (st != DLCONV_OK) {
     direct_destroy(p);
     return dlc_fail(st, "direct: out of memory packing weights");
+  }
+  /* A 1x1 layer at stride 1 without padding reads and writes its planes as one row each (either
+     layout), so it runs as a single row of all its pixels: tiles then span row ends (a 7 x 7
+     plane is 14 + 14 + 14 + 7 pixels, not 7 rows of 7) and one call covers the plane. Zen 5,
+     AVX-512, 1 thread, NCHW: 960x7x7>160 0.0695 -> 0.0643 ms, 960x7x7>320 0.130 -> 0.125,
+     576x14x14>96 0.102 -> 0.094. The threads' items are then channel tiles only: with several
+     threads, only where there are enough of them. */
+  const dlc_conv_shape *sh = &p->s;
+  const int pointwise = sh->k_h == 1 && sh->k_w == 1 && sh->stride_h == 1 && sh->stride_w == 1 && sh->pad_t == 0 &&
+                        sh->pad_b == 0 && sh->pad_l == 0 && sh->pad_r == 0;
+  const size_t nthreads = (size_t)DLC_MAX(p->nthreads, 1);
+  if (mode == MODE_CONV && pointwise && (nthreads == 1 || (size_t)(sh->n * sh->groups) * d->nct >= 4 * nthreads)) {
+    d->flat = 1;
+    d->band = 1;
   }
   p->workspace_bytes = 0;
   if (mode == MODE_CONV && d->x_nhwc && p->s.layout == DLCONV_NCHW)   /* the transposed x */
@@ -880,9 +895,16 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
     c.x = workspace;
   }
   dlconv_task_fn fn;
+  dlconv_plan flat;   /* d->flat: the plan with its planes seen as one row (see direct_plan) */
   switch (d->mode) {
     case MODE_CONV:
-      c.items = (size_t)(s->n * s->groups * s->h_out) * d->nct;
+      if (d->flat) {
+        flat = *p;
+        flat.s.w_in = flat.s.w_out = s->h_out * s->w_out;
+        flat.s.h_in = flat.s.h_out = 1;
+        c.p = &flat;
+      }
+      c.items = (size_t)(s->n * s->groups * c.p->s.h_out) * d->nct;
       fn = conv_task;
       break;
     case MODE_DWC:

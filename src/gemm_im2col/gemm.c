@@ -16,7 +16,7 @@
  * (kc x NR, packed just in time into L1: kc from half of L1), every A micro-panel of the job's
  * M block (mc x kc, a quarter of L2) sweeps it, top to bottom: B is never written to L2 and read
  * back, which is what a 1x1 layer with K = 64 would otherwise spend most of its time on; the
- * next panel's input rows are prefetched into L2 meanwhile. NHWC (weights = B, prepacked):
+ * next panel's input rows stream in behind the hardware prefetchers. NHWC (weights = B, prepacked):
  *   for pc (K chunk) { for ir (MR rows) { pack A micro-panel; for jr (NR cols) ukernel } }
  * so B streams from L2 (a block of kc x nc, half of L2) and A from L1 (MR broadcasts per k step);
  * each A micro-panel is packed just before its sweep, so it is still in L1 when used.
@@ -58,10 +58,15 @@ typedef struct gemm_data {
   int trans;              /* NCHW computed as Y^T = X^T W^T (few pixels): NHWC-like loops, C transposed */
   size_t P;               /* output pixels per image */
   size_t mr, nr;
+  /* Rows of an M tile (the blocking unit along M), at most mr; below mr only for NCHW without
+     transposition, where M (output channels) is split into equal tiles (see tile_rows). Each A
+     panel still holds mr rows a k step (the kernel's stride), mt of them used. */
+  size_t mt;
   dlc_f32_gemm_ukernel_fn ukernel, ukernel_ct;
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
   dlc_f32_gemm_copy_fn copy;
+  dlc_f32_gemm_copy_s2_fn copy_s2;
 } gemm_data;
 
 /* ---------------------------------------------------------------- plan-time blocking */
@@ -84,11 +89,11 @@ static void split_jobs(const gemm_data *d, size_t mb0, size_t nb0, size_t nthrea
                        size_t *nb_out) {
   size_t span = DLC_MIN(8 * nthreads, (size_t)256);
   size_t nb_lim = DLC_MAX(nb0, DLC_MIN(dlc_div_up(d->N, 2 * d->nr), nb0 + span));
-  size_t mb_lim = DLC_MAX(mb0, DLC_MIN(dlc_div_up(d->M, 4 * d->mr), mb0 + span));
+  size_t mb_lim = DLC_MAX(mb0, DLC_MIN(dlc_div_up(d->M, 4 * d->mt), mb0 + span));
   double best = 0;
   *mb_out = mb0, *nb_out = nb0;
   for (size_t mb = mb0; mb <= mb_lim; mb++) {
-    size_t mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
+    size_t mc = dlc_round_up(dlc_div_up(d->M, mb), d->mt);
     for (size_t nb = nb0; nb <= nb_lim; nb++) {
       size_t nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
       double job = d->nhwc ? (double)mc * (double)(nc + PACK_ROWS) : (double)nc * (double)(mc + PACK_ROWS);
@@ -118,7 +123,7 @@ static void choose_blocking(gemm_data *d, int nthreads) {
        by; a quarter of L2 for the job's A block (mc x kc), re-read from L2 for every B panel. */
     size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->nr * sizeof(float)) / 8 * 8);
     d->kc = dlc_balanced_block(d->K, kc_max, 1);
-    size_t mc_max = DLC_MAX(d->mr, l2 / 4 / (d->kc * sizeof(float)) / d->mr * d->mr);
+    size_t mc_max = DLC_MAX(d->mt, l2 / 4 / (d->kc * sizeof(float)) * d->mt / d->mr / d->mt * d->mt);
     mb0 = dlc_div_up(d->M, mc_max);
     /* im2col sub-block: an eighth of L2 */
     d->nsub = d->pointwise ? d->nr : DLC_MAX(d->nr, l2 / 8 / (d->kc * sizeof(float)) / d->nr * d->nr);
@@ -127,7 +132,7 @@ static void choose_blocking(gemm_data *d, int nthreads) {
   split_jobs(d, mb0, nb0, (size_t)nthreads, &mb, &nb);
   d->nc = dlc_round_up(dlc_div_up(d->N, nb), d->nr);
   d->nblocks = dlc_div_up(d->N, d->nc);
-  d->mc = dlc_round_up(dlc_div_up(d->M, mb), d->mr);
+  d->mc = dlc_round_up(dlc_div_up(d->M, mb), d->mt);
   d->mblocks = dlc_div_up(d->M, d->mc);
   d->njobs = d->outer * d->mblocks * d->nblocks;
   d->ntasks = DLC_MIN((size_t)nthreads, d->njobs);
@@ -143,16 +148,31 @@ static void choose_blocking(gemm_data *d, int nthreads) {
   }
 }
 
+/* Rows of the NCHW tiles for M output channels and the family's mr: the tile height whose tiles
+   cost least, a tile of m rows costing max(m, 4) + 1 per k step (a k step is m cycles of FMAs on
+   two pipes but at least 4, the FMA latency, and one more of B loads and loop); ties keep the
+   taller tile (fewer tiles, fewer B passes). So 16 = 8 + 8, not 14 + 2, whose 2-row tile runs 4
+   FMA chains at half speed. */
+static size_t tile_rows(size_t M, size_t mr) {
+  size_t best = mr, best_cost = SIZE_MAX;
+  for (size_t t = mr; t >= 1 && t * 2 >= mr; t--) {
+    size_t r = M % t, cost = M / t * (DLC_MAX(t, (size_t)4) + 1) + (r ? DLC_MAX(r, (size_t)4) + 1 : 0);
+    if (cost < best_cost) best = t, best_cost = cost;
+  }
+  return best;
+}
+
 /* ---------------------------------------------------------------- weight packing */
 
-/* NCHW: A = W_g, panels of mr output channels, element (i, k) at panel[k * mr + i]. */
+/* NCHW: A = W_g, panels of mt output channels (rows past them zero up to mr), element (i, k) at
+   panel[k * mr + i]. */
 static void pack_weights_nchw(const dlc_conv_shape *s, const float *w, gemm_data *d) {
-  size_t cout_g = (size_t)s->cout_g, K = d->K, mr = d->mr;
+  size_t cout_g = (size_t)s->cout_g, K = d->K, mr = d->mr, mt = d->mt;
   for (size_t g = 0; g < (size_t)s->groups; g++) {
     for (size_t pm = 0; pm < d->wpanels; pm++) {
       float *dst = d->wpack + (g * d->wpanels + pm) * d->wpanel_floats;
-      size_t rows = DLC_MIN(mr, cout_g - pm * mr);
-      const float *src = w + (g * cout_g + pm * mr) * K;
+      size_t rows = DLC_MIN(mt, cout_g - pm * mt);
+      const float *src = w + (g * cout_g + pm * mt) * K;
       for (size_t k = 0; k < K; k++) {
         for (size_t i = 0; i < mr; i++) dst[k * mr + i] = i < rows ? src[i * K + k] : 0.0f;
       }
@@ -208,12 +228,14 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
   if (!d) return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning im2col_gemm");
   size_t P = (size_t)(s->h_out * s->w_out);
   d->mr = fam->mr;
+  d->mt = fam->mr;
   d->nr = fam->nr;
   d->ukernel = fam->ukernel;
   d->ukernel_ct = fam->ukernel_ct;
   d->pack_rows = fam->pack_rows;
   d->pack_cols = fam->pack_cols;
   d->copy = fam->copy;
+  d->copy_s2 = fam->copy_s2;
   d->nhwc = s->layout == DLCONV_NHWC;
   int unpadded_1x1 = s->k_h == 1 && s->k_w == 1 && s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   d->pointwise = unpadded_1x1 && s->stride_h == 1 && s->stride_w == 1;
@@ -243,7 +265,8 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
     d->M = (size_t)s->cout_g;
     d->N = P;
     d->outer = (size_t)(s->n * s->groups);
-    d->wpanels = dlc_div_up(d->M, d->mr);
+    d->mt = tile_rows(d->M, d->mr);
+    d->wpanels = dlc_div_up(d->M, d->mt);
     d->wpanel_floats = d->K * d->mr;
   }
   size_t total = (size_t)s->groups * d->wpanels;
@@ -289,12 +312,15 @@ static inline void zero_floats(float *restrict d, size_t n) {
 }
 
 /* dst[l] = row[ix0 + l * sw] for l < len where that column lies in [0, w_in), else 0 (padding). */
-static void gather_row(dlc_f32_gemm_copy_fn copy, float *restrict dst, const float *restrict row,
+static void gather_row(const gemm_data *d, float *restrict dst, const float *restrict row,
                        ptrdiff_t ix0, ptrdiff_t sw, size_t len, ptrdiff_t w_in) {
   ptrdiff_t n = (ptrdiff_t)len, lo, hi;
   if (sw == 1) {   /* no division: this runs once per k and run, a few times per 32 floats packed */
     lo = ix0 >= 0 ? 0 : -ix0;
     hi = w_in - ix0;
+  } else if (sw == 2) {   /* a stem's stride: shifts, not an idiv per run */
+    lo = ix0 >= 0 ? 0 : (1 - ix0) >> 1;
+    hi = ix0 >= w_in ? 0 : (w_in - ix0 + 1) >> 1;
   } else {
     lo = ix0 >= 0 ? 0 : (-ix0 + sw - 1) / sw;
     hi = ix0 >= w_in ? 0 : (w_in - ix0 + sw - 1) / sw;
@@ -303,7 +329,9 @@ static void gather_row(dlc_f32_gemm_copy_fn copy, float *restrict dst, const flo
   hi = DLC_MAX(DLC_MIN(hi, n), lo);
   zero_floats(dst, (size_t)lo);
   if (sw == 1) {
-    copy(dst + lo, row + (ix0 + lo), (size_t)(hi - lo));
+    d->copy(dst + lo, row + (ix0 + lo), (size_t)(hi - lo));
+  } else if (sw == 2 && d->copy_s2) {
+    if (hi > lo) d->copy_s2(dst + lo, row + (ix0 + 2 * lo), (size_t)(hi - lo));
   } else {
     for (ptrdiff_t l = lo; l < hi; l++) dst[l] = row[ix0 + l * sw];
   }
@@ -343,7 +371,7 @@ static size_t block_runs(const gemm_data *d, const dlc_conv_shape *s, size_t j0,
    group's im2col matrix, as panels of kc x nr floats (columns past ncols zero). x_ig: the group's
    first input channel of the image. k runs outermost so that each input row is read once,
    front to back, for all the block's pixels. */
-static void pack_b_nchw(dlc_f32_gemm_copy_fn copy, size_t nr, const plane_geom *g, const float *x_ig, const pix_run *runs,
+static void pack_b_nchw(const gemm_data *d, size_t nr, const plane_geom *g, const float *x_ig, const pix_run *runs,
                         size_t nruns, size_t pc, size_t kc, size_t ncols, float *dst) {
   size_t khw = g->kh * g->kw, tail = ncols % nr, last = ncols / nr;
   size_t ic = pc / khw, tap = pc % khw, ky = tap / g->kw, kx = tap % g->kw;
@@ -356,7 +384,7 @@ static void pack_b_nchw(dlc_f32_gemm_copy_fn copy, size_t nr, const plane_geom *
       if (iy < 0 || iy >= g->h)
         zero_floats(o, runs[r].len);
       else
-        gather_row(copy, o, xc + iy * g->w, runs[r].ix0 + dx, g->sw, runs[r].len, g->w);
+        gather_row(d, o, xc + iy * g->w, runs[r].ix0 + dx, g->sw, runs[r].len, g->w);
     }
     if (tail) zero_floats(dst + (last * kc + k) * nr + tail, nr - tail);
     if (++kx == g->kw) {
@@ -450,20 +478,21 @@ static void pack_a_nhwc(const gemm_data *d, const dlc_conv_shape *s, const float
    matrix is packed into L1 right before all the job's A micro-panels (prepacked weights, streaming
    from the job's mc x kc block in L2) sweep it, and its C tiles are written top to bottom. Nothing
    of B is ever written to or read back from L2, so a pointwise layer with few input channels
-   (K = 64) costs little more than reading x and writing y once; while one panel is in use, the
-   input rows of the next are prefetched into L2 (not L1: a prefetch to L1 that misses L2 holds
-   one of the few L1 fill buffers and stalls the loop), a slice per micro-kernel call. */
+   (K = 64) costs little more than reading x and writing y once. The next panel's input rows are
+   left to the hardware prefetchers, which follow the panel's kc row streams: a software
+   prefetch of them into L2, a slice per micro-kernel call, made Zen 5 3-5% slower (AVX-512 and
+   AVX2, 1 thread: 16x112x112>96 0.195 -> 0.189 ms, 32x112x112>16 0.079 -> 0.075, 144x28x28>32
+   0.035 -> 0.033). */
 static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, float *bpack) {
   const dlconv_plan *p = c->p;
   const gemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &p->s;
-  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->N, mr = d->mr, nr = d->nr;
+  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->N, mr = d->mr, mt = d->mt, nr = d->nr;
   const float *x_ig = (const float *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
   float *y_ig = (float *)c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
   const float *a_g = d->wpack + g * d->wpanels * d->wpanel_floats;
   size_t m0 = mb * d->mc, m1 = DLC_MIN(d->M, m0 + d->mc);
   size_t j0 = nb * d->nc, j1 = DLC_MIN(d->N, j0 + d->nc);
-  size_t nir = dlc_div_up(m1 - m0, mr);
   pix_run *runs = (pix_run *)((char *)bpack + d->bblock_bytes);
   plane_geom geom = nchw_plane(d, s);
   dlc_f32_gemm_epilogue ep = {NULL, 0, s->out_min, s->out_max, NULL, 0};
@@ -478,10 +507,10 @@ static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, floa
       for (size_t jb = j0; jb < j1; jb += d->nsub) {
         size_t ncols = DLC_MIN(d->nsub, j1 - jb);
         size_t nruns = block_runs(d, s, jb, ncols, nr, runs);
-        pack_b_nchw(d->copy, nr, &geom, x_ig, runs, nruns, pc, kc, ncols, bpack);
-        for (size_t ir = m0; ir < m1; ir += mr) {
-          const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
-          size_t m = DLC_MIN(mr, m1 - ir);
+        pack_b_nchw(d, nr, &geom, x_ig, runs, nruns, pc, kc, ncols, bpack);
+        for (size_t ir = m0; ir < m1; ir += mt) {
+          const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
+          size_t m = DLC_MIN(mt, m1 - ir);
           ep.bias = p->bias + g * (size_t)s->cout_g + ir;
           for (size_t jr = 0; jr < ncols; jr += nr)
             d->ukernel(m, DLC_MIN(nr, ncols - jr), kc, a, bpack + jr * kc, y_ig + ir * P + jb + jr, P, pc > 0,
@@ -493,21 +522,9 @@ static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, floa
     for (size_t jr = j0; jr < j1; jr += nr) {
       size_t n = DLC_MIN(nr, j1 - jr);
       d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
-      /* the next panel's input rows (pointwise: kc rows of nr floats), a slice per call */
-      size_t jn = jr + nr < j1 ? jr + nr : j0;
-      size_t pn = jr + nr < j1 ? pc : pc + kc;
-      int pf = d->pointwise && pn < d->K;
-      size_t kn = pf ? DLC_MIN(d->kc, d->K - pn) : 0, nn = DLC_MIN(nr, j1 - jn);
-      for (size_t ir = m0, t = 0; ir < m1; ir += mr, t++) {
-        const float *a = a_g + (ir / mr) * d->wpanel_floats + pc * mr;
-        size_t m = DLC_MIN(mr, m1 - ir);
-        if (pf) {
-          const float *xs = x_ig + pn * P + jn;
-          for (size_t k = kn * t / nir; k < kn * (t + 1) / nir; k++) {
-            __builtin_prefetch(xs + k * P, 0, 2);
-            __builtin_prefetch(xs + k * P + nn - 1, 0, 2);
-          }
-        }
+      for (size_t ir = m0; ir < m1; ir += mt) {
+        const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
+        size_t m = DLC_MIN(mt, m1 - ir);
         ep.bias = p->bias + g * (size_t)s->cout_g + ir;
         d->ukernel(m, n, kc, a, bpack, y_ig + ir * P + jr, P, pc > 0, last ? &ep : NULL);
       }
@@ -566,7 +583,7 @@ static void run_job_trans(const dlc_exec *c, size_t o, size_t mb, size_t nb, flo
     for (size_t ir = m0; ir < m1; ir += mr) {
       size_t m = DLC_MIN(mr, m1 - ir);
       size_t nruns = block_runs(d, s, ir, m, mr, runs);
-      pack_b_nchw(d->copy, mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
+      pack_b_nchw(d, mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
       const float *b = b_g + b_panel(d, pc, jr / nr);

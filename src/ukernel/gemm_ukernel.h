@@ -59,6 +59,11 @@ typedef void (*dlc_f32_gemm_pack_cols_fn)(size_t kc, size_t n, const float *src,
  * a libc memcpy call per run cost as much as the copy. */
 typedef void (*dlc_f32_gemm_copy_fn)(float *dst, const float *src, size_t len);
 
+/* dst[t] = src[2 * t] for t < len; reads src[0 .. 2 * len - 1) only (the last float read is the
+   last even one) and writes nothing else. The NCHW im2col packing of a layer at stride 2 (an RGB
+   stem) gathers its runs with it: a scalar strided copy took more time than the stem's FMAs. */
+typedef void (*dlc_f32_gemm_copy_s2_fn)(float *dst, const float *src, size_t len);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
@@ -70,6 +75,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_pack_rows_fn pack_rows;
   dlc_f32_gemm_pack_cols_fn pack_cols;
   dlc_f32_gemm_copy_fn copy;
+  dlc_f32_gemm_copy_s2_fn copy_s2;
   int f16_out;        /* ukernel honours the epilogue's yh (binary16 output) */
 } dlc_f32_gemm_family;
 

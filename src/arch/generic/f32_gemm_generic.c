@@ -80,6 +80,10 @@ static void dlc_f32_gemm_copy__generic(float *restrict dst, const float *restric
   for (size_t t = 0; t < len; t++) dst[t] = src[t];
 }
 
+static void dlc_f32_gemm_copy_s2__generic(float *restrict dst, const float *restrict src, size_t len) {
+  for (size_t t = 0; t < len; t++) dst[t] = src[2 * t];
+}
+
 const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .name = "f32_gemm_6x8__generic",
     .mr = MR,
@@ -89,4 +93,5 @@ const dlc_f32_gemm_family dlc_f32_gemm__generic = {
     .pack_rows = dlc_f32_gemm_pack_rows_6__generic,
     .pack_cols = dlc_f32_gemm_pack_cols_8__generic,
     .copy = dlc_f32_gemm_copy__generic,
+    .copy_s2 = dlc_f32_gemm_copy_s2__generic,
 };

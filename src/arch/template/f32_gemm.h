@@ -269,6 +269,18 @@ static void gemm_copy(float *dst, const float *src, size_t len) {
   if (r > VL) v_store_first(dst + t + VL, r - VL, v_load_first(src + t + VL, r - VL));
 }
 
+/* VL outputs per step: two loads and the evens of them (AVX-512: one vpermt2ps). A step reads
+   2 VL floats, one past its last even, so whole steps run while another output follows (that
+   float is then read anyway); the rest, with masked loads of the 2 r - 1 floats it needs. */
+static void gemm_copy_s2(float *dst, const float *src, size_t len) {
+  size_t t = 0;
+  for (; t + VL < len; t += VL) v_store(dst + t, v_evens_in_order(v_evens(v_load(src + 2 * t), v_load(src + 2 * t + VL))));
+  const ptrdiff_t r = (ptrdiff_t)(len - t), need = 2 * r - 1;
+  if (r <= 0) return;
+  const vf lo = v_load_first(src + 2 * t, need), hi = need > VL ? v_load_first(src + 2 * t + VL, need - VL) : v_zero();
+  v_store_first(dst + t, r, v_evens_in_order(v_evens(lo, hi)));
+}
+
 const dlc_f32_gemm_family DLC_FAMILY_NAME(f32_gemm) = {
     .name = "f32_gemm_" DLC_STR(DLC_GEMM_MR) "x" DLC_STR(DLC_GEMM_NR) "__" DLC_ISA_STR,
     .mr = MR,
@@ -278,5 +290,6 @@ const dlc_f32_gemm_family DLC_FAMILY_NAME(f32_gemm) = {
     .pack_rows = gemm_pack_rows,
     .pack_cols = gemm_pack_cols,
     .copy = gemm_copy,
+    .copy_s2 = gemm_copy_s2,
     .f16_out = DLC_GEMM_F16_OUT,
 };
