@@ -254,12 +254,11 @@ static void test_conv_sweep(void **state) {
     char what[64];
     snprintf(what, sizeof what, "shape #%d (zero_frac %.1f, bias %d)", idx, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
-    /* direct's NCHW depthwise kernels both ways, whatever the plan would pick: pixels in the lanes
-       (dwp), channel blocks in the lanes (dwt) over whole planes and in bands of 1 or 2 rows */
+    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
+       (dwp), channel tiles in the lanes (dwt) */
     if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
-      for (int mode = 0; mode <= 2; mode++) {
-        dlc_test_direct_dw_mode(mode > 0);
-        dlc_test_direct_band_rows(mode == 2 ? 1 + idx % 2 : 0);
+      for (int mode = 0; mode <= 1; mode++) {
+        dlc_test_direct_dw_mode(mode);
         dlconv_isa isas[8];
         const int ni = cpu_isas(isas);
         for (int i = 0; i < ni; i++) {
@@ -268,7 +267,6 @@ static void test_conv_sweep(void **state) {
           run_one(&t, &cd, &c, what);
         }
         dlc_test_direct_dw_mode(-1);
-        dlc_test_direct_band_rows(0);
       }
     cd_free(&cd);
     if (idx % 6 == 3) {   /* the same layer from caller CSR weights */
@@ -312,12 +310,11 @@ static void test_dense_sweep(void **state) {
     snprintf(what, sizeof what, "dense #%d (batch %d, in %d, out %d, zero_frac %.1f, bias %d)", idx, batch, in_f,
              out_f, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
-    /* direct's NCHW depthwise kernels both ways, whatever the plan would pick: pixels in the lanes
-       (dwp), channel blocks in the lanes (dwt) over whole planes and in bands of 1 or 2 rows */
+    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
+       (dwp), channel tiles in the lanes (dwt) */
     if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
-      for (int mode = 0; mode <= 2; mode++) {
-        dlc_test_direct_dw_mode(mode > 0);
-        dlc_test_direct_band_rows(mode == 2 ? 1 + idx % 2 : 0);
+      for (int mode = 0; mode <= 1; mode++) {
+        dlc_test_direct_dw_mode(mode);
         dlconv_isa isas[8];
         const int ni = cpu_isas(isas);
         for (int i = 0; i < ni; i++) {
@@ -326,7 +323,6 @@ static void test_dense_sweep(void **state) {
           run_one(&t, &cd, &c, what);
         }
         dlc_test_direct_dw_mode(-1);
-        dlc_test_direct_band_rows(0);
       }
     cd_free(&cd);
   }

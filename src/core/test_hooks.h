@@ -62,7 +62,7 @@ void dlc_test_direct_band_rows(int rows);
 /* ---- direct NCHW depthwise kernels (src/direct/direct.c) -------------------------------------
    -1 (the default): the plan picks the pixels-in-lanes kernel (dwp) or channel blocks in the lanes
    (dwt) by shape; 0: dwp; 1: dwt wherever it applies (channel multiplier 1). Read when a plan is
-   made. The band hook above also caps dwt's bands (several bands per plane on small shapes). */
+   made. */
 void dlc_test_direct_dw_mode(int mode);
 
 #endif

@@ -10,6 +10,9 @@
  *         so the inner loop is the long one. Rows are visited in bands (see BAND_BYTES).
  *   dwc:  depthwise (cin_g == 1, any channel multiplier), NHWC. Weights [c_out/vl][k_h][k_w][vl].
  *   dwp:  depthwise, NCHW: vectorised over output pixels; weights kept as [c_out][k_h*k_w].
+ *   dwt:  depthwise, NCHW, small planes or strided (dwt_pays): channels in the lanes, the planes of
+ *         a channel tile transposed channel-last and run through the dwc kernels (see dwt_plan);
+ *         weights as dwc's.
  *
  * conv tiles each output row into runs of <= tile-width pixels. The consecutive tiles whose every
  * pixel sees every horizontal tap (the row's interior) are one kernel call, which covers them with
@@ -22,7 +25,8 @@
  * (one call for the column's pixels of every row that sees all k_h taps), or pixel runs of a row
  * with clipped ky. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
- * channel tile) items for conv, (n, band of rows, channel tile) for dwc and (n, channel, row group) for dwp.
+ * channel tile) items for conv, (n, band of rows, channel tile) for dwc, (n, channel, row group)
+ * for dwp and (n, channel tile) for dwt.
  *
  * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
  * weights are binary16 (half the memory), and each task widens what its items read into its own
