@@ -238,13 +238,14 @@ static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
    and shufflenet_v2, dwt / dwp): 16 lanes (AVX-512, sliding-window dwc rows) on outputs of up to
    14 x 14 0.47-1.0 (7 x 7 at stride 2 0.47, 7 x 7 3x3 0.55, 14 x 14 3x3 0.80-0.83), on 28 x 28
    with 5x5 windows 0.87-0.96, but 28 x 28 3x3 1.09-1.31 and larger planes 1.1-1.8; 8 lanes (AVX2,
-   no sliding rows) only strided: 7 x 7 outputs 0.75-0.82, 5x5 on 28 x 28 0.71, 3x3 on 14 x 14 and
-   more 1.2-1.4, stride 1 1.02-2.5. Neon (4 lanes, not measured) takes AVX2's rule. */
+   no sliding rows) only 7 x 7 outputs at stride 2: 0.77-0.84 (models A/B), 5x5 on 28 x 28 at
+   stride 2 1.0, 3x3 on 14 x 14 and more 1.2-1.4, stride 1 1.02-2.5. Neon (4 lanes, not measured)
+   takes AVX2's rule. */
 static int dwt_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
   const int64_t out = s->h_out * s->w_out, window = s->k_h * s->k_w;
   const int strided = s->stride_h > 1 || s->stride_w > 1;
   if (f->vl >= 16) return out <= 196 || (window >= 25 && out <= 784);
-  return strided && (out <= 49 || (window >= 25 && out <= 784));
+  return strided && out <= 49;
 }
 
 /* A task's slice: the channel tile's input planes and output planes, channel-last. */
