@@ -6,6 +6,7 @@
  * ISA the machine has (plus ISA AUTO), single-threaded, and some also with 2 threads, the default
  * thread count and a caller pool. A failure prints the shape index: `--only I` reruns just it. */
 #include "test_common.h"
+#include "core/test_hooks.h"
 
 static int g_algo = -1;
 static int g_shapes = 1000, g_dense = 150, g_only = -1;
@@ -253,6 +254,20 @@ static void test_conv_sweep(void **state) {
     char what[64];
     snprintf(what, sizeof what, "shape #%d (zero_frac %.1f, bias %d)", idx, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
+    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
+       (dwp), channel tiles in the lanes (dwt) */
+    if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
+      for (int mode = 0; mode <= 1; mode++) {
+        dlc_test_direct_dw_mode(mode);
+        dlconv_isa isas[8];
+        const int ni = cpu_isas(isas);
+        for (int i = 0; i < ni; i++) {
+          run_cfg c = {.algo = DLCONV_ALGO_DIRECT, .isa = isas[i], .num_threads = 1 + ((idx + i) & 1),
+                       .ws_mode = (idx + i) & 1};
+          run_one(&t, &cd, &c, what);
+        }
+        dlc_test_direct_dw_mode(-1);
+      }
     cd_free(&cd);
     if (idx % 6 == 3) {   /* the same layer from caller CSR weights */
       rng_t rc = rng_seed(g_seed ^ ((uint64_t)idx << 20));
@@ -295,6 +310,20 @@ static void test_dense_sweep(void **state) {
     snprintf(what, sizeof what, "dense #%d (batch %d, in %d, out %d, zero_frac %.1f, bias %d)", idx, batch, in_f,
              out_f, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
+    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
+       (dwp), channel tiles in the lanes (dwt) */
+    if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
+      for (int mode = 0; mode <= 1; mode++) {
+        dlc_test_direct_dw_mode(mode);
+        dlconv_isa isas[8];
+        const int ni = cpu_isas(isas);
+        for (int i = 0; i < ni; i++) {
+          run_cfg c = {.algo = DLCONV_ALGO_DIRECT, .isa = isas[i], .num_threads = 1 + ((idx + i) & 1),
+                       .ws_mode = (idx + i) & 1};
+          run_one(&t, &cd, &c, what);
+        }
+        dlc_test_direct_dw_mode(-1);
+      }
     cd_free(&cd);
   }
   printf("dense sweep [%s]: %d layers, %ld runs, %ld failures, %.1f s\n", algo_name(g_algo),

@@ -53,6 +53,10 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
     /* The AVX2 NCHW depthwise kernel (row reuse, 8 x 8 tiles) beats GSPC on every depthwise layer
        of the suites, 3x3 and 5x5, 7x7 to 112x112 (Zen 2: 1.2-6x). */
     if (isa == DLCONV_ISA_AVX2 && s->layout == DLCONV_NCHW) return DLCONV_ALGO_DIRECT;
+    /* AVX-512 NCHW: direct too, since small planes run with channels in the lanes (direct.c, dwt):
+       Zen 5, 1 thread, the models' layers, direct (with dwt) / GSPC: 7 x 7 outputs 0.32-0.83,
+       5x5 windows 0.55-0.72, the others 0.5-0.8. */
+    if (isa == DLCONV_ISA_AVX512 && s->layout == DLCONV_NCHW) return DLCONV_ALGO_DIRECT;
     /* NHWC: direct but at stride 1 with windows larger than 5x5 on x86, 5x5 and larger elsewhere
        (not measured off x86). Zen 5, 1 thread, direct / GSPC over the depthwise layers of
        mobilenet_v2, efficientnet_b0 and shufflenet_v2: AVX-512 (sliding-window rows) 3x3 stride 1

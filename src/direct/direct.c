@@ -10,6 +10,9 @@
  *         so the inner loop is the long one. Rows are visited in bands (see BAND_BYTES).
  *   dwc:  depthwise (cin_g == 1, any channel multiplier), NHWC. Weights [c_out/vl][k_h][k_w][vl].
  *   dwp:  depthwise, NCHW: vectorised over output pixels; weights kept as [c_out][k_h*k_w].
+ *   dwt:  depthwise, NCHW, small planes or strided (dwt_pays): channels in the lanes, the planes of
+ *         a channel tile transposed channel-last and run through the dwc kernels (see dwt_plan);
+ *         weights as dwc's.
  *
  * conv tiles each output row into runs of <= tile-width pixels. The consecutive tiles whose every
  * pixel sees every horizontal tap (the row's interior) are one kernel call, which covers them with
@@ -22,7 +25,8 @@
  * (one call for the column's pixels of every row that sees all k_h taps), or pixel runs of a row
  * with clipped ky. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
- * channel tile) items for conv, (n, band of rows, channel tile) for dwc and (n, channel, row group) for dwp.
+ * channel tile) items for conv, (n, band of rows, channel tile) for dwc, (n, channel, row group)
+ * for dwp and (n, channel tile) for dwt.
  *
  * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
  * weights are binary16 (half the memory), and each task widens what its items read into its own
@@ -48,7 +52,7 @@
 
 #include "../core/test_hooks.h"
 
-enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP };
+enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP, MODE_DWT };
 
 /* Largest tile buffer a family may need (pixels x lanes). */
 #define TILE_BUF_FLOATS 2048
@@ -67,8 +71,10 @@ typedef struct direct_data {
   uint16_t *wh;             /* F16: packed weights, the layout of w */
   size_t xband_bytes;       /* F16: a band's input rows of one group, channel-last floats */
   size_t wtile_bytes;       /* F16: one channel tile's weights as floats */
-  size_t ntasks;            /* F16: tasks of execute (a workspace slice each) */
+  size_t ntasks;            /* F16, dwt: tasks of execute (a workspace slice each) */
   int flat;                 /* conv, fp32: a pointwise layer run as one row of h_out x w_out pixels */
+  size_t dwt_xcl, dwt_ycl;  /* dwt: bytes of a channel tile's input, output planes channel-last (dwt_plan) */
+  size_t dwt_nv;            /* dwt: vectors of channels a tile */
 } direct_data;
 
 /* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
@@ -83,6 +89,16 @@ void dlc_test_direct_band_rows(int rows) { atomic_store_explicit(&band_hook, row
 #define BAND_HOOK() atomic_load_explicit(&band_hook, memory_order_relaxed)
 #else
 #define BAND_HOOK() 0
+#endif
+
+/* NCHW depthwise: -1 (the default) the plan picks dwp or dwt by shape; 0 dwp; 1 dwt (where the
+   shape allows it). */
+#if defined(DLC_TEST_HOOKS)
+static atomic_int dw_hook = -1;
+void dlc_test_direct_dw_mode(int mode) { atomic_store_explicit(&dw_hook, mode, memory_order_relaxed); }
+#define DW_HOOK() atomic_load_explicit(&dw_hook, memory_order_relaxed)
+#else
+#define DW_HOOK() (-1)
 #endif
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -207,6 +223,49 @@ static void direct_destroy(dlconv_plan *p) {
   p->algo_data = NULL;
 }
 
+/* dwt: NCHW depthwise with channels in the lanes. Per block of VL channels (the last one may be
+   narrower), the block's input planes are transposed channel-last into the task's slice of the
+   workspace (VL pixels at a time across rows: a 7 x 7 plane is 4 transposes, not 7), the NHWC dwc
+   kernels run over it as dwc_rows runs an NHWC layer (sliding-window rows, border columns a
+   call each), into a channel-last output plane, which is transposed back to the block's NCHW
+   planes. Against dwp, which vectorises over a row's pixels, small planes fill whole vectors (a
+   7 x 7 plane is 7 pixels x 16 channels a tile, not rows of 16 lanes of which 7 are used) and
+   stride 2 needs no de-interleaving. */
+static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
+  return s->cout_g == 1 && f->dwc[0] && s->layout == DLCONV_NCHW;
+}
+
+/* Where dwt beats dwp (Zen 5, 1 thread, the 26 depthwise layers of mobilenet_v2, efficientnet_b0
+   and shufflenet_v2, dwt / dwp): 16 lanes (AVX-512, sliding-window dwc rows) on outputs of up to
+   14 x 14 0.47-1.0 (7 x 7 at stride 2 0.47, 7 x 7 3x3 0.55, 14 x 14 3x3 0.80-0.83), on 28 x 28
+   with 5x5 windows 0.87-0.96, but 28 x 28 3x3 1.09-1.31 and larger planes 1.1-1.8; 8 lanes (AVX2,
+   no sliding rows) only 7 x 7 outputs at stride 2: 0.77-0.84 (models A/B), 5x5 on 28 x 28 at
+   stride 2 1.0, 3x3 on 14 x 14 and more 1.2-1.4, stride 1 1.02-2.5. Neon (4 lanes, not measured)
+   takes AVX2's rule. */
+static int dwt_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
+  const int64_t out = s->h_out * s->w_out, window = s->k_h * s->k_w;
+  const int strided = s->stride_h > 1 || s->stride_w > 1;
+  if (f->vl >= 16) return out <= 196 || (window >= 25 && out <= 784);
+  return strided && out <= 49;
+}
+
+/* A task's slice: the channel tile's input planes and output planes, channel-last. */
+static void dwt_plan(dlconv_plan *p, direct_data *d) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  /* Two vectors of channels where a one-vector tile would hold half its pixels or fewer: a 7-pixel
+     row is then 14 accumulators, not 7 chains too few for two FMA pipes (Zen 5, 1 thread, 7 x 7
+     outputs: 0.78-0.84x the time of one vector; 14 x 14 outputs, 12 + 2 pixels a row: 1.1x). */
+  d->dwt_nv = nv_max(f, 1) > 1 && (size_t)s->w_out * 2 <= f->dwc_tw[0] ? 2 : 1;
+  d->nct = dlc_div_up(d->nb, d->dwt_nv);
+  const size_t tile = f->vl * d->dwt_nv;
+  d->dwt_xcl = dlc_round_up((size_t)(s->h_in * s->w_in) * tile * sizeof(float), DLC_ALIGN);
+  d->dwt_ycl = dlc_round_up((size_t)(s->h_out * s->w_out) * tile * sizeof(float), DLC_ALIGN);
+  const size_t items = (size_t)s->n * d->nct;
+  d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), items));
+  p->workspace_bytes = d->ntasks * (d->dwt_xcl + d->dwt_ycl);
+}
+
 /* The plan's data for mode, attached to p, once the family's tiles are known to fit the border
    buffer. */
 static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, enum direct_mode mode, direct_data **out) {
@@ -227,13 +286,17 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
   const int depthwise = p->s.cin_g == 1;
   enum direct_mode mode = !depthwise ? MODE_CONV : p->s.layout == DLCONV_NHWC ? MODE_DWC : MODE_DWP;
+  if (mode == MODE_DWP && dwt_applies(&p->s, f)) {
+    const int forced = DW_HOOK();
+    if (forced == 1 || (forced < 0 && dwt_pays(&p->s, f))) mode = MODE_DWT;
+  }
   if ((mode == MODE_CONV && !f->conv[0]) || (mode == MODE_DWC && !f->dwc[0]) || (mode == MODE_DWP && !f->dwp))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s lacks the %s kernel", p->kernels->name,
                     mode == MODE_CONV ? "conv" : "depthwise");
   direct_data *d = NULL;
   dlconv_status st = new_data(p, f, mode, &d);
   if (st != DLCONV_OK) return st;
-  st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWC ? pack_dwc(p, d, w) : pack_dwp(p, d, w);
+  st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWP ? pack_dwp(p, d, w) : pack_dwc(p, d, w);
   if (st != DLCONV_OK) {
     direct_destroy(p);
     return dlc_fail(st, "direct: out of memory packing weights");
@@ -255,6 +318,7 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   p->workspace_bytes = 0;
   if (mode == MODE_CONV && d->x_nhwc && p->s.layout == DLCONV_NCHW)   /* the transposed x */
     p->workspace_bytes = dlc_round_up((size_t)(p->s.n * p->s.c_in * p->s.h_in * p->s.w_in) * sizeof(float), DLC_ALIGN);
+  if (mode == MODE_DWT) dwt_plan(p, d);
   p->weight_density = 1.0;
   const char *name = mode == MODE_CONV ? f->name : f->dw_name;
   strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
@@ -850,6 +914,58 @@ static void dwp_task(void *arg, size_t task) {
   }
 }
 
+/* dwt: nc planes of src (plane floats apart) to channel-last dst (pixel stride ci), or back:
+   dst[ix * ci + ic] = src[ic * plane + ix], ix < w, ic < ci (to_channel_last's contract). */
+static void dwt_transpose(const dlconv_plan *p, const float *src, size_t plane, size_t w, size_t ci, float *dst) {
+  const dlc_f32_direct_to_channel_last_fn tcl = p->kernels->direct->to_channel_last;
+  if (tcl) {
+    tcl(src, plane, w, ci, dst);
+    return;
+  }
+  for (size_t ix = 0; ix < w; ix++)
+    for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = src[ic * plane + ix];
+}
+
+/* Items: (image, channel tile of up to two blocks of VL channels); see dwt_plan. */
+static void dwt_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const dlc_f32_direct_family *f = p->kernels->direct;
+  const size_t vl = f->vl, nvm = d->dwt_nv, taps = (size_t)(s->k_h * s->k_w), cout = (size_t)s->c_out;
+  const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
+  float *xcl = (float *)(c->ws + task * (d->dwt_xcl + d->dwt_ycl));
+  float *ycl = (float *)((char *)xcl + d->dwt_xcl);
+  row_job r;
+  job_common(p, &r, nvm);
+  r.a.y_c = 1;
+  r.a.w_v = (ptrdiff_t)(taps * vl);
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  for (; i < end; i++) {
+    const size_t ct = i % d->nct, n = i / d->nct, b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
+    const size_t c0 = b0 * vl, nc = DLC_MIN(nv * vl, cout - c0);
+    /* x channel-last with pixel stride nc: the tile's planes as one row of plane_in pixels */
+    dwt_transpose(p, c->x + (n * (size_t)s->c_in + c0) * plane_in, plane_in, plane_in, nc, xcl);
+    r.fn = f->dwc[nv - 1];
+    r.x_col = (ptrdiff_t)nc;
+    r.ky.xs = s->dil_h * s->w_in * r.x_col;
+    r.kx.xs = s->dil_w * r.x_col;
+    r.a.x_pix = s->stride_w * r.x_col;
+    r.y_col = r.a.y_pix = (ptrdiff_t)nc;
+    r.a.nc = nc;
+    r.a.bias = p->bias + c0;
+    r.a.x_v[0] = 0;
+    r.a.x_v[1] = (ptrdiff_t)vl;
+    r.a.n_in[0] = (int32_t)DLC_MIN(vl, nc);
+    r.a.n_in[1] = (int32_t)(nc > vl ? nc - vl : 0);
+    dwc_rows(p, &r, xcl, ycl, d->w + b0 * taps * vl, 0, s->h_out);
+    /* back: ycl[pix * nc + ch] to y[ch * plane_out + pix] */
+    dwt_transpose(p, ycl, nc, nc, plane_out, c->y + (n * cout + c0) * plane_out);
+  }
+}
+
 /* NCHW x -> channel-last copy, rows [begin, end) of all images (row = image * h_in + iy), in
    blocks of 8 channels x 64 pixels so both sides stream through a few cache lines. */
 typedef struct transpose_ctx {
@@ -911,12 +1027,18 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
       c.items = (size_t)s->n * dwc_bands(s) * d->nct;
       fn = dwc_task;
       break;
+    case MODE_DWT:
+      c.items = (size_t)s->n * d->nct;
+      c.ws = workspace;
+      fn = dwt_task;
+      break;
     default:
       c.items = (size_t)(s->n * s->c_out) * dwp_geometry(p).nrg;
       fn = dwp_task;
       break;
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
+  if (d->mode == MODE_DWT) c.ntasks = d->ntasks; /* a workspace slice each */
   dlc_parallel_for(p, c.ntasks, fn, &c);
 }
 
