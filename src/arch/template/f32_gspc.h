@@ -565,8 +565,21 @@ static void gspc_pack_rows(const dlc_f32_gspc_pack_args *a) {
 /* Channel-blocked layout from NHWC (the blocked and the diagonal tiles): a column is VL floats,
    the channels of the tile then zeros; one masked load and one store per column. */
 static void gspc_pack_blocked(const dlc_f32_gspc_pack_args *a) {
-  for (size_t q = 0; q < a->nq; q++)
-    v_store(a->dst + q * DLC_VL, gspc_inside(a, q) ? v_load_first(gspc_src_at(a, q, 0), (ptrdiff_t)a->n_c) : v_zero());
+  /* the arguments and the channel mask in locals, the padding and the interior in their own
+     loops: the stores could alias *a, and per column the mask and the bounds were most of the
+     copy (Zen 5, WRN-40-2 g16 NHWC 32 x 32: a quarter of the layer) */
+  const size_t nq = a->nq, q_lo = a->q_lo < nq ? a->q_lo : nq, q_hi = a->q_hi < nq ? a->q_hi : nq;
+  const ptrdiff_t step = a->col_step * a->px_step;
+  const vmask m = v_first((ptrdiff_t)a->n_c);
+  float *dst = a->dst;
+  const float *src = a->src + (ptrdiff_t)a->col0 * a->px_step;
+  size_t q = 0;
+  for (; q < q_lo; q++) v_store(dst + q * DLC_VL, v_zero());
+  if (a->n_c == DLC_VL)
+    for (; q < q_hi; q++) v_store(dst + q * DLC_VL, v_load(src + (ptrdiff_t)q * step));
+  else
+    for (; q < q_hi; q++) v_store(dst + q * DLC_VL, v_load_mask(src + (ptrdiff_t)q * step, m));
+  for (; q < nq; q++) v_store(dst + q * DLC_VL, v_zero());
 }
 
 static void gspc_pack_scalar(const dlc_f32_gspc_pack_args *a) {
