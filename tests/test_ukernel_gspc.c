@@ -343,9 +343,12 @@ static void diag_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_ukernel_fn k, 
         const size_t g0 = l - l % c;
         for (size_t t = 0; t < K_TAPS; t++)
           for (size_t dd = 0; dd < c; dd++) {
-            const size_t s = (l % c + c - dd) % c;
+            /* input dd reaches output l%c through rotation s; with two copies, rotation s >= a is
+               copy 1's vector a + (s - a), at the lane holding dd after the copy's rotation by a */
+            const size_t s = (l % c + c - dd) % c, a = c / DLC_GSPC_DIAG_COPIES(c);
+            const size_t lane = s < a || a == c ? dd : (dd + a) % c;
             const double v = (double)in[tap_off[t] + (ptrdiff_t)r * p.in_r_stride + (ptrdiff_t)(x * vl + g0 + dd)] *
-                             w[(t * c + s) * vl + g0 + dd];
+                             w[(t * c + s) * vl + g0 + lane];
             acc += v;
             mag += fabs(v);
           }

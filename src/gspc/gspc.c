@@ -114,11 +114,11 @@ static int choose_diag(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, si
   for (size_t rn = 1; rn <= GSPC_MAX_R && rn <= (size_t)s->h_out; rn++)
     for (size_t wn = 1; wn <= GSPC_MAX_W && wn <= (size_t)s->w_out; wn++) {
       if (!f->get_diag(c, rn, wn)) continue;
-      const double np = (double)(rn * wn);
+      const double np = (double)(rn * wn), acc = (double)(c / DLC_GSPC_DIAG_COPIES(c));
       double cyc = (double)c * np / f->fma_per_cycle;
       cyc = fmax(cyc, (np + (double)c) / f->loads_per_cycle);
       cyc = fmax(cyc, f->fma_latency) + 0.5;
-      const double epi = np * ((double)(c - 1) + store) + 20.0;
+      const double epi = np * (acc - 1.0 + store) + 20.0;
       const double cost = (double)(dlc_div_up((size_t)s->h_out, rn) * dlc_div_up((size_t)s->w_out, wn)) * (taps * cyc + epi);
       if (cost < best * 0.999) {
         best = cost;
@@ -133,10 +133,12 @@ static int choose_diag(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, si
   return 1;
 }
 
-/* Diagonal tiles' weights [group block][tap][s][t_o]: lane L (group gb*gpv + L/c, input channel
-   L%c), rotation s: the weight to output channel (L%c + s) % c; the bias in channel order. */
+/* Diagonal tiles' weights [group block][tap][j][s][t_o] (gspc_ukernel.h): lane L (group
+   gb*gpv + L/c), copy j of the input (rotated by j*a lanes), rotation s: the weight of input
+   channel (L%c - j*a) mod c to output channel (L%c + s) % c; the bias in channel order. */
 static void pack_weights_diag(const dlc_conv_shape *s, const float *w, const float *bias, gspc_data *d) {
   const size_t c = d->diag, taps = (size_t)(s->k_h * s->k_w), gpv = d->grid.gpv, nvl = d->grid.nvl;
+  const size_t k = DLC_GSPC_DIAG_COPIES(c), a = c / k;
   const size_t groups = (size_t)s->groups;
   for (size_t gb = 0; gb < d->grid.n_gb; gb++) {
     float *dst = d->w + gb * d->blk, *b = d->bias + gb * nvl;
@@ -145,11 +147,12 @@ static void pack_weights_diag(const dlc_conv_shape *s, const float *w, const flo
       b[l] = g < groups ? bias[g * c + l % c] : 0.0f;
     }
     for (size_t t = 0; t < taps; t++)
-      for (size_t r = 0; r < c; r++)
-        for (size_t l = 0; l < nvl; l++) {
-          const size_t g = gb * gpv + l / c, ic = l % c, oc = (ic + r) % c;
-          *dst++ = g < groups ? w[((g * c + oc) * c + ic) * taps + t] : 0.0f;
-        }
+      for (size_t j = 0; j < k; j++)
+        for (size_t r = 0; r < a; r++)
+          for (size_t l = 0; l < nvl; l++) {
+            const size_t g = gb * gpv + l / c, ic = (l % c + c - j * a) % c, oc = (l % c + r) % c;
+            *dst++ = g < groups ? w[((g * c + oc) * c + ic) * taps + t] : 0.0f;
+          }
   }
 }
 

@@ -285,9 +285,10 @@ INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, c
 #ifndef GSPC_DIAG_MAX_ACC
 #define GSPC_DIAG_MAX_ACC (DLC_NREGS * 3 / 4) /* 24 of 32 registers, 12 of 16 */
 #endif
-#define GSPC_DIAG_IN_MENU(C, R, W)                                                                    \
-  (2 * (C) <= DLC_VL && (C) * (R) * (W) <= GSPC_DIAG_MAX_ACC && (C) * (R) * (W) + (C) + 1 <= DLC_NREGS && \
-   (R) * (W) <= GSPC_MAX_PIX)
+#define GSPC_DIAG_ACC(C) ((C) / DLC_GSPC_DIAG_COPIES(C)) /* accumulators per pixel */
+#define GSPC_DIAG_IN_MENU(C, R, W)                                                                     \
+  (2 * (C) <= DLC_VL && GSPC_DIAG_ACC(C) * (R) * (W) <= GSPC_DIAG_MAX_ACC &&                          \
+   GSPC_DIAG_ACC(C) * (R) * (W) + (C) + DLC_GSPC_DIAG_COPIES(C) <= DLC_NREGS && (R) * (W) <= GSPC_MAX_PIX)
 
 /* lane j of rotation s within blocks of c lanes: j - j%c + (j%c - s) mod c */
 #define GSPC_ROT(C, S, J) (((J) & ~((C) - 1)) | (((J) + 16 * (C) - (S)) & ((C) - 1)))
@@ -306,11 +307,15 @@ static const int32_t gspc_rot[11][16] = {
 INLINE void gspc_diag_tile(const dlc_f32_gspc_params *prm, const float *in, const float *w, const float *bias,
                            float *out, size_t n_lanes, size_t r_valid, const size_t c, const size_t rn,
                            const size_t wn) {
+  /* a accumulators per pixel: with two copies of the input (groups of 8), the copy rotated by a
+     lanes meets the weights of rotations a .. c-1, pre-rotated by a, in the same accumulators */
+  const size_t k = DLC_GSPC_DIAG_COPIES(c), a = c / k;
   vf acc[GSPC_MAX_PIX][8];
   UNROLL
   for (size_t p = 0; p < rn * wn; p++)
     UNROLL
-    for (size_t s = 0; s < c; s++) acc[p][s] = v_zero();
+    for (size_t s = 0; s < a; s++) acc[p][s] = v_zero();
+  const vidx rk = v_load_idx(gspc_rot[gspc_rot_at(c) + a - 1]);
   const size_t n_tap = prm->n_tap;
   const ptrdiff_t r_stride = prm->in_r_stride;
   for (size_t t = 0; t < n_tap; t++, w += c * DLC_VL) {
@@ -324,7 +329,12 @@ INLINE void gspc_diag_tile(const dlc_f32_gspc_params *prm, const float *in, cons
       for (size_t x = 0; x < wn; x++) {
         const vf xv = v_load(ip + (ptrdiff_t)r * r_stride + x * DLC_VL);
         UNROLL
-        for (size_t s = 0; s < c; s++) acc[r * wn + x][s] = v_fma(xv, wv[s], acc[r * wn + x][s]);
+        for (size_t s = 0; s < a; s++) acc[r * wn + x][s] = v_fma(xv, wv[s], acc[r * wn + x][s]);
+        if (k > 1) {
+          const vf xr = v_permute(xv, rk);
+          UNROLL
+          for (size_t s = 0; s < a; s++) acc[r * wn + x][s] = v_fma(xr, wv[a + s], acc[r * wn + x][s]);
+        }
       }
   }
   /* sum the rotated accumulators: lane L of rotation s is lane L - L%c + (L%c - s) mod c */
@@ -332,7 +342,7 @@ INLINE void gspc_diag_tile(const dlc_f32_gspc_params *prm, const float *in, cons
   UNROLL
   for (size_t p = 0; p < rn * wn; p++) sum[p] = acc[p][0];
   UNROLL
-  for (size_t s = 1; s < c; s++) {
+  for (size_t s = 1; s < a; s++) {
     const vidx ri = v_load_idx(gspc_rot[gspc_rot_at(c) + s - 1]);
     UNROLL
     for (size_t p = 0; p < rn * wn; p++) sum[p] = v_add(sum[p], v_permute(acc[p][s], ri));
