@@ -46,6 +46,8 @@ KERNELS = [
     ("f32 gspc g1 v4 r1 w6", "f32_gspc_neon", "gspc_g1_v4_r1_w6", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc g4 v1 r1 w16", "f32_gspc_neon", "gspc_g4_v1_r1_w16", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc positions 2x40", "f32_gspc_neon", "gspc_pos_o2_v10", ["cortex-a76", "neoverse-n1"]),
+    ("f32 gspc diagonal c2 4x3 (groups of 2)", "f32_gspc_neon", "gspc_diag_c2_r4_w3", ["cortex-a76", "neoverse-n1"]),
+    ("f32 gspc g2 v1 r1 w16 (groups of 2 in lanes)", "f32_gspc_neon", "gspc_g2_v1_r1_w16", ["cortex-a76", "neoverse-n1"]),
     ("f32 gspc positions 4x24", "f32_gspc_neon", "gspc_pos_o4_v6", ["cortex-a76", "neoverse-n1"]),
     ("f32 csr 3x32", "f32_csr_neon", "csr_spmm", ["cortex-a76", "neoverse-n1"]),
     ("int8 gspc g1 v1 r1 w14 (SMLAL)", "lowp_gspc_neon", "q8_gspc_g1_v1_r1_w14", ["cortex-a76", "neoverse-n1", "cortex-a55"]),

@@ -291,6 +291,103 @@ static void pos_ukernels_of(const dlc_f32_gspc_family *f) {
   assert_null(f->get_pos(1, 0));
 }
 
+/* The diagonal kernels (get_diag): every (c, r, w) of the menu; lane, row remainders, both
+   output layouts, clamp. Lane L of an input column is channel L%c of group L/c; output lane L is
+   channel L%c of group L/c, the sum over taps and the group's c inputs d of the input times the
+   weight wt[(tap*c + s)*t_o + L/c*c + d], s = (L%c - d) mod c. */
+static void diag_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_ukernel_fn k, size_t c, size_t rn, size_t wn,
+                       size_t n_lanes, size_t r_valid, int nchw, int clamp) {
+  const size_t vl = f->t_o;
+  dlc_f32_gspc_params p;
+  memset(&p, 0, sizeof p);
+  ptrdiff_t tap_off[K_TAPS];
+  const size_t row = (wn + 5) * vl;
+  p.n_ct = 1;
+  p.t_i = p.ti_last = c;
+  p.n_tap = K_TAPS;
+  p.in_ti_stride = 1;
+  p.in_r_stride = (ptrdiff_t)(3 * row + vl);
+  tap_off[0] = 0;
+  tap_off[1] = (ptrdiff_t)(2 * vl);
+  tap_off[2] = (ptrdiff_t)(2 * row + vl);
+  p.tap_off = tap_off;
+  const size_t nin = rn * (size_t)p.in_r_stride + 4 * row, nw = K_TAPS * c * vl;
+  float *in = xalloc_slack(nin * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
+  float *bias = xalloc_slack(vl * sizeof(float));
+  for (size_t i = 0; i < nin; i++) in[i] = frand();
+  for (size_t i = 0; i < nw; i++) w[i] = frand();
+  for (size_t i = 0; i < vl; i++) bias[i] = frand();
+  if (nchw) {
+    p.out_pix_stride = 1;
+    p.out_r_stride = (ptrdiff_t)wn + 2;
+    p.out_ch_stride = (ptrdiff_t)(rn * (size_t)p.out_r_stride + 1);
+  } else {
+    p.out_ch_stride = 1;
+    p.out_pix_stride = (ptrdiff_t)vl + 3;
+    p.out_r_stride = (ptrdiff_t)(wn * (size_t)p.out_pix_stride + 2);
+  }
+  p.out_min = clamp ? -0.25f : -INFINITY;
+  p.out_max = clamp ? 0.5f : INFINITY;
+  const size_t nout = rn * (wn + 3) * (vl + 5) + 2 * GUARD;
+  float *out = xalloc_slack(nout * sizeof(float));
+  char *want = calloc(nout, 1);
+  assert_non_null(want);
+  for (size_t i = 0; i < nout; i++) out[i] = SENTINEL;
+  float *o = out + GUARD;
+  k(&p, in, w, bias, o, n_lanes, r_valid);
+  int bad = 0;
+  for (size_t r = 0; r < r_valid; r++)
+    for (size_t x = 0; x < wn; x++)
+      for (size_t l = 0; l < n_lanes; l++) {
+        double acc = bias[l], mag = fabs(acc);
+        const size_t g0 = l - l % c;
+        for (size_t t = 0; t < K_TAPS; t++)
+          for (size_t dd = 0; dd < c; dd++) {
+            /* input dd reaches output l%c through rotation s; with two copies, rotation s >= a is
+               copy 1's vector a + (s - a), at the lane holding dd after the copy's rotation by a */
+            const size_t s = (l % c + c - dd) % c, a = c / DLC_GSPC_DIAG_COPIES(c);
+            const size_t lane = s < a || a == c ? dd : (dd + a) % c;
+            const double v = (double)in[tap_off[t] + (ptrdiff_t)r * p.in_r_stride + (ptrdiff_t)(x * vl + g0 + dd)] *
+                             w[(t * c + s) * vl + g0 + lane];
+            acc += v;
+            mag += fabs(v);
+          }
+        const double ref = clampd(acc, p.out_min, p.out_max);
+        const ptrdiff_t pos = (ptrdiff_t)r * p.out_r_stride + (ptrdiff_t)x * p.out_pix_stride + (ptrdiff_t)l * p.out_ch_stride;
+        want[GUARD + pos] = 1;
+        if (!close_enough(o[pos], ref, mag, K_TAPS * c + 1) && bad++ < 3)
+          print_error("%s diag c=%zu r=%zu w=%zu lanes=%zu r_valid=%zu %s: r=%zu x=%zu lane=%zu got %.7g want %.7g\n",
+                      f->isa, c, rn, wn, n_lanes, r_valid, nchw ? "nchw" : "nhwc", r, x, l, (double)o[pos], ref);
+      }
+  for (size_t i = 0; i < nout; i++)
+    if (!want[i] && out[i] != SENTINEL && bad++ < 6)
+      print_error("%s diag c=%zu r=%zu w=%zu: wrote outside the tile at %zd\n", f->isa, c, rn, wn, (ptrdiff_t)i - GUARD);
+  free(want);
+  free(in), free(w), free(bias), free(out);
+  assert_int_equal(bad, 0);
+}
+
+static void diag_ukernels_of(const dlc_f32_gspc_family *f) {
+  if (!f->get_diag) return;
+  size_t n_tested = 0;
+  for (size_t c = 2; c <= 8; c *= 2)
+    for (size_t rn = 1; rn <= 4; rn++)
+      for (size_t wn = 1; wn <= 32; wn++) {
+        dlc_f32_gspc_ukernel_fn k = f->get_diag(c, rn, wn);
+        if (!k) continue;
+        assert_true(2 * c <= f->t_o);
+        n_tested++;
+        const size_t lanes[3] = {f->t_o, f->t_o - 1, c};
+        for (int nchw = 0; nchw < 2; nchw++)
+          for (int li = 0; li < 3; li++)
+            diag_check(f, k, c, rn, wn, lanes[li], li == 1 ? (rn + 1) / 2 : rn, nchw, li == 2);
+      }
+  assert_true(n_tested > 0);
+  assert_null(f->get_diag(3, 1, 1));
+  assert_null(f->get_diag(16, 1, 1));
+  assert_null(f->get_diag(2, 0, 1));
+}
+
 static void test_ukernels(void **state) {
   (void)state;
   const dlc_isa_kernels *kt;
@@ -298,6 +395,7 @@ static void test_ukernels(void **state) {
     if (kt->gspc) {
       ukernels_of(kt->gspc);
       pos_ukernels_of(kt->gspc);
+      diag_ukernels_of(kt->gspc);
     }
 }
 
@@ -402,6 +500,11 @@ static const conv_case cases[] = {
     {{1, 32, 17, 15, 48, 3, 2, 3, 1, 2, 3, 2, 1, 0, 3, 8}, NOCLAMP, 0},         /* stride 3,1 dilation 2,3 */
     {{1, 64, 32, 32, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 1},        /* g4: 16 in, 32 out, 32 x 32 */
     {{1, 10, 11, 9, 35, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5}, -0.5f, 0.5f, 1},      /* 2 in, 7 out (oc remainder), 5x5 */
+    /* c in = c out = 2, 4, 8: the diagonal tiles in NHWC; a last group block of fewer groups */
+    {{1, 10, 9, 13, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5}, 0.0f, 6.0f, 1},       /* g5: 2 in, 2 out */
+    {{2, 36, 11, 10, 36, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 9}, NOCLAMP, 1},         /* g9: 4 in, 4 out, stride 2 */
+    {{1, 24, 7, 19, 24, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3}, NOCLAMP, 0},          /* g3: 8 in, 8 out, dilated */
+    {{1, 128, 8, 8, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16}, NOCLAMP, 1},        /* g16: 8 in, 8 out */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 

@@ -46,6 +46,7 @@ typedef struct gspc_data {
   size_t ntasks;
   int direct;                   /* the kernel reads x itself: it already has the packed layout */
   int blocked;                  /* channel-blocked input layout (family get_blocked) */
+  size_t diag;                  /* channels per group of the diagonal tiles (family get_diag), or 0 */
   size_t pxs;                   /* floats between two packed columns: gpv, or t_i when blocked */
   float *w;                     /* [n_gb][n_ocb][blk] */
   float *bias;                  /* [n_gb][n_ocb][nvl] */
@@ -88,6 +89,72 @@ static int choose_tile(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, gs
     }
   }
   return d->kern != NULL;
+}
+
+/* Diagonal tiles (family get_diag): NHWC groups of c = 2, 4 or 8 input and output channels, t_o / c
+   groups in a vector, at least half its lanes holding groups; c (else 0). In NCHW the t_o-channel
+   columns cost log2(t_o) rounds of zips to pack and the tile a transpose to store: slower than
+   groups in lanes or positions in lanes (Zen 5, WRN-40-2 g16 8 x 8 c = 8: 2.3x, g8 strided 1.9x). */
+static size_t diag_channels(const dlc_conv_shape *s, const dlc_f32_gspc_family *f) {
+  const size_t c = (size_t)s->cin_g;
+  if (s->layout != DLCONV_NHWC || !f->get_diag || s->cout_g != s->cin_g || (c != 2 && c != 4 && c != 8) || 2 * c > f->t_o ||
+      2 * c * (size_t)s->groups < f->t_o)
+    return 0;
+  return c;
+}
+
+/* The cheapest diagonal tile: per tap c*P products and P + c loads (the tap's c weight vectors
+   and P pixels' inputs), at least the product latency; the epilogue rotates and adds the
+   accumulators of a pixel and stores one vector. Of equal ones the tallest (Zen 5, 128x8x8 g16,
+   groups of 8: 4x1 0.0058 ms, 1x4 0.0065; others within 3%). */
+static int choose_diag(const dlc_conv_shape *s, const dlc_f32_gspc_family *f, size_t c, gspc_data *d) {
+  const double taps = (double)(s->k_h * s->k_w);
+  const double store = s->layout == DLCONV_NHWC ? f->store_nhwc : f->store_nchw;
+  double best = INFINITY;
+  size_t brn = 0, bwn = 0;
+  for (size_t rn = DLC_MIN((size_t)GSPC_MAX_R, (size_t)s->h_out); rn >= 1; rn--)
+    for (size_t wn = 1; wn <= GSPC_MAX_W && wn <= (size_t)s->w_out; wn++) {
+      if (!f->get_diag(c, rn, wn)) continue;
+      const double np = (double)(rn * wn), acc = (double)(c / DLC_GSPC_DIAG_COPIES(c));
+      double cyc = (double)c * np / f->fma_per_cycle;
+      cyc = fmax(cyc, (np + (double)c) / f->loads_per_cycle);
+      cyc = fmax(cyc, f->fma_latency) + 0.5;
+      const double epi = np * (acc - 1.0 + store) + 20.0;
+      const double cost = (double)(dlc_div_up((size_t)s->h_out, rn) * dlc_div_up((size_t)s->w_out, wn)) * (taps * cyc + epi);
+      if (cost < best * 0.999) {
+        best = cost;
+        brn = rn;
+        bwn = wn;
+      }
+    }
+  if (!brn) return 0;
+  d->grid = dlc_gspc_grid_of(s, (dlc_gspc_tile){f->t_o / c, 1, brn, bwn}, f->t_o);
+  d->kern = f->get_diag(c, brn, bwn);
+  d->diag = c;
+  return 1;
+}
+
+/* Diagonal tiles' weights [group block][tap][j][s][t_o] (gspc_ukernel.h): lane L (group
+   gb*gpv + L/c), copy j of the input (rotated by j*a lanes), rotation s: the weight of input
+   channel (L%c - j*a) mod c to output channel (L%c + s) % c; the bias in channel order. */
+static void pack_weights_diag(const dlc_conv_shape *s, const float *w, const float *bias, gspc_data *d) {
+  const size_t c = d->diag, taps = (size_t)(s->k_h * s->k_w), gpv = d->grid.gpv, nvl = d->grid.nvl;
+  const size_t k = DLC_GSPC_DIAG_COPIES(c), a = c / k;
+  const size_t groups = (size_t)s->groups;
+  for (size_t gb = 0; gb < d->grid.n_gb; gb++) {
+    float *dst = d->w + gb * d->blk, *b = d->bias + gb * nvl;
+    for (size_t l = 0; l < nvl; l++) {
+      const size_t g = gb * gpv + l / c;
+      b[l] = g < groups ? bias[g * c + l % c] : 0.0f;
+    }
+    for (size_t t = 0; t < taps; t++)
+      for (size_t j = 0; j < k; j++)
+        for (size_t r = 0; r < a; r++)
+          for (size_t l = 0; l < nvl; l++) {
+            const size_t g = gb * gpv + l / c, ic = (l % c + c - j * a) % c, oc = (l % c + r) % c;
+            *dst++ = g < groups ? w[((g * c + oc) * c + ic) * taps + t] : 0.0f;
+          }
+  }
 }
 
 static void pack_weights(const dlc_conv_shape *s, const float *w, const float *bias, gspc_data *d) {
@@ -141,14 +208,15 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
       return st;
     }
   }
-  if (!choose_tile(s, f, d)) {
+  const size_t dc = diag_channels(s, f);
+  if (!(dc && choose_diag(s, f, dc, d)) && !choose_tile(s, f, d)) {
     gspc_destroy(p);
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s micro-kernel fits this shape", f->isa);
   }
   const size_t cin = (size_t)s->cin_g, kpg = (size_t)s->cout_g, taps = (size_t)(s->k_h * s->k_w);
   const size_t sw = (size_t)s->stride_w, sh = (size_t)s->stride_h, gpv = d->grid.gpv;
   dlc_f32_gspc_params *prm = &d->prm;
-  prm->t_i = DLC_MIN(f->t_i, cin);
+  prm->t_i = d->diag ? d->diag : DLC_MIN(f->t_i, cin);
   prm->n_ct = dlc_div_up(cin, prm->t_i);
   prm->ti_last = cin - (prm->n_ct - 1) * prm->t_i;
   prm->n_tap = taps;
@@ -163,8 +231,8 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
     prm->in_ti_stride = (ptrdiff_t)(s->h_in * s->w_in);
     prm->in_ct_stride = (ptrdiff_t)prm->t_i * prm->in_ti_stride;
     d->slab = 0;
-  } else if (d->blocked) {
-    d->pxs = f->t_i;
+  } else if (d->blocked || d->diag) {
+    d->pxs = d->blocked ? f->t_i : f->t_o;
     d->row_stride = sw * d->grid.wq * d->pxs;
     prm->in_ti_stride = 1;
     prm->in_ct_stride = (ptrdiff_t)(d->grid.h_alloc * d->row_stride);
@@ -178,13 +246,13 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   /* Huge padding, strides or dilations can make the packed input window exceed the address
      space (its size in size_t arithmetic would wrap): refuse; direct and gemm handle such layers. */
   if (!d->direct && (double)prm->n_ct * (double)d->grid.h_alloc * (double)sw * (double)d->grid.wq *
-                            (double)(d->blocked ? f->t_i : prm->t_i * gpv) * sizeof(float) *
+                            (double)(d->blocked || d->diag ? d->pxs : prm->t_i * gpv) * sizeof(float) *
                             (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX) {
     gspc_destroy(p);
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: the packed input window of this shape exceeds the address space");
   }
   prm->in_r_stride = (ptrdiff_t)(sh * d->row_stride);
-  if (!d->blocked) d->pxs = gpv;
+  if (!d->blocked && !d->diag) d->pxs = gpv;
   if (s->layout == DLCONV_NCHW) {
     prm->out_ch_stride = (ptrdiff_t)(s->h_out * s->w_out);
     prm->out_pix_stride = 1;
@@ -198,7 +266,7 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   prm->out_max = s->out_max;
   /* Groups in lanes: lane L holds (group L % gpv, channel L / gpv); stored channel j of the
      block is group j / kpg, channel j % kpg. */
-  if (gpv > 1) {
+  if (gpv > 1 && !d->diag) {
     const int identity = dlc_gspc_lane_perm(d->grid.nvl, gpv, kpg, d->perm);
     prm->perm = identity ? NULL : d->perm;   /* depthwise: lane j is channel j already */
   }
@@ -214,7 +282,10 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   }
   dlc_gspc_tap_offsets(s, d->row_stride, d->grid.wq, d->pxs, d->tap_off);
   prm->tap_off = d->tap_off;
-  pack_weights(s, w, p->bias, d);
+  if (d->diag)
+    pack_weights_diag(s, w, p->bias, d);
+  else
+    pack_weights(s, w, p->bias, d);
 
   const size_t jobs = dlc_gspc_njobs(&d->grid, (size_t)s->n);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
@@ -222,7 +293,9 @@ static dlconv_status gspc_plan(dlconv_plan *p, const void *weights) {
   p->exec_tasks = d->ntasks;
   p->packed_weight_bytes = (wfloats + bfloats) * sizeof(float) + taps * sizeof *d->tap_off;
   p->weight_density = 1.0;
-  if (gpv > 1)
+  if (d->diag)
+    snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zud%zu__%s", d->grid.rn, d->grid.wn, d->grid.nvl, d->diag, f->isa);
+  else if (gpv > 1)
     snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zug%zu__%s", d->grid.rn, d->grid.wn, d->grid.nvl, gpv, f->isa);
   else
     snprintf(p->kernel, sizeof p->kernel, "f32_gspc_%zux%zux%zu%s__%s", d->grid.rn, d->grid.wn, d->grid.nvl, d->blocked ? "b" : "", f->isa);
@@ -254,8 +327,15 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
       .px_step = px_step,
       .g_step = (ptrdiff_t)cin * ch_step,
   };
+  if (d->diag) {
+    /* NHWC (diag_channels): a column is the t_o channels of the block's groups, one copy */
+    a.dst_q_stride = d->pxs;
+    a.dst_c_stride = 1;
+    a.gpv = a.ng = 1;
+    a.n_c = ng * cin;
+  }
   for (size_t ct = 0; ct < prm->n_ct; ct++) {
-    a.n_c = ct + 1 < prm->n_ct ? prm->t_i : prm->ti_last;
+    if (!d->diag) a.n_c = ct + 1 < prm->n_ct ? prm->t_i : prm->ti_last;
     const size_t c0 = gb * gpv * cin + ct * prm->t_i;
     for (size_t hp = hp0; hp < hp1; hp++) {
       float *row = slab + ct * (size_t)prm->in_ct_stride + (hp - base) * d->row_stride;

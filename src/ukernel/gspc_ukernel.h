@@ -99,6 +99,9 @@ typedef struct dlc_f32_gspc_pos_params {
 typedef void (*dlc_f32_gspc_pos_fn)(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w,
                                     const float *bias, float *out, size_t p0, size_t n_oc);
 
+/* The diagonal tiles' copies of the input (get_diag): 2 for groups of 8 channels, else 1. */
+#define DLC_GSPC_DIAG_COPIES(c) ((c) >= 8 ? 2 : 1)
+
 typedef struct dlc_f32_gspc_family {
   const char *name;          /* "f32_gspc__<isa>" */
   const char *isa;           /* "generic", "avx2", "avx512" */
@@ -117,6 +120,22 @@ typedef struct dlc_f32_gspc_family {
   /* Optional (NULL: none): the positions-in-lanes kernel of no output channels (1, 2, 4 or 8)
      and nv vectors of positions, or NULL if the family has no such tile. */
   dlc_f32_gspc_pos_fn (*get_pos)(size_t no, size_t nv);
+  /* Optional (NULL: none): "diagonal" kernels for groups of c input and c output channels
+     (c = 2, 4, 8, 2c <= t_o), in the channel-blocked input layout (a column every t_o floats:
+     the t_o / c groups' channels in their own order; n_ct = 1, t_i = c). Lane j of the input
+     vector is channel j % c of group j / c; per tap the kernel multiplies that vector as it is by
+     c weight vectors s = 0 .. c-1 into c accumulators, and rotates accumulator s by s lanes
+     within each group once at the end, so the products need no shuffles and the lanes of the
+     result are the output channels in order:
+       acc[r][w][L] = sum_{tap, s} in[tap_off[tap] + r*in_r_stride + w*t_o + L'] * wt[(tap*c + s)*t_o + L']
+                      with L' = L - L%c + (L%c - s) mod c  (the input lane whose product lands in L),
+     wt[(tap*c + s)*t_o + L'] being the weight of input channel L'%c to output channel
+     (L'%c + s) % c of group L'/c. The epilogue is the ordinary one (perm NULL).
+     Groups of 8 halve the accumulators (DLC_GSPC_DIAG_COPIES = 2): the input is also used
+     rotated by a = c/2 lanes within its group, and the tap's c weight vectors are [j][s'] (j < 2,
+     s' < a): vector j*a + s', lane L, is the weight of input channel (L%c - j*a) mod c to output
+     channel (L%c + s') % c of group L/c (with one copy, j = 0, the layout above). */
+  dlc_f32_gspc_ukernel_fn (*get_diag)(size_t c, size_t r, size_t w);
   /* Cost model the driver uses to pick among the tiles: vector FMAs and loads per cycle, FMA
      latency in cycles, and the epilogue's cost per stored vector in each layout. */
   float fma_per_cycle, loads_per_cycle, fma_latency, store_nhwc, store_nchw;

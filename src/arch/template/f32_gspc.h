@@ -272,6 +272,112 @@ INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, c
 #define GSPC_POS_ALL(X) \
   DLC_UPTO(GSPC_POS_MAX_NV, X, 1) DLC_UPTO(GSPC_POS_MAX_NV, X, 2) DLC_UPTO(GSPC_POS_MAX_NV, X, 4) DLC_UPTO(GSPC_POS_MAX_NV, X, 8)
 
+/* ---- diagonal tiles (gspc_ukernel.h, get_diag) ----------------------------------------------
+   Groups of c in and c out channels (c = 2, 4, 8; 2c <= VL), VL / c groups in a vector: each
+   pixel's input is one load of its VL channels, multiplied as it is by the tap's c weight
+   vectors into c accumulators (accumulator s holds, in lane L, input L's product for output
+   channel (L%c + s) % c of its group), and the c accumulators of a pixel are summed once at the
+   end after rotating accumulator s by s lanes within each group. So the reduction is c FMAs per
+   pixel and tap with no shuffle, no broadcast and no lane wasted, the input needs no transpose
+   (a copy of VL channels per column) and the result is in channel order (no permutation).
+   Register file: c*R*W accumulators + c weights + one input <= DLC_NREGS, at most
+   GSPC_DIAG_MAX_ACC accumulators (2 FMA pipes x 4 cycles of latency need >= 8 of them). */
+#ifndef GSPC_DIAG_MAX_ACC
+#define GSPC_DIAG_MAX_ACC (DLC_NREGS * 3 / 4) /* 24 of 32 registers, 12 of 16 */
+#endif
+#define GSPC_DIAG_ACC(C) ((C) / DLC_GSPC_DIAG_COPIES(C)) /* accumulators per pixel */
+#define GSPC_DIAG_IN_MENU(C, R, W)                                                                     \
+  (2 * (C) <= DLC_VL && GSPC_DIAG_ACC(C) * (R) * (W) <= GSPC_DIAG_MAX_ACC &&                          \
+   GSPC_DIAG_ACC(C) * (R) * (W) + (C) + DLC_GSPC_DIAG_COPIES(C) <= DLC_NREGS && (R) * (W) <= GSPC_MAX_PIX)
+
+/* lane j of rotation s within blocks of c lanes: j - j%c + (j%c - s) mod c */
+#define GSPC_ROT(C, S, J) (((J) & ~((C) - 1)) | (((J) + 16 * (C) - (S)) & ((C) - 1)))
+#define GSPC_ROT_ROW(C, S)                                                                                       \
+  {GSPC_ROT(C, S, 0),  GSPC_ROT(C, S, 1),  GSPC_ROT(C, S, 2),  GSPC_ROT(C, S, 3),  GSPC_ROT(C, S, 4),          \
+   GSPC_ROT(C, S, 5),  GSPC_ROT(C, S, 6),  GSPC_ROT(C, S, 7),  GSPC_ROT(C, S, 8),  GSPC_ROT(C, S, 9),          \
+   GSPC_ROT(C, S, 10), GSPC_ROT(C, S, 11), GSPC_ROT(C, S, 12), GSPC_ROT(C, S, 13), GSPC_ROT(C, S, 14),         \
+   GSPC_ROT(C, S, 15)}
+/* [c / 2 - ... ] rows: c = 2 (s = 1), c = 4 (s = 1..3), c = 8 (s = 1..7), at row gspc_rot_at(c) + s - 1 */
+static const int32_t gspc_rot[11][16] = {
+    GSPC_ROT_ROW(2, 1), GSPC_ROT_ROW(4, 1), GSPC_ROT_ROW(4, 2), GSPC_ROT_ROW(4, 3),
+    GSPC_ROT_ROW(8, 1), GSPC_ROT_ROW(8, 2), GSPC_ROT_ROW(8, 3), GSPC_ROT_ROW(8, 4),
+    GSPC_ROT_ROW(8, 5), GSPC_ROT_ROW(8, 6), GSPC_ROT_ROW(8, 7)};
+#define gspc_rot_at(c) ((c) == 2 ? 0 : (c) == 4 ? 1 : 4)
+
+INLINE void gspc_diag_tile(const dlc_f32_gspc_params *prm, const float *in, const float *w, const float *bias,
+                           float *out, size_t n_lanes, size_t r_valid, const size_t c, const size_t rn,
+                           const size_t wn) {
+  /* a accumulators per pixel: with two copies of the input (groups of 8), the copy rotated by a
+     lanes meets the weights of rotations a .. c-1, pre-rotated by a, in the same accumulators */
+  const size_t k = DLC_GSPC_DIAG_COPIES(c), a = c / k;
+  vf acc[GSPC_MAX_PIX][8];
+  UNROLL
+  for (size_t p = 0; p < rn * wn; p++)
+    UNROLL
+    for (size_t s = 0; s < a; s++) acc[p][s] = v_zero();
+  const vidx rk = v_load_idx(gspc_rot[gspc_rot_at(c) + a - 1]);
+  const size_t n_tap = prm->n_tap;
+  const ptrdiff_t r_stride = prm->in_r_stride;
+  for (size_t t = 0; t < n_tap; t++, w += c * DLC_VL) {
+    const float *ip = in + prm->tap_off[t];
+    vf wv[8];
+    UNROLL
+    for (size_t s = 0; s < c; s++) wv[s] = v_load_aligned(w + s * DLC_VL);
+    UNROLL
+    for (size_t r = 0; r < rn; r++)
+      UNROLL
+      for (size_t x = 0; x < wn; x++) {
+        const vf xv = v_load(ip + (ptrdiff_t)r * r_stride + x * DLC_VL);
+        UNROLL
+        for (size_t s = 0; s < a; s++) acc[r * wn + x][s] = v_fma(xv, wv[s], acc[r * wn + x][s]);
+        if (k > 1) {
+          const vf xr = v_permute(xv, rk);
+          UNROLL
+          for (size_t s = 0; s < a; s++) acc[r * wn + x][s] = v_fma(xr, wv[a + s], acc[r * wn + x][s]);
+        }
+      }
+  }
+  /* sum the rotated accumulators: lane L of rotation s is lane L - L%c + (L%c - s) mod c */
+  vf sum[GSPC_MAX_PIX];
+  UNROLL
+  for (size_t p = 0; p < rn * wn; p++) sum[p] = acc[p][0];
+  UNROLL
+  for (size_t s = 1; s < a; s++) {
+    const vidx ri = v_load_idx(gspc_rot[gspc_rot_at(c) + s - 1]);
+    UNROLL
+    for (size_t p = 0; p < rn * wn; p++) sum[p] = v_add(sum[p], v_permute(acc[p][s], ri));
+  }
+  if (prm->out_ch_stride == 1) {
+    const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max), b = v_load(bias);
+    const vtail tl = v_tail((ptrdiff_t)n_lanes);
+    const ptrdiff_t ps = prm->out_pix_stride, rs = prm->out_r_stride;
+    UNROLL
+    for (size_t r = 0; r < rn; r++) {
+      if (r >= r_valid) break;
+      UNROLL
+      for (size_t x = 0; x < wn; x++)
+        v_store_tail(out + (ptrdiff_t)r * rs + (ptrdiff_t)x * ps, tl, v_clamp(v_add(sum[r * wn + x], b), lo, hi));
+    }
+    return;
+  }
+  float buf[GSPC_BUF_FLOATS] __attribute__((aligned(sizeof(vf))));
+  UNROLL
+  for (size_t p = 0; p < rn * wn; p++) v_store_aligned(buf + p * DLC_VL, sum[p]);
+  dlc_f32_gspc_params q = *prm;
+  q.perm = NULL;
+  gspc_store_tile(&q, buf, rn, wn, 1, bias, out, n_lanes, r_valid);
+}
+
+#define GSPC_DIAG_FN(C, R, W) gspc_diag_c##C##_r##R##_w##W
+#define GSPC_DIAG_KERNEL(C, R, W)                                                                             \
+  static inline void GSPC_DIAG_FN(C, R, W)(const dlc_f32_gspc_params *prm, const float *in, const float *w,   \
+                                           const float *bias, float *out, size_t n_lanes, size_t r_valid) {   \
+    gspc_diag_tile(prm, in, w, bias, out, n_lanes, r_valid, C, R, W);                                         \
+  }
+#define GSPC_DIAG_ENTRY(C, R, W) [GSPC_LOG2_##C - 1][R - 1][W - 1] = GSPC_DIAG_IN_MENU(C, R, W) ? GSPC_DIAG_FN(C, R, W) : NULL,
+#define GSPC_DIAG_C(X, C) DLC_UPTO(GSPC_MAX_PIX, X, C, 1) DLC_UPTO(GSPC_MAX_PIX, X, C, 2) DLC_UPTO(GSPC_MAX_PIX, X, C, 4)
+#define GSPC_DIAG_ALL(X) GSPC_DIAG_C(X, 2) GSPC_DIAG_C(X, 4) GSPC_DIAG_C(X, 8)
+
 /* ---- the repack (gspc_ukernel.h) ------------------------------------------------------------
    Five ways, by where the source is contiguous:
    - channels contiguous (NHWC): blocks of VL packed positions u = (q, gl) x VL channels, one
@@ -466,14 +572,25 @@ static void gspc_pack_rows(const dlc_f32_gspc_pack_args *a) {
   }
 }
 
-#if GSPC_BLOCKED
-/* Channel-blocked layout from NHWC: a column is VL floats, the channels of the tile then zeros;
-   one masked load and one store per column. */
+/* Channel-blocked layout from NHWC (the blocked and the diagonal tiles): a column is VL floats,
+   the channels of the tile then zeros; one masked load and one store per column. */
 static void gspc_pack_blocked(const dlc_f32_gspc_pack_args *a) {
-  for (size_t q = 0; q < a->nq; q++)
-    v_store(a->dst + q * DLC_VL, gspc_inside(a, q) ? v_load_first(gspc_src_at(a, q, 0), (ptrdiff_t)a->n_c) : v_zero());
+  /* the arguments and the channel mask in locals, the padding and the interior in their own
+     loops: the stores could alias *a, and per column the mask and the bounds were most of the
+     copy (Zen 5, WRN-40-2 g16 NHWC 32 x 32: a quarter of the layer) */
+  const size_t nq = a->nq, q_lo = a->q_lo < nq ? a->q_lo : nq, q_hi = a->q_hi < nq ? a->q_hi : nq;
+  const ptrdiff_t step = a->col_step * a->px_step;
+  const vmask m = v_first((ptrdiff_t)a->n_c);
+  float *dst = a->dst;
+  const float *src = a->src + (ptrdiff_t)a->col0 * a->px_step;
+  size_t q = 0;
+  for (; q < q_lo; q++) v_store(dst + q * DLC_VL, v_zero());
+  if (a->n_c == DLC_VL)
+    for (; q < q_hi; q++) v_store(dst + q * DLC_VL, v_load(src + (ptrdiff_t)q * step));
+  else
+    for (; q < q_hi; q++) v_store(dst + q * DLC_VL, v_load_mask(src + (ptrdiff_t)q * step, m));
+  for (; q < nq; q++) v_store(dst + q * DLC_VL, v_zero());
 }
-#endif
 
 static void gspc_pack_scalar(const dlc_f32_gspc_pack_args *a) {
   for (size_t c = 0; c < a->n_c; c++) {
@@ -487,12 +604,10 @@ static void gspc_pack_scalar(const dlc_f32_gspc_pack_args *a) {
 
 static void gspc_pack(const dlc_f32_gspc_pack_args *a) {
   if (a->dst_q_stride != a->gpv) {
-#if GSPC_BLOCKED
     if (a->dst_c_stride == 1 && a->src_c_stride == 1 && a->gpv == 1 && a->dst_q_stride == DLC_VL && a->n_c <= DLC_VL) {
       gspc_pack_blocked(a);
       return;
     }
-#endif
     gspc_pack_scalar(a);
   } else if (a->q_lo >= a->q_hi) {
     gspc_pack_zero(a);
@@ -583,6 +698,15 @@ static dlc_f32_gspc_pos_fn gspc_get_pos(size_t no, size_t nv) {
   return gspc_pos_table[lg][nv - 1];
 }
 
+GSPC_DIAG_ALL(GSPC_DIAG_KERNEL)
+static const dlc_f32_gspc_ukernel_fn gspc_diag_table[3][4][GSPC_MAX_PIX] = {GSPC_DIAG_ALL(GSPC_DIAG_ENTRY)};
+
+static dlc_f32_gspc_ukernel_fn gspc_get_diag(size_t c, size_t r, size_t w) {
+  const size_t lg = c == 2 ? 0 : c == 4 ? 1 : c == 8 ? 2 : 3;
+  if (lg > 2 || r < 1 || r > 4 || w < 1 || w > GSPC_MAX_PIX) return NULL;
+  return gspc_diag_table[lg][r - 1][w - 1];
+}
+
 const dlc_f32_gspc_family DLC_FAMILY_NAME(f32_gspc) = {
     .name = "f32_gspc__" DLC_ISA_STR,
     .isa = DLC_ISA_STR,
@@ -597,6 +721,7 @@ const dlc_f32_gspc_family DLC_FAMILY_NAME(f32_gspc) = {
 #endif
     .pack = gspc_pack,
     .get_pos = gspc_get_pos,
+    .get_diag = gspc_get_diag,
     .fma_per_cycle = GSPC_FMA_PER_CYCLE,
     .loads_per_cycle = GSPC_LOADS_PER_CYCLE,
     .fma_latency = GSPC_FMA_LATENCY,
