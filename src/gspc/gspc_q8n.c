@@ -73,8 +73,10 @@ static void pack(const dlc_conv_shape *s, const int8_t *w, gq_data *d) {
       const size_t oc = c0 + j, v = j / 16, l = j % 16, gl = oc / kpg - g0; /* group from the block's first */
       const int8_t *wo = w + oc * cin * taps;                                /* [ic][tap] */
       if (d->g.pairs) {
-        /* word 2 l: the pair of the first tap (load a), word 2 l + 1: of the second (load b) */
-        ix[v * 16 + l] = (int32_t)((uint32_t)gl | (uint32_t)(32 + gl) << 16);
+        /* the kernel interleaves the two taps' loads by words (vpunpcklwd, vpunpckhwd): the group's
+           pair, word gl of a load, is then dword 4 (gl / 8) + gl % 4 of the low (gl % 8 < 4) or the
+           high result (16 more: the second table of vpermt2d) */
+        ix[v * 16 + l] = (int32_t)((gl % 8 < 4 ? 0 : 16) + 4 * (gl / 8) + gl % 4);
         for (size_t k = 0; k < nk; k++)
           for (size_t e = 0; e < 4; e++) {
             const size_t t = 2 * k + e / 2;

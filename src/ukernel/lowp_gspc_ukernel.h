@@ -103,8 +103,9 @@ typedef struct dlc_lowp_gspc_family {
  *   quads mode (c_in/groups = 4 nsteps): step s of a tap, lane l of vector v, the dword
  *        idx[s][v][l] of the load (channels 4 s .. 4 s + 3 of the lane's group);
  *   pairs mode (c_in/groups = 2): a quad is two taps' channel pairs, taps 2 j and 2 j + 1 (the
- *        last tap with itself against zero weights), the words idx[0][v][2 l], idx[0][v][2 l + 1]
- *        of the concatenated loads (vpermt2w).
+ *        last tap with itself against zero weights): the two loads interleaved by words per
+ *        128-bit lane (vpunpcklwd: lo, vpunpckhwd: hi), lane l's quad the dword idx[0][v][l] of
+ *        the 32 dwords of lo then hi (vpermt2d).
  * src, STRIDED 0: ntaps x mr pointers, tap-major (src[t * mr + i]: a pixel's channel 0, or the
  *        zero point's row of at least c_in bytes, lowp_ind.h); STRIDED 1: a pointer per tap, pixel
  *        i at src[t] + i * pstep. Each byte is xor'ed with flip (0x80 for S8).

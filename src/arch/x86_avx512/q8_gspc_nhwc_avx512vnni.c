@@ -30,7 +30,7 @@ INLINE void dpbusd(__m512i *acc, __m512i x, __m512i w) { __asm__("vpdpbusd %2, %
 
 /* MODE 0: pairs (two taps a quad), 1, 2, 4: quads a tap. NV vectors of the block (3 runs as 4:
    its fourth vector has zero weights and stores nothing). */
-INLINE void tile(const size_t M, const size_t NV, const int MODE, const int STRIDED, size_t ntaps,
+INLINE void tile(const size_t M, const size_t NV, const int MODE, const int STRIDED, const int FLIP, size_t ntaps,
                  const uint8_t *const *restrict src, ptrdiff_t pstep, size_t ib, __mmask64 xm,
                  const int32_t *restrict idx, const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,
                  size_t c0, size_t nb, uint8_t *restrict y, size_t ldy) {
@@ -52,10 +52,13 @@ INLINE void tile(const size_t M, const size_t NV, const int MODE, const int STRI
       _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) wv[v] = _mm512_loadu_si512(w + 64 * v);
       w += 256;
       _Pragma("GCC unroll 4") for (size_t i = 0; i < M; i++) {
-        const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(xm, PTR(t, i) + ib), fl);
-        const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(xm, PTR(tb, i) + ib), fl);
+        const __m512i a = _mm512_maskz_loadu_epi8(xm, PTR(t, i) + ib), b = _mm512_maskz_loadu_epi8(xm, PTR(tb, i) + ib);
+        /* each group's pair of the two taps as one dword: words 0-3 of each 128-bit lane in lo,
+           4-7 in hi (word permutes cost several times a dword one) */
+        __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+        if (FLIP) lo = _mm512_xor_si512(lo, fl), hi = _mm512_xor_si512(hi, fl);
         _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++)
-          dpbusd(&acc[i][v], _mm512_permutex2var_epi16(a, ix[0][v], b), wv[v]);
+          dpbusd(&acc[i][v], _mm512_permutex2var_epi32(lo, ix[0][v], hi), wv[v]);
       }
     }
   } else {
@@ -66,7 +69,8 @@ INLINE void tile(const size_t M, const size_t NV, const int MODE, const int STRI
         w += 256;
         _Pragma("GCC unroll 4") for (size_t i = 0; i < M; i++) {
           /* reloaded per step (an L1 hit) rather than held: the registers go to the indices */
-          const __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(xm, PTR(t, i) + ib), fl);
+          __m512i x = _mm512_maskz_loadu_epi8(xm, PTR(t, i) + ib);
+          if (FLIP) x = _mm512_xor_si512(x, fl);
           _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++)
             dpbusd(&acc[i][v], _mm512_permutexvar_epi32(ix[s][v], x), wv[v]);
         }
@@ -80,25 +84,28 @@ INLINE void tile(const size_t M, const size_t NV, const int MODE, const int STRI
 typedef void (*tile_fn)(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, size_t ib, __mmask64 xm,
                         const int32_t *restrict idx, const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,
                         size_t c0, size_t nb, uint8_t *restrict y, size_t ldy);
-#define DEFINE_TILE(M, NV, MODE, S)                                                                            \
-  static void tile_##M##_##NV##_##MODE##_##S(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, \
-                                             size_t ib, __mmask64 xm, const int32_t *restrict idx,              \
-                                             const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,    \
-                                             size_t c0, size_t nb, uint8_t *restrict y, size_t ldy) {           \
-    tile(M, NV, MODE, S, ntaps, src, pstep, ib, xm, idx, w, flip, q, c0, nb, y, ldy);                           \
+#define DEFINE_TILE(M, NV, MODE, S, F)                                                                           \
+  static void tile_##M##_##NV##_##MODE##_##S##F(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, \
+                                                size_t ib, __mmask64 xm, const int32_t *restrict idx,              \
+                                                const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,    \
+                                                size_t c0, size_t nb, uint8_t *restrict y, size_t ldy) {           \
+    tile(M, NV, MODE, S, F, ntaps, src, pstep, ib, xm, idx, w, flip, q, c0, nb, y, ldy);                           \
   }
-#define DEFINE_M(NV, MODE, S) \
-  DEFINE_TILE(1, NV, MODE, S) DEFINE_TILE(2, NV, MODE, S) DEFINE_TILE(3, NV, MODE, S) DEFINE_TILE(4, NV, MODE, S)
-#define DEFINE_NV(MODE, S) DEFINE_M(1, MODE, S) DEFINE_M(2, MODE, S) DEFINE_M(4, MODE, S)
-#define DEFINE_MODES(S) DEFINE_NV(0, S) DEFINE_NV(1, S) DEFINE_NV(2, S) DEFINE_NV(4, S)
-DEFINE_MODES(0)
-DEFINE_MODES(1)
+#define DEFINE_M(NV, MODE, S, F) \
+  DEFINE_TILE(1, NV, MODE, S, F) DEFINE_TILE(2, NV, MODE, S, F) DEFINE_TILE(3, NV, MODE, S, F) DEFINE_TILE(4, NV, MODE, S, F)
+#define DEFINE_NV(MODE, S, F) DEFINE_M(1, MODE, S, F) DEFINE_M(2, MODE, S, F) DEFINE_M(4, MODE, S, F)
+#define DEFINE_MODES(S, F) DEFINE_NV(0, S, F) DEFINE_NV(1, S, F) DEFINE_NV(2, S, F) DEFINE_NV(4, S, F)
+DEFINE_MODES(0, 0)
+DEFINE_MODES(1, 0)
+DEFINE_MODES(0, 1)
+DEFINE_MODES(1, 1)
 
-#define ROW_M(NV, MODE, S) {tile_1_##NV##_##MODE##_##S, tile_2_##NV##_##MODE##_##S, tile_3_##NV##_##MODE##_##S, \
-                            tile_4_##NV##_##MODE##_##S}
-#define ROW_NV(MODE, S) {ROW_M(1, MODE, S), ROW_M(2, MODE, S), ROW_M(4, MODE, S)}
-#define ROW_MODES(S) {ROW_NV(0, S), ROW_NV(1, S), ROW_NV(2, S), ROW_NV(4, S)}
-static const tile_fn tiles[2][4][3][MR] = {ROW_MODES(0), ROW_MODES(1)};
+#define ROW_M(NV, MODE, S, F) {tile_1_##NV##_##MODE##_##S##F, tile_2_##NV##_##MODE##_##S##F, \
+                               tile_3_##NV##_##MODE##_##S##F, tile_4_##NV##_##MODE##_##S##F}
+#define ROW_NV(MODE, S, F) {ROW_M(1, MODE, S, F), ROW_M(2, MODE, S, F), ROW_M(4, MODE, S, F)}
+#define ROW_MODES(S, F) {ROW_NV(0, S, F), ROW_NV(1, S, F), ROW_NV(2, S, F), ROW_NV(4, S, F)}
+/* [flip][strided][mode][vectors][m - 1] */
+static const tile_fn tiles[2][2][4][3][MR] = {{ROW_MODES(0, 0), ROW_MODES(1, 0)}, {ROW_MODES(0, 1), ROW_MODES(1, 1)}};
 
 static void q8_gspc_nhwc_4x64c4(size_t m, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep, int strided,
                                 const dlc_q8_gcn_geom *g, const int8_t *w, uint8_t flip, const dlc_q8_params *q,
@@ -109,7 +116,7 @@ static void q8_gspc_nhwc_4x64c4(size_t m, size_t ntaps, const uint8_t *const *sr
     const size_t nb = g->c_out - c0 < 64 ? g->c_out - c0 : 64, nv = (nb + 15) / 16;
     const size_t ib = g->ib[b], avail = g->c_in - ib;
     const __mmask64 xm = avail >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << avail) - 1;
-    tiles[strided != 0][mode][nv == 1 ? 0 : nv == 2 ? 1 : 2][m - 1](
+    tiles[flip != 0][strided != 0][mode][nv == 1 ? 0 : nv == 2 ? 1 : 2][m - 1](
         ntaps, src, pstep, ib, xm, g->idx + b * ns * 64, w + b * g->nk * 256, flip, q, c0, nb, (uint8_t *)y, ldy);
   }
 }
