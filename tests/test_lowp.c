@@ -1258,6 +1258,59 @@ static void test_q8_igemm_nhwc(void **state) {
          "(%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
 }
 
+/* Int8 NHWC grouped convolutions of 2, 4, 8 or 16 input channels per group, which GSPC runs in
+ * registers where the CPU has AVX512-VNNI (gspc_q8n.c, q8_gspc_nhwc: output channels in the lanes,
+ * each lane's quad gathered from a pixel's channel run by a permute, two taps a quad with 2 per
+ * group; x read in place, padding taps on the zero point's row): every mode (2: pairs with an odd
+ * and an even number of taps; 4, 8, 16: 1, 2, 4 quads a tap), output channels per group 1..33 so
+ * that blocks of 64 channels end in every vector (1..4 of 16 lanes, partial ones) and span one or
+ * several blocks, groups 2..40, widths 1..19 and 1..5 (tiles of 1..4 pixels, the last of a row shorter),
+ * windows 1..5 with strides, dilations and asymmetric padding (tiles with and without padding taps:
+ * both kernel entries), batches 1..3, power-of-two scales (exact ties, the exact fallback of the
+ * in-register store) and random ones. Each layer through GSPC and AUTO on every ISA, 1 and 2
+ * threads; the summary counts the plans on the kernel. Under a sanitizer only every third layer
+ * runs. */
+static void test_q8_gspc_nhwc(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  const int every = sanitized_every();
+  static const int cins[] = {2, 4, 8, 16, 2, 4}, kpgs[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 2, 4};
+  static const int ks[] = {1, 2, 3, 3, 3, 5};
+  nhwc_sweep sw = {.r = lowp_rng(1600)};
+  rng_t *r = &sw.r;
+  for (int i = 0; i < 144; i++) {
+    const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int cin = cins[i % ARRAY_LEN(cins)], kpg = kpgs[(i / 2) % ARRAY_LEN(kpgs)];
+    /* enough groups for several blocks of 64 channels now and then, few enough to keep it short */
+    const int groups = rng_chance(r, 0.3) ? rng_int(r, 2, 4) : rng_int(r, 2, kpg >= 16 ? 8 : cin >= 8 ? 16 : 40);
+    const int kh = rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int kw = rng_chance(r, 0.7) ? kh : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    /* a quarter of the rows 1..5 wide: tiles of 1 and 2 pixels, some inside the image */
+    const int h = rng_int(r, 1, 11), w = i % 4 == 3 ? rng_int(r, 1, 5) : rng_int(r, 1, 19);
+    dlconv_conv2d_desc d;
+    nhwc_sweep_desc(&sw, &d, t, groups * cin, h, w, groups * kpg, kh, kw, groups, i % 3 != 0);
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");
+  }
+  /* and every (mode, vectors of a block, tile width) once through each entry of the kernel: 3 x 3
+     windows, one output row of m pixels, unpadded (the pointer-per-tap entry) and padded */
+  static const int modes[] = {2, 4, 8, 16};
+  for (int i = 0; i < 128; i++) {
+    const int cin = modes[i / 32], nv = i / 8 % 4 + 1, m = i / 2 % 4 + 1, pad = i % 2;
+    const int groups = 16 * nv / cin > 2 ? 16 * nv / cin : 2, kpg = 16 * nv / groups; /* c_out 16 nv */
+    const int h = pad ? 1 : 3, w = pad ? m : m + 2;
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 1, groups * cin, h, w, groups * kpg, 3, 3);
+    d.groups = groups;
+    d.dtype = i % 4 < 2 ? DLCONV_U8 : DLCONV_S8;
+    d.layout = DLCONV_NHWC;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");
+  }
+  printf("q8 NHWC grouped in registers: %ld layers, %ld runs; on the kernel (gspc, avx512): %ld, AUTO took it for %ld "
+         "(%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
+}
+
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
  * common shortcuts (mult in float, v in float, a different association), and clamp bounds whose
  * float and double quotients round differently. Dense in=1, w=1, x = every value, one channel
@@ -1968,6 +2021,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_q8_dw_exact_sums, setup_test),
       cmocka_unit_test_setup(test_q8_dw_planes, setup_test),
       cmocka_unit_test_setup(test_q8_igemm_nhwc, setup_test),
+      cmocka_unit_test_setup(test_q8_gspc_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_dw_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),

@@ -8,6 +8,7 @@
 
 #include "../core/env.h"
 #include "../gemm_im2col/gemm.h"
+#include "../gspc/gspc.h"
 #include "../ukernel/config.h"
 #include "names.h"
 
@@ -193,13 +194,20 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
      int8 NHWC against GEMM's indirect quads (d4): 2-8 per group at stride 1 0.34-0.90 (one 8 at
        1.04), 16 and 32 1.5-3.8 (WRN-40-2 g2: 1.8-2.6, where the s16-pair rule below, from before
        the quads, had put the whole model at 1.7x the time of S); strided 2-4 0.21-0.78, 8 1.6; against AVX2's spatial pack: 2 per group 0.44-0.76,
-       4 and 8 1.1-1.3. */
-static int gspc_lowp_pays(const dlc_conv_shape *s, int q8, int d4) {
+       4 and 8 1.1-1.3.
+   With the in-register kernel of AVX512-VNNI (gspc_q8n.c: 2, 4, 8 or 16 channels per group), NHWC
+   int8 goes to GSPC wherever that kernel takes the layer (Zen 5, 1 thread, its time / the indirect
+   GEMM's: WRN-40-2 g2..g16 at stride 1 with 2-8 per group 0.11-0.83, 16 per group 0.55 on 8 x 8,
+   0.99 on 16 x 16, 1.02 on 32 x 32; strided 0.21-0.89; ResNeXt-50 g32 4 and 8 per group 0.14-0.30,
+   16 per group 0.56-0.65). */
+static int gspc_lowp_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
+  const int q8 = dtype != DLCONV_F16, d4 = q8 && k && k->q8_d4;
   if (s->groups == 1 || s->cin_g == 1) return 0;
   const int64_t pixels = s->h_out * s->w_out;
   const int strided = s->stride_h > 1 || s->stride_w > 1;
   if (s->layout == DLCONV_NHWC) {
     if (!q8) return pixels >= 64;
+    if (dlc_gspc_q8n_applies(s, dtype, k)) return 1;
     if (d4) return s->cin_g <= (strided ? 4 : 8);
     return (s->groups <= 16 && s->cout_g >= 16) || s->cin_g <= (strided ? 4 : 2);
   }
@@ -245,7 +253,7 @@ static int lowp_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double densit
      0.3-0.4 at 0.1) */
   if (density < (q8 ? 0.5 : 0.4)) out[n++] = DLCONV_ALGO_SPARSE_CSR;
   const dlc_isa_kernels *k = dlc_kernels_for(isa);
-  if (gspc_lowp_pays(s, q8, q8 && k && k->q8_d4)) out[n++] = DLCONV_ALGO_GSPC;
+  if (gspc_lowp_pays(s, dtype, k)) out[n++] = DLCONV_ALGO_GSPC;
   if (!q8 && s->cin_g > 1 && k && k->direct && k->direct->f16_out) {
     /* F16 on the fp32 conv kernels (grouped layers too, after GSPC where it pays), the others as
        fallbacks */

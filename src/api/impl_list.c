@@ -52,6 +52,8 @@ static const dlc_impl impls[] = {
     {"spatial_pack_lowp", DLCONV_ALGO_SPATIAL_PACK, LOWP, ANY_LAYOUT, NULL, &dlc_spack_lowp_ops},
     /* GSPC */
     {"gspc", DLCONV_ALGO_GSPC, F32, ANY_LAYOUT, NULL, &dlc_gspc_ops},
+    /* int8 NHWC with few channels per group: output channels in the lanes, x read in place */
+    {"gspc_q8n", DLCONV_ALGO_GSPC, INT8, NHWC, dlc_gspc_q8n_applies, &dlc_gspc_q8n_ops},
     {"gspc_lowp", DLCONV_ALGO_GSPC, LOWP, ANY_LAYOUT, NULL, &dlc_gspc_lowp_ops},
     /* sparse CSR */
     {"sparse_csr", DLCONV_ALGO_SPARSE_CSR, F32, ANY_LAYOUT, NULL, &dlc_csr_ops},

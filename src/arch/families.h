@@ -36,6 +36,7 @@ extern const dlc_q8_csr_family dlc_q8_csr__avxvnni, dlc_q8_csr__avx512vnni;
 extern const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni;
 extern const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni;
 extern const dlc_q8_dwn_family dlc_q8_dwn__avx512vnni;
+extern const dlc_q8_gcn_family dlc_q8_gcn__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
 extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,

@@ -3,8 +3,13 @@
 #define DLC_GSPC_H
 
 #include "../core/plan.h"
+#include "../ukernel/config.h"
 
 extern const dlc_impl_ops dlc_gspc_ops;        /* gspc.c: fp32 */
 extern const dlc_impl_ops dlc_gspc_lowp_ops;   /* gspc_lowp.c: F16 and int8 */
+extern const dlc_impl_ops dlc_gspc_q8n_ops;    /* gspc_q8n.c: int8 NHWC, few channels per group */
+/* Whether gspc_q8n.c takes the layer: int8 NHWC, 2, 4, 8 or 16 channels per group,
+   a block of 64 output channels reading at most 64 input channels, on a table with k->q8_gcn. */
+int dlc_gspc_q8n_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k);
 
 #endif

@@ -45,6 +45,8 @@ typedef struct dlc_isa_kernels {
   const dlc_q8_igemm_family *q8_igemm;
   /* int8 NHWC depthwise in registers, x read in place (same CPUs as q8_igemm) */
   const dlc_q8_dwn_family *q8_dwn;
+  /* int8 NHWC grouped convolutions of few channels per group in registers (same CPUs as q8_igemm) */
+  const dlc_q8_gcn_family *q8_gcn;
 } dlc_isa_kernels;
 
 /* The table for isa if this build has it and this CPU can run it, else NULL (src/arch/config.c). */

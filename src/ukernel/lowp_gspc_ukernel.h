@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../quant/quant.h"
+
 typedef struct dlc_lowp_gspc_params {
   size_t n_ct;               /* input channel tiles */
   size_t t_i;                /* channels (int8: pairs) per tile: the weights' stride */
@@ -92,5 +94,42 @@ typedef struct dlc_lowp_gspc_family {
      cycle, and the latency of an accumulator's dependency chain, per dtype. */
   float mac_per_cycle_f16, mac_per_cycle_q8, loads_per_cycle, latency_f16, latency_q8;
 } dlc_lowp_gspc_family;
+
+/* int8 NHWC grouped convolutions of few input channels per group on u8 x s8 quads, x read in
+ * place (AVX512-VNNI; src/gspc/gspc_q8n.c). The lanes are output channels, 16 a vector, up to 4
+ * vectors (a block of 64 channels). One masked load of x per (tap, pixel) takes the block's input
+ * channels, bytes [ib, ib + 64) of the pixel's run, and a permute per vector puts each output
+ * channel's quad in its lane, so the quads stay full with 2 channels per group:
+ *   quads mode (c_in/groups = 4 nsteps): step s of a tap, lane l of vector v, the dword
+ *        idx[s][v][l] of the load (channels 4 s .. 4 s + 3 of the lane's group);
+ *   pairs mode (c_in/groups = 2): a quad is two taps' channel pairs, taps 2 j and 2 j + 1 (the
+ *        last tap with itself against zero weights): the two loads interleaved by words per
+ *        128-bit lane (vpunpcklwd: lo, vpunpckhwd: hi), lane l's quad the dword idx[0][v][l] of
+ *        the 32 dwords of lo then hi (vpermt2d).
+ * src, STRIDED 0: ntaps x mr pointers, tap-major (src[t * mr + i]: a pixel's channel 0, or the
+ *        zero point's row of at least c_in bytes, lowp_ind.h); STRIDED 1: a pointer per tap, pixel
+ *        i at src[t] + i * pstep. Each byte is xor'ed with flip (0x80 for S8).
+ * w: per block b, nk steps (quads: taps x nsteps, tap-major; pairs: ceil(taps / 2)) x 4 vectors x
+ *        64 s8, lane l's four weights at bytes 4 l .. 4 l + 3, zeros where no product is (past
+ *        c_out, the last odd tap's partner); block b at w + b * nk * 256.
+ * q: the plan's requantisation with the zero point's correction zu * sum(w) in the bias (as
+ *        q8_igemm's); y[i * ldy + j] = requant(C(i, j) + q->bias[j]) for i < m, j < c_out. */
+typedef struct dlc_q8_gcn_geom {
+  size_t c_in, c_out;
+  int pairs;                 /* 1: pairs mode */
+  size_t nsteps;             /* quads mode: quads a tap (1, 2 or 4); pairs mode: 1 */
+  size_t nk;                 /* weight steps of a block */
+  const uint32_t *ib;        /* per block of 64 output channels: the byte its loads start at */
+  const int32_t *idx;        /* per block, nsteps x 4 vectors x 16 dwords of permute indices */
+} dlc_q8_gcn_geom;
+typedef void (*dlc_q8_gcn_fn)(size_t m, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep, int strided,
+                              const dlc_q8_gcn_geom *g, const int8_t *w, uint8_t flip, const dlc_q8_params *q,
+                              void *y, size_t ldy);
+typedef struct dlc_q8_gcn_family {
+  const char *name; /* "q8_gspc_nhwc_4x64c4__avx512vnni" */
+  size_t mr;        /* pixels a call, at most */
+  size_t max_nsteps;
+  dlc_q8_gcn_fn run;
+} dlc_q8_gcn_family;
 
 #endif

@@ -5,7 +5,7 @@
    src/arch/config.c checks), so forcing avx512 or capping at it keeps those paths instead of
    answering UNSUPPORTED; plans name the kernels they run. On top, by cpuid:
      AVX-VNNI       the int8 gemm, csr and gspc families on vpdpwssd (VEX), as in the avx2 table;
-     AVX512-VNNI    the same on zmm, and the u8 x s8 quad families (q8_d4, q8_igemm, q8_dwn);
+     AVX512-VNNI    the same on zmm, and the u8 x s8 quad families (q8_d4, q8_igemm, q8_dwn, q8_gcn);
      + AVX512-VBMI  the depthwise quad families (q8_dw4, q8_dwc) and the NCHW quad store.
    vpdpwssd is vpmaddwd + vpaddd in one, on the same packed formats, with the same results bit for
    bit, so a swap changes speed, never results.
@@ -40,6 +40,7 @@ static void fill(void) {
     table.q8_d4 = &dlc_q8d4_gemm__avx512vnni;
     table.q8_igemm = &dlc_q8_igemm__avx512vnni;
     table.q8_dwn = &dlc_q8_dwn__avx512vnni;
+    table.q8_gcn = &dlc_q8_gcn__avx512vnni;
   }
 #endif
 #if defined(DLC_HAVE_AVX512VBMI)
