@@ -309,7 +309,26 @@ typedef struct row_job {
   uint16_t *ych, *yrowh;    /* F16: y at the tile's channel base, and at the output row */
   ptrdiff_t x_col, y_col;   /* floats between input columns / output pixels */
   int64_t in_lo, in_hi;     /* output columns [in_lo, in_hi) see every horizontal tap */
+  struct row_plan *rec;     /* conv: record the row's calls here instead of making them (see row_plan) */
 } row_job;
+
+/* conv: the calls that cover an output row (tiles, their passes over border taps, the tile buffer's
+   use) depend on the columns alone, so a task records them once per tile width and replays them on
+   each row that sees at least one vertical tap. Worked out a row at a time, the tiling's divisions
+   (several per tap of each border tile) cost as much as a short call: 3% of a 64x16x16>64 3x3
+   layer's time (Zen 5, its rows two border tiles of 8 pixels). */
+#define ROW_PLAN_CALLS 48
+
+typedef struct row_call {
+  int32_t p0, nw, kx0, nkx;
+  int32_t in, out;          /* the tile buffer's float offset accumulated from / into, -1: none */
+} row_call;
+
+typedef struct row_plan {
+  size_t tw;                /* the tile width recorded for, 0: none */
+  int n;                    /* calls, or -1: more than ROW_PLAN_CALLS (rows then work them out) */
+  row_call c[ROW_PLAN_CALLS];
+} row_plan;
 
 /* The kernel's three loops, outer to inner, with count-1 loops moved out and loops that continue
    one another (outer stride == inner count x inner stride, for x and w) merged, so the innermost
@@ -395,12 +414,29 @@ static void call_dwc(const dlconv_plan *p, row_job *r, int64_t p0, size_t nw, in
   r->fn(nw, a);
 }
 
+/* call(), or (r->rec) its record, with acc_in / acc_out as offsets into the tile buffer buf. */
+static void emit(const dlconv_plan *p, row_job *r, const float *buf, int64_t p0, size_t nw, int64_t kx0, size_t nkx,
+                 const float *acc_in, float *acc_out) {
+  row_plan *rp = r->rec;
+  if (!rp) {
+    call(p, r, p0, nw, kx0, nkx, acc_in, acc_out);
+    return;
+  }
+  if (rp->n < 0) return;
+  if (rp->n == ROW_PLAN_CALLS) {
+    rp->n = -1;
+    return;
+  }
+  rp->c[rp->n++] = (row_call){(int32_t)p0, (int32_t)nw, (int32_t)kx0, (int32_t)nkx,
+                              acc_in ? (int32_t)(acc_in - buf) : -1, acc_out ? (int32_t)(acc_out - buf) : -1};
+}
+
 /* The tile [p0, p1) of the row: one call when no tap is clipped, else passes (see top of file). */
-static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
+static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1, float *buf) {
   const dlc_conv_shape *s = &p->s;
   const int64_t full = p1 - p0;
   if (p0 >= r->in_lo && p1 <= r->in_hi && r->ky.n) {
-    call(p, r, p0, (size_t)full, 0, (size_t)s->k_w, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, 0, (size_t)s->k_w, NULL, NULL);
     return;
   }
   int64_t ngroups = 0, full_kx0 = -1, full_nkx = 0;
@@ -418,19 +454,18 @@ static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
     hi_prev = hi;
   }
   if (r->ky.n == 0 || ngroups == 0) {
-    call(p, r, p0, (size_t)full, 0, 0, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, 0, 0, NULL, NULL);
     return;
   }
   if (ngroups == 1 && full_kx0 >= 0) {
-    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, NULL);
     return;
   }
-  alignas(64) float buf[TILE_BUF_FLOATS];
   const ptrdiff_t ld = r->a.acc_ld;
   if (full_kx0 >= 0)
-    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, buf);
+    emit(p, r, buf, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, buf);
   else
-    call(p, r, p0, (size_t)full, 0, 0, NULL, buf);
+    emit(p, r, buf, p0, (size_t)full, 0, 0, NULL, buf);
   int64_t kx = 0;
   while (kx < s->k_w) {
     const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
@@ -441,11 +476,11 @@ static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
       kx1++;
     if (lo < hi && hi - lo != full) {
       float *t = buf + (lo - p0) * ld;
-      call(p, r, lo, (size_t)(hi - lo), kx, (size_t)(kx1 - kx), t, t);
+      emit(p, r, buf, lo, (size_t)(hi - lo), kx, (size_t)(kx1 - kx), t, t);
     }
     kx = kx1;
   }
-  call(p, r, p0, (size_t)full, 0, 0, buf, NULL);
+  emit(p, r, buf, p0, (size_t)full, 0, 0, buf, NULL);
 }
 
 /* The horizontal taps [*kx0, *kx1) that output column ox sees (empty when *kx0 >= *kx1). */
@@ -490,6 +525,8 @@ static void run_row_exact(const dlconv_plan *p, row_job *r) {
   run_border(p, r, hi, w);
 }
 
+static void row_tiles(const dlconv_plan *p, row_job *r, size_t tw, float *buf);
+
 /* Output row oy of the job: the clipped ky range, then the row's pixel tiles (tw == 0: exact
    borders, see run_row_exact). */
 static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy,
@@ -509,7 +546,31 @@ static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc
     run_row_exact(p, r);
     return;
   }
-  /* Balanced tiles; a run of consecutive interior tiles is one call (the kernel tiles it again). */
+  alignas(64) float buf[TILE_BUF_FLOATS];
+  row_plan *rp = r->rec;
+  r->rec = NULL; /* the calls below are made, not recorded */
+  if (rp && r->ky.n && rp->tw != tw) {
+    rp->tw = tw;
+    rp->n = 0;
+    r->rec = rp;
+    row_tiles(p, r, tw, buf);
+    r->rec = NULL;
+  }
+  if (rp && r->ky.n && rp->n >= 0)
+    for (int i = 0; i < rp->n; i++) {
+      const row_call *c = &rp->c[i];
+      call(p, r, c->p0, (size_t)c->nw, c->kx0, (size_t)c->nkx, c->in >= 0 ? buf + c->in : NULL,
+           c->out >= 0 ? buf + c->out : NULL);
+    }
+  else
+    row_tiles(p, r, tw, buf);
+  r->rec = rp;
+}
+
+/* The row's pixel tiles (or, r->rec, their record): balanced tiles; a run of consecutive interior
+   tiles is one call (the kernel tiles it again). */
+static void row_tiles(const dlconv_plan *p, row_job *r, size_t tw, float *buf) {
+  const dlc_conv_shape *s = &p->s;
   const size_t ntiles = dlc_div_up((size_t)s->w_out, tw);
   size_t t = 0;
   while (t < ntiles) {
@@ -523,9 +584,9 @@ static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc
         e = e2;
         t++;
       }
-      call(p, r, (int64_t)b, e - b, 0, (size_t)s->k_w, NULL, NULL);
+      emit(p, r, buf, (int64_t)b, e - b, 0, (size_t)s->k_w, NULL, NULL);
     } else {
-      run_tile(p, r, (int64_t)b, (int64_t)e);
+      run_tile(p, r, (int64_t)b, (int64_t)e, buf);
     }
   }
 }
@@ -548,6 +609,7 @@ static void job_common(const dlconv_plan *p, row_job *r, size_t nv) {
   r->x_col = d->f16 ? s->cin_g : nhwc || (d->mode == MODE_CONV && d->x_nhwc) ? s->c_in : 1;
   r->x_row0 = 0;
   r->y_row0 = 0;
+  r->rec = NULL;
   r->ych = r->yrowh = NULL;
   r->y_col = nhwc ? s->c_out : 1;
   memset(&r->a, 0, sizeof r->a);
@@ -639,6 +701,8 @@ static void conv_task(void *arg, size_t task) {
   size_t st_key = 0, st_rows = 0, st_ld = 0, st_nc = 0;
   int64_t st_oy0 = 0;
   float *st_y = NULL;
+  row_plan plans[2];        /* per nv */
+  plans[0].tw = plans[1].tw = 0;
   for (; i < end; i++) {
     /* Item i: (n, g), then band, then channel tile, then the row within the band. */
     const size_t q = i / per_img, rb = i % per_img;
@@ -650,6 +714,7 @@ static void conv_task(void *arg, size_t task) {
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl;
     job_common(p, &r, nv);
+    r.rec = &plans[nv - 1];
     r.fn = f->conv[nv - 1];
     r.ic = (loop_dim){(size_t)s->cin_g, d->x_nhwc ? 1 : s->h_in * s->w_in, d->w_c * (ptrdiff_t)nv};
     r.ky.ws *= (ptrdiff_t)nv;
