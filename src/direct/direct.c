@@ -661,7 +661,7 @@ static void widen_band(const dlconv_plan *p, const uint16_t *x, size_t n, size_t
    times, the kernels' stores a third of the time the 32x32x32>32 3x3 layer spent outside its FMA
    loops (Zen 5). Staged, each plane's run is written once, in whole vectors, and the transposes
    work on full blocks of VL pixels (an 8 x 8 plane's 64 pixels in one run, not 8 runs of 8). */
-#define STAGE_FLOATS 4096
+#define STAGE_FLOATS 16384
 
 static void unstage(const dlconv_plan *p, const float *stage, size_t ld, size_t rows, size_t nc, float *y) {
   const dlc_conv_shape *s = &p->s;
@@ -673,6 +673,71 @@ static void unstage(const dlconv_plan *p, const float *stage, size_t ld, size_t 
   }
   for (size_t c = 0; c < nc; c++)
     for (size_t x = 0; x < w; x++) y[c * plane + x] = stage[x * ld + c];
+}
+
+/* fp32 conv: consecutive output rows of one channel tile, as a task's items give them. */
+typedef struct row_run {
+  size_t key, n;            /* (n, g, channel tile); rows */
+  int64_t oy0;              /* the first row */
+  const float *xc, *wb;     /* x and the packed weights at the tile's channels */
+  float *yc;                /* y at the tile's channels (NCHW: their planes) */
+  size_t tw, ld, nc;        /* tile width; floats a staged pixel; channels */
+} row_run;
+
+/* Below this many accumulators a border column's tile is latency-bound (2 FMA pipes x 4 cycles on
+   Zen 4 and 5): shorter runs keep their border tiles in the rows. */
+#define COLUMN_MIN_ACC 8
+
+/* Output rows [oy0, oy1) of one channel tile (r set up for it, y at yc from row r->y_row0). As
+   dwc_rows: the rows that see every vertical tap run their interior, the columns that see every
+   horizontal tap, as one call a row, and each border column is one call down those rows (pixel
+   stride one row), exact in its taps; the other rows go through run_row. A row's border tiles
+   would instead take passes through the tile buffer: on 16-pixel rows (two tiles of 8, each a
+   full call, a call over its clipped taps and a store) 64x16x16>64 3x3 NHWC ran 1.07x oneDNN's
+   time where the same layer unpadded (one interior call a row) ran 1.0x (Zen 5). */
+static void conv_rows(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy0,
+                      int64_t oy1, size_t tw, size_t nv) {
+  const dlc_conv_shape *s = &p->s;
+  int64_t fa = ceil_div(s->pad_t, s->stride_h);
+  int64_t fb = floor_div(s->h_in - 1 + s->pad_t - (s->k_h - 1) * s->dil_h, s->stride_h) + 1;
+  fa = DLC_MIN(DLC_MAX(fa, oy0), oy1);
+  fb = DLC_MIN(DLC_MAX(fb, fa), oy1);
+  const int64_t w = s->w_out;
+  const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
+  if (hi == lo || (lo == 0 && hi == w) || (size_t)(fb - fa) * nv < COLUMN_MIN_ACC) {
+    for (int64_t oy = oy0; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+    return;
+  }
+  for (int64_t oy = oy0; oy < fa; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+  const ptrdiff_t xrow = (ptrdiff_t)(s->w_in * r->x_col), yrow = (ptrdiff_t)(w * r->y_col);
+  r->ky.n = (size_t)s->k_h;
+  r->wrow = wb;
+  for (int64_t oy = fa; oy < fb; oy++) {
+    r->xrow = xc + (oy * s->stride_h - s->pad_t - r->x_row0) * xrow;
+    r->yrow = yc + (oy - r->y_row0) * yrow;
+    call(p, r, lo, (size_t)(hi - lo), 0, (size_t)s->k_w, NULL, NULL);
+  }
+  r->xrow = xc + (fa * s->stride_h - s->pad_t - r->x_row0) * xrow;
+  r->yrow = yc + (fa - r->y_row0) * yrow;
+  const ptrdiff_t x_pix = r->a.x_pix, y_pix = r->a.y_pix;
+  r->a.x_pix = s->stride_h * xrow;
+  r->a.y_pix = yrow;
+  for (int64_t col = 0; col < w; col++) {
+    if (col == lo) col = hi;
+    if (col >= w) break;
+    int64_t k0, k1;
+    kx_range(s, col, &k0, &k1);
+    call(p, r, col, (size_t)(fb - fa), k1 > k0 ? k0 : 0, k1 > k0 ? (size_t)(k1 - k0) : 0, NULL, NULL);
+  }
+  r->a.x_pix = x_pix;
+  r->a.y_pix = y_pix;
+  for (int64_t oy = fb; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+}
+
+/* The run's rows, then (stage) its staged rows into their planes. */
+static void run_flush(const dlconv_plan *p, row_job *r, const row_run *ru, float *stage) {
+  conv_rows(p, r, ru->xc, stage ? stage : ru->yc, ru->wb, ru->oy0, ru->oy0 + (int64_t)ru->n, ru->tw, ru->ld / p->kernels->direct->vl);
+  if (stage) unstage(p, stage, ru->ld, ru->n, ru->nc, ru->yc + ru->oy0 * p->s.w_out);
 }
 
 static void conv_task(void *arg, size_t task) {
@@ -694,13 +759,10 @@ static void conv_task(void *arg, size_t task) {
     xb = (float *)(c->ws + task * (d->xband_bytes + d->wtile_bytes));
     wt = (float *)((char *)xb + d->xband_bytes);
   }
-  /* NCHW fp32: rows staged channel-last (see STAGE_FLOATS): their key (n, g, channel tile), first
-     row, count, floats a pixel, channels, and their place in y */
+  /* fp32: the pending run of rows; NCHW rows staged channel-last (see STAGE_FLOATS) */
   alignas(64) float stage[STAGE_FLOATS];
   const int staged = !nhwc && !d->f16 && (size_t)s->w_out * nvm * vl <= STAGE_FLOATS;
-  size_t st_key = 0, st_rows = 0, st_ld = 0, st_nc = 0;
-  int64_t st_oy0 = 0;
-  float *st_y = NULL;
+  row_run ru = {0};
   row_plan plans[2];        /* per nv */
   plans[0].tw = plans[1].tw = 0;
   for (; i < end; i++) {
@@ -713,6 +775,12 @@ static void conv_task(void *arg, size_t task) {
     const int64_t oy = (int64_t)(band * d->band + rr % nrows);
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl;
+    /* fp32: consecutive rows of one channel tile gather into a run (as many as the stage holds) */
+    const size_t key = q * d->nct + ct, cap = staged ? STAGE_FLOATS / ((size_t)s->w_out * nv * vl) : SIZE_MAX;
+    if (ru.n && (key != ru.key || oy != ru.oy0 + (int64_t)ru.n || ru.n == cap)) {
+      run_flush(p, &r, &ru, staged ? stage : NULL);
+      ru.n = 0;
+    }
     job_common(p, &r, nv);
     r.rec = &plans[nv - 1];
     r.fn = f->conv[nv - 1];
@@ -746,31 +814,25 @@ static void conv_task(void *arg, size_t task) {
                                    : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
     float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
                              : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
-    const float *wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
-    if (!staged) {
-      run_row(p, &r, xc, yc, wb, oy, f->conv_tw[nv - 1]);
-      continue;
+    if (staged) {
+      r.y_col = (ptrdiff_t)(nv * vl);
+      r.a.y_pix = (ptrdiff_t)(nv * vl);
+      r.a.y_c = 1;
+      r.y_row0 = oy - (int64_t)ru.n;
     }
-    const size_t key = q * d->nct + ct, ld = nv * vl, cap = STAGE_FLOATS / ((size_t)s->w_out * ld);
-    if (st_rows && (key != st_key || oy != st_oy0 + (int64_t)st_rows || st_rows == cap || ld != st_ld)) {
-      unstage(p, stage, st_ld, st_rows, st_nc, st_y);
-      st_rows = 0;
+    if (!ru.n) {
+      ru.key = key;
+      ru.oy0 = oy;
+      ru.xc = xc;
+      ru.yc = yc;
+      ru.wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
+      ru.tw = f->conv_tw[nv - 1];
+      ru.ld = nv * vl;
+      ru.nc = r.a.nc;
     }
-    if (!st_rows) {
-      st_key = key;
-      st_oy0 = oy;
-      st_ld = ld;
-      st_nc = r.a.nc;
-      st_y = yc + oy * s->w_out;
-    }
-    r.y_col = (ptrdiff_t)ld;
-    r.a.y_pix = (ptrdiff_t)ld;
-    r.a.y_c = 1;
-    r.y_row0 = st_oy0;
-    run_row(p, &r, xc, stage, wb, oy, f->conv_tw[nv - 1]);
-    st_rows++;
+    ru.n++;
   }
-  if (st_rows) unstage(p, stage, st_ld, st_rows, st_nc, st_y);
+  if (ru.n) run_flush(p, &r, &ru, staged ? stage : NULL);
 }
 
 /* dwc items are (image, band of rows, channel tile): bands of at most this many rows, so that a
