@@ -687,6 +687,12 @@ typedef struct row_run {
 /* Below this many accumulators a border column's tile is latency-bound (2 FMA pipes x 4 cycles on
    Zen 4 and 5): shorter runs keep their border tiles in the rows. */
 #define COLUMN_MIN_ACC 8
+/* Every register tile streams its channel tile's weights once; the columns add tiles (a 7 x 7 plane:
+   5 interior tiles of 5 pixels + 2 columns, where the rows had 5 tiles of 7 with passes). Where
+   those weights outgrow half of a 1 MiB L2 the extra streams cost more than the passes: 512x7x7>512
+   3x3 (576 KiB a tile) ran 1.04x slower with columns, 256x14x14>512 stride 2 (288 KiB) 0.98x,
+   128x8x8>128 0.955x (Zen 5, NCHW). */
+#define COLUMN_MAX_WEIGHT_BYTES (512u * 1024u)
 
 /* Output rows [oy0, oy1) of one channel tile (r set up for it, y at yc from row r->y_row0). As
    dwc_rows: the rows that see every vertical tap run their interior, the columns that see every
@@ -704,7 +710,8 @@ static void conv_rows(const dlconv_plan *p, row_job *r, const float *xc, float *
   fb = DLC_MIN(DLC_MAX(fb, fa), oy1);
   const int64_t w = s->w_out;
   const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
-  if (hi == lo || (lo == 0 && hi == w) || (size_t)(fb - fa) * nv < COLUMN_MIN_ACC) {
+  const size_t wbytes = (size_t)(s->k_h * s->k_w * s->cin_g) * nv * p->kernels->direct->vl * sizeof(float);
+  if (hi == lo || (lo == 0 && hi == w) || (size_t)(fb - fa) * nv < COLUMN_MIN_ACC || wbytes > COLUMN_MAX_WEIGHT_BYTES) {
     for (int64_t oy = oy0; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
     return;
   }
