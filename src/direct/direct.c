@@ -689,9 +689,14 @@ typedef struct row_run {
   size_t tw, ld, nc;        /* tile width; floats a staged pixel; channels */
 } row_run;
 
-/* Below this many accumulators a border column's tile is latency-bound (2 FMA pipes x 4 cycles on
-   Zen 4 and 5): shorter runs keep their border tiles in the rows. */
+/* Below this many accumulators a register tile is latency-bound (2 FMA pipes x 4 cycles on Zen 4
+   and 5): where the columns' tiles or the interiors' would be smaller (short runs; AVX2's 6-pixel
+   tiles on a 7-pixel interior: 4 + 3, 1.05x the rows' time on 64x16x16>128 stride 2, Zen 5), the
+   border tiles stay in the rows. */
 #define COLUMN_MIN_ACC 8
+
+/* The smallest tile of n pixels split into balanced tiles of at most tw. */
+static size_t min_tile(size_t n, size_t tw) { return n / dlc_div_up(n, tw); }
 /* Every register tile streams its channel tile's weights once; the columns add tiles (a 7 x 7 plane:
    5 interior tiles of 5 pixels + 2 columns, where the rows had 5 tiles of 7 with passes). Where
    those weights outgrow half of a 1 MiB L2 the extra streams cost more than the passes: 512x7x7>512
@@ -716,7 +721,8 @@ static void conv_rows(const dlconv_plan *p, row_job *r, const float *xc, float *
   const int64_t w = s->w_out;
   const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
   const size_t wbytes = (size_t)(s->k_h * s->k_w * s->cin_g) * nv * p->kernels->direct->vl * sizeof(float);
-  if (hi == lo || (lo == 0 && hi == w) || (size_t)(fb - fa) * nv < COLUMN_MIN_ACC || wbytes > COLUMN_MAX_WEIGHT_BYTES) {
+  if (hi == lo || (lo == 0 && hi == w) || fb == fa || min_tile((size_t)(fb - fa), tw) * nv < COLUMN_MIN_ACC ||
+      min_tile((size_t)(hi - lo), tw) * nv < COLUMN_MIN_ACC || wbytes > COLUMN_MAX_WEIGHT_BYTES) {
     for (int64_t oy = oy0; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
     return;
   }
