@@ -1131,6 +1131,38 @@ static void test_to_channel_last(void **state) {
   }
 }
 
+/* to_channel_first (the NCHW conv's staged output back to planes): every family that has it, the
+   same channel counts and run lengths, a pixel stride ld of ci or more and a plane stride wider than
+   the run; exact values, nothing written outside the ci runs of w floats. */
+static void test_to_channel_first(void **state) {
+  (void)state;
+  int tested = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    const dlc_f32_direct_family *f = kt->direct;
+    if (!f || !f->to_channel_first) continue;
+    for (size_t ci = 1; ci <= 64; ci = ci < 19 ? ci + 1 : (ci == 19 ? 64 : 65))
+      for (size_t w = 1; w <= 37; w = w < 19 ? w + 1 : (w == 19 ? 37 : 38)) {
+        const size_t ld = ci + (ci & 3), plane = w + 5, n = ci * plane;
+        float *src = frand_buf(w * ld);
+        float *buf = sentinel_buf(n + 2 * GUARD);
+        f->to_channel_first(src, ld, w, ci, buf + GUARD, plane);
+        for (size_t i = 0; i < n + 2 * GUARD; i++) {
+          const ptrdiff_t t = (ptrdiff_t)i - GUARD;
+          const int in = t >= 0 && (size_t)t < n && (size_t)t % plane < w;
+          const float want = in ? src[((size_t)t % plane) * ld + (size_t)t / plane] : SENTINEL;
+          if (!(buf[i] == want))
+            fail_msg("%s to_channel_first ci=%zu w=%zu: float %td is %g, want %g", f->name, ci, w, t, (double)buf[i],
+                     (double)want);
+        }
+        free(src);
+        free(buf);
+        tested++;
+      }
+  }
+  assert_true(tested > 0);
+}
+
 /* to_channel_last_f16: the same sweep from halves (any bit pattern: subnormals, infinities and
    NaNs included), widened exactly; plane == w on odd widths, so the last row ends at the end of
    the allocation and an over-read shows under ASan. */
@@ -1169,5 +1201,5 @@ int main(void) {
   rng_state = 0x243F6A8885A308D3ull;
   return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
                    test_api_shapes, test_api_random, test_api_nan, test_api_unsupported, test_to_channel_last,
-                   test_to_channel_last_f16);
+                   test_to_channel_last_f16, test_to_channel_first);
 }

@@ -20,7 +20,9 @@
  * kx are grouped by the (contiguous) range of the tile's pixels they are valid for, and each group
  * is one call over that pixel sub-range and tap sub-range, accumulating through a small tile
  * buffer on the stack; a last call with no taps clamps and stores it. That keeps border tiles wide
- * (many accumulators), which matters when a call is long (cin_g x taps steps). dwc calls are short,
+ * (many accumulators), which matters when a call is long (cin_g x taps steps). Rows that see every
+ * vertical tap avoid the passes where it pays: their border columns are calls down the rows
+ * (conv_rows), and NCHW output is staged channel-last (STAGE_FLOATS). dwc calls are short,
  * so its border pixels are instead exact calls with their clipped tap range: down a border column
  * (one call for the column's pixels of every row that sees all k_h taps), or pixel runs of a row
  * with clipped ky. The vertical
@@ -384,18 +386,42 @@ typedef struct row_job {
   int64_t x_row0;           /* the input row at which x starts (F16: the band's first row) */
   const float *wrow;        /* packed weights of the tile's first vector at (ky0, kx 0) */
   float *yrow;              /* y at the tile's channel base, output row, column 0 */
+  int64_t y_row0;           /* the output row at which y starts (NCHW staging: the staged rows' first) */
   uint16_t *ych, *yrowh;    /* F16: y at the tile's channel base, and at the output row */
   ptrdiff_t x_col, y_col;   /* floats between input columns / output pixels */
   int64_t in_lo, in_hi;     /* output columns [in_lo, in_hi) see every horizontal tap */
+  struct row_plan *rec;     /* conv: record the row's calls here instead of making them (see row_plan) */
 } row_job;
+
+/* conv: the calls that cover an output row (tiles, their passes over border taps, the tile buffer's
+   use) depend on the columns alone, so a task records them once per tile width and replays them on
+   each row that sees at least one vertical tap. Worked out a row at a time, the tiling's divisions
+   (several per tap of each border tile) cost as much as a short call: 3% of a 64x16x16>64 3x3
+   layer's time (Zen 5, its rows two border tiles of 8 pixels). */
+#define ROW_PLAN_CALLS 48
+
+typedef struct row_call {
+  int32_t p0, nw, kx0, nkx;
+  int32_t in, out;          /* the tile buffer's float offset accumulated from / into, -1: none */
+} row_call;
+
+typedef struct row_plan {
+  size_t tw;                /* the tile width recorded for, 0: none */
+  int n;                    /* calls, or -1: more than ROW_PLAN_CALLS (rows then work them out) */
+  row_call c[ROW_PLAN_CALLS];
+} row_plan;
 
 /* The kernel's three loops, outer to inner, with count-1 loops moved out and loops that continue
    one another (outer stride == inner count x inner stride, for x and w) merged, so the innermost
-   loop is as long as possible (NHWC, groups 1: kx and ic become one run of nkx*cin). */
-static void set_loops(dlc_f32_direct_args *a, loop_dim l0, loop_dim l1, loop_dim l2) {
-  loop_dim L[3] = {l0, l1, l2};
+   loop is as long as possible (NHWC, groups 1: kx and ic become one run of nkx*cin). The loops
+   come by pointer and the function is inlined: passed by value (24-byte structs, on the stack) the
+   copies were read back as 16-byte loads spanning two 8-byte stores, a failed store forwarding that
+   waited for the store queue (the previous tile's NCHW output) to drain; 7% of a 32x32x32>32 3x3
+   layer's time sat on that load (Zen 5). */
+static inline void set_loops(dlc_f32_direct_args *a, const loop_dim *l0, const loop_dim *l1, const loop_dim *l2) {
+  loop_dim L[3] = {*l0, *l1, *l2};
   const loop_dim one = {1, 0, 0};
-  if (l0.n == 0 || l1.n == 0 || l2.n == 0) {
+  if (l0->n == 0 || l1->n == 0 || l2->n == 0) {
     L[0] = L[1] = L[2] = one;
     L[0].n = 0;
   } else {
@@ -427,9 +453,9 @@ static void call(const dlconv_plan *p, row_job *r, int64_t p0, size_t nw, int64_
   loop_dim kx = r->kx;
   kx.n = nkx;
   if (r->ic_outer)
-    set_loops(a, r->ic, r->ky, kx);
+    set_loops(a, &r->ic, &r->ky, &kx);
   else
-    set_loops(a, r->ky, kx, r->ic);
+    set_loops(a, &r->ky, &kx, &r->ic);
   a->x = a->n[0] ? r->xrow + (p0 * s->stride_w - s->pad_l + kx0 * s->dil_w) * r->x_col : r->xrow;
   a->w = r->wrow + kx0 * r->kx.ws;
   if (r->ych)
@@ -469,12 +495,29 @@ static void call_dwc(const dlconv_plan *p, row_job *r, int64_t p0, size_t nw, in
   r->fn(nw, a);
 }
 
+/* call(), or (r->rec) its record, with acc_in / acc_out as offsets into the tile buffer buf. */
+static void emit(const dlconv_plan *p, row_job *r, const float *buf, int64_t p0, size_t nw, int64_t kx0, size_t nkx,
+                 const float *acc_in, float *acc_out) {
+  row_plan *rp = r->rec;
+  if (!rp) {
+    call(p, r, p0, nw, kx0, nkx, acc_in, acc_out);
+    return;
+  }
+  if (rp->n < 0) return;
+  if (rp->n == ROW_PLAN_CALLS) {
+    rp->n = -1;
+    return;
+  }
+  rp->c[rp->n++] = (row_call){(int32_t)p0, (int32_t)nw, (int32_t)kx0, (int32_t)nkx,
+                              acc_in ? (int32_t)(acc_in - buf) : -1, acc_out ? (int32_t)(acc_out - buf) : -1};
+}
+
 /* The tile [p0, p1) of the row: one call when no tap is clipped, else passes (see top of file). */
-static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
+static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1, float *buf) {
   const dlc_conv_shape *s = &p->s;
   const int64_t full = p1 - p0;
   if (p0 >= r->in_lo && p1 <= r->in_hi && r->ky.n) {
-    call(p, r, p0, (size_t)full, 0, (size_t)s->k_w, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, 0, (size_t)s->k_w, NULL, NULL);
     return;
   }
   int64_t ngroups = 0, full_kx0 = -1, full_nkx = 0;
@@ -492,19 +535,18 @@ static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
     hi_prev = hi;
   }
   if (r->ky.n == 0 || ngroups == 0) {
-    call(p, r, p0, (size_t)full, 0, 0, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, 0, 0, NULL, NULL);
     return;
   }
   if (ngroups == 1 && full_kx0 >= 0) {
-    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, NULL);
+    emit(p, r, buf, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, NULL);
     return;
   }
-  alignas(64) float buf[TILE_BUF_FLOATS];
   const ptrdiff_t ld = r->a.acc_ld;
   if (full_kx0 >= 0)
-    call(p, r, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, buf);
+    emit(p, r, buf, p0, (size_t)full, full_kx0, (size_t)full_nkx, NULL, buf);
   else
-    call(p, r, p0, (size_t)full, 0, 0, NULL, buf);
+    emit(p, r, buf, p0, (size_t)full, 0, 0, NULL, buf);
   int64_t kx = 0;
   while (kx < s->k_w) {
     const int64_t lo = DLC_MAX(p0, ceil_div(s->pad_l - kx * s->dil_w, s->stride_w));
@@ -515,11 +557,11 @@ static void run_tile(const dlconv_plan *p, row_job *r, int64_t p0, int64_t p1) {
       kx1++;
     if (lo < hi && hi - lo != full) {
       float *t = buf + (lo - p0) * ld;
-      call(p, r, lo, (size_t)(hi - lo), kx, (size_t)(kx1 - kx), t, t);
+      emit(p, r, buf, lo, (size_t)(hi - lo), kx, (size_t)(kx1 - kx), t, t);
     }
     kx = kx1;
   }
-  call(p, r, p0, (size_t)full, 0, 0, buf, NULL);
+  emit(p, r, buf, p0, (size_t)full, 0, 0, buf, NULL);
 }
 
 /* The horizontal taps [*kx0, *kx1) that output column ox sees (empty when *kx0 >= *kx1). */
@@ -564,6 +606,8 @@ static void run_row_exact(const dlconv_plan *p, row_job *r) {
   run_border(p, r, hi, w);
 }
 
+static void row_tiles(const dlconv_plan *p, row_job *r, size_t tw, float *buf);
+
 /* Output row oy of the job: the clipped ky range, then the row's pixel tiles (tw == 0: exact
    borders, see run_row_exact). */
 static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy,
@@ -578,12 +622,36 @@ static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc
   if (r->ych)
     r->yrowh = r->ych + oy * s->w_out * r->y_col;
   else
-    r->yrow = yc + oy * s->w_out * r->y_col;
+    r->yrow = yc + (oy - r->y_row0) * s->w_out * r->y_col;
   if (tw == 0) {
     run_row_exact(p, r);
     return;
   }
-  /* Balanced tiles; a run of consecutive interior tiles is one call (the kernel tiles it again). */
+  alignas(64) float buf[TILE_BUF_FLOATS];
+  row_plan *rp = r->rec;
+  r->rec = NULL; /* the calls below are made, not recorded */
+  if (rp && r->ky.n && rp->tw != tw) {
+    rp->tw = tw;
+    rp->n = 0;
+    r->rec = rp;
+    row_tiles(p, r, tw, buf);
+    r->rec = NULL;
+  }
+  if (rp && r->ky.n && rp->n >= 0)
+    for (int i = 0; i < rp->n; i++) {
+      const row_call *c = &rp->c[i];
+      call(p, r, c->p0, (size_t)c->nw, c->kx0, (size_t)c->nkx, c->in >= 0 ? buf + c->in : NULL,
+           c->out >= 0 ? buf + c->out : NULL);
+    }
+  else
+    row_tiles(p, r, tw, buf);
+  r->rec = rp;
+}
+
+/* The row's pixel tiles (or, r->rec, their record): balanced tiles; a run of consecutive interior
+   tiles is one call (the kernel tiles it again). */
+static void row_tiles(const dlconv_plan *p, row_job *r, size_t tw, float *buf) {
+  const dlc_conv_shape *s = &p->s;
   const size_t ntiles = dlc_div_up((size_t)s->w_out, tw);
   size_t t = 0;
   while (t < ntiles) {
@@ -597,9 +665,9 @@ static void run_row(const dlconv_plan *p, row_job *r, const float *xc, float *yc
         e = e2;
         t++;
       }
-      call(p, r, (int64_t)b, e - b, 0, (size_t)s->k_w, NULL, NULL);
+      emit(p, r, buf, (int64_t)b, e - b, 0, (size_t)s->k_w, NULL, NULL);
     } else {
-      run_tile(p, r, (int64_t)b, (int64_t)e);
+      run_tile(p, r, (int64_t)b, (int64_t)e, buf);
     }
   }
 }
@@ -621,6 +689,8 @@ static void job_common(const dlconv_plan *p, row_job *r, size_t nv) {
   const int nhwc = s->layout == DLCONV_NHWC;
   r->x_col = d->f16 ? s->cin_g : nhwc || (d->mode == MODE_CONV && d->x_nhwc) ? s->c_in : 1;
   r->x_row0 = 0;
+  r->y_row0 = 0;
+  r->rec = NULL;
   r->ych = r->yrowh = NULL;
   r->y_col = nhwc ? s->c_out : 1;
   memset(&r->a, 0, sizeof r->a);
@@ -664,6 +734,109 @@ static void widen_band(const dlconv_plan *p, const uint16_t *x, size_t n, size_t
   }
 }
 
+/* NCHW fp32 output is staged: a task's consecutive rows of one channel tile are stored channel-last
+   (the kernels' plain NHWC stores) into a buffer of this many floats on its stack, then written to
+   the nc channel planes a run of whole rows at a time (to_channel_first). Stored by each register
+   tile, an NCHW tile is nc runs of a few pixels in nc planes; on planes of a power-of-two size
+   (32 x 32: 4 KiB) those runs share L1 sets, and each output line was fetched and evicted several
+   times, the kernels' stores a third of the time the 32x32x32>32 3x3 layer spent outside its FMA
+   loops (Zen 5). Staged, each plane's run is written once, in whole vectors, and the transposes
+   work on full blocks of VL pixels (an 8 x 8 plane's 64 pixels in one run, not 8 runs of 8). 32 KiB:
+   8 rows of a 32-pixel plane with 32 channels (a run long enough for its border columns,
+   conv_rows); 4, 8 and 16 K floats ran within 3% of one another on ResNet's and WRN-40-2's 3x3
+   layers (Zen 5). */
+#define STAGE_FLOATS 8192
+
+static void unstage(const dlconv_plan *p, const float *stage, size_t ld, size_t rows, size_t nc, float *y) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t w = rows * (size_t)s->w_out, plane = (size_t)(s->h_out * s->w_out);
+  const dlc_f32_direct_to_channel_first_fn fn = p->kernels->direct->to_channel_first;
+  if (fn) {
+    fn(stage, ld, w, nc, y, plane);
+    return;
+  }
+  for (size_t c = 0; c < nc; c++)
+    for (size_t x = 0; x < w; x++) y[c * plane + x] = stage[x * ld + c];
+}
+
+/* fp32 conv: consecutive output rows of one channel tile, as a task's items give them. */
+typedef struct row_run {
+  size_t key, n;            /* (n, g, channel tile); rows */
+  int64_t oy0;              /* the first row */
+  const float *xc, *wb;     /* x and the packed weights at the tile's channels */
+  float *yc;                /* y at the tile's channels (NCHW: their planes) */
+  size_t tw, ld, nc;        /* tile width; floats a staged pixel; channels */
+} row_run;
+
+/* Below this many accumulators a register tile is latency-bound (2 FMA pipes x 4 cycles on Zen 4
+   and 5): where the columns' tiles or the interiors' would be smaller (short runs; AVX2's 6-pixel
+   tiles on a 7-pixel interior: 4 + 3, 1.05x the rows' time on 64x16x16>128 stride 2, Zen 5), the
+   border tiles stay in the rows. */
+#define COLUMN_MIN_ACC 8
+
+/* The smallest tile of n pixels split into balanced tiles of at most tw. */
+static size_t min_tile(size_t n, size_t tw) { return n / dlc_div_up(n, tw); }
+/* Every register tile streams its channel tile's weights once; the columns add tiles (a 7 x 7 plane:
+   5 interior tiles of 5 pixels + 2 columns, where the rows had 5 tiles of 7 with passes). Where
+   those weights outgrow half of a 1 MiB L2 the extra streams cost more than the passes: 512x7x7>512
+   3x3 (576 KiB a tile) ran 1.04x slower with columns, 256x14x14>512 stride 2 (288 KiB) 0.98x,
+   128x8x8>128 0.955x (Zen 5, NCHW). */
+#define COLUMN_MAX_WEIGHT_BYTES (512u * 1024u)
+
+/* Output rows [oy0, oy1) of one channel tile (r set up for it, y at yc from row r->y_row0). As
+   dwc_rows: the rows that see every vertical tap run their interior, the columns that see every
+   horizontal tap, as one call a row, and each border column is one call down those rows (pixel
+   stride one row), exact in its taps; the other rows go through run_row. A row's border tiles
+   would instead take passes through the tile buffer: on 16-pixel rows (two tiles of 8, each a
+   full call, a call over its clipped taps and a store) 64x16x16>64 3x3 NHWC ran 1.07x oneDNN's
+   time where the same layer unpadded (one interior call a row) ran 1.0x (Zen 5). */
+static void conv_rows(const dlconv_plan *p, row_job *r, const float *xc, float *yc, const float *wb, int64_t oy0,
+                      int64_t oy1, size_t tw, size_t nv) {
+  const dlc_conv_shape *s = &p->s;
+  int64_t fa = ceil_div(s->pad_t, s->stride_h);
+  int64_t fb = floor_div(s->h_in - 1 + s->pad_t - (s->k_h - 1) * s->dil_h, s->stride_h) + 1;
+  fa = DLC_MIN(DLC_MAX(fa, oy0), oy1);
+  fb = DLC_MIN(DLC_MAX(fb, fa), oy1);
+  const int64_t w = s->w_out;
+  const int64_t lo = DLC_MIN(w, DLC_MAX(0, r->in_lo)), hi = DLC_MAX(lo, DLC_MIN(w, r->in_hi));
+  const size_t wbytes = (size_t)(s->k_h * s->k_w * s->cin_g) * nv * p->kernels->direct->vl * sizeof(float);
+  if (hi == lo || (lo == 0 && hi == w) || fb == fa || min_tile((size_t)(fb - fa), tw) * nv < COLUMN_MIN_ACC ||
+      min_tile((size_t)(hi - lo), tw) * nv < COLUMN_MIN_ACC || wbytes > COLUMN_MAX_WEIGHT_BYTES) {
+    for (int64_t oy = oy0; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+    return;
+  }
+  for (int64_t oy = oy0; oy < fa; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+  const ptrdiff_t xrow = (ptrdiff_t)(s->w_in * r->x_col), yrow = (ptrdiff_t)(w * r->y_col);
+  r->ky.n = (size_t)s->k_h;
+  r->wrow = wb;
+  for (int64_t oy = fa; oy < fb; oy++) {
+    r->xrow = xc + (oy * s->stride_h - s->pad_t - r->x_row0) * xrow;
+    r->yrow = yc + (oy - r->y_row0) * yrow;
+    call(p, r, lo, (size_t)(hi - lo), 0, (size_t)s->k_w, NULL, NULL);
+  }
+  r->xrow = xc + (fa * s->stride_h - s->pad_t - r->x_row0) * xrow;
+  r->yrow = yc + (fa - r->y_row0) * yrow;
+  const ptrdiff_t x_pix = r->a.x_pix, y_pix = r->a.y_pix;
+  r->a.x_pix = s->stride_h * xrow;
+  r->a.y_pix = yrow;
+  for (int64_t col = 0; col < w; col++) {
+    if (col == lo) col = hi;
+    if (col >= w) break;
+    int64_t k0, k1;
+    kx_range(s, col, &k0, &k1);
+    call(p, r, col, (size_t)(fb - fa), k1 > k0 ? k0 : 0, k1 > k0 ? (size_t)(k1 - k0) : 0, NULL, NULL);
+  }
+  r->a.x_pix = x_pix;
+  r->a.y_pix = y_pix;
+  for (int64_t oy = fb; oy < oy1; oy++) run_row(p, r, xc, yc, wb, oy, tw);
+}
+
+/* The run's rows, then (stage) its staged rows into their planes. */
+static void run_flush(const dlconv_plan *p, row_job *r, const row_run *ru, float *stage) {
+  conv_rows(p, r, ru->xc, stage ? stage : ru->yc, ru->wb, ru->oy0, ru->oy0 + (int64_t)ru->n, ru->tw, ru->ld / p->kernels->direct->vl);
+  if (stage) unstage(p, stage, ru->ld, ru->n, ru->nc, ru->yc + ru->oy0 * p->s.w_out);
+}
+
 static void conv_task(void *arg, size_t task) {
   const exec_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -683,6 +856,12 @@ static void conv_task(void *arg, size_t task) {
     xb = (float *)(c->ws + task * (d->xband_bytes + d->wtile_bytes));
     wt = (float *)((char *)xb + d->xband_bytes);
   }
+  /* fp32: the pending run of rows; NCHW rows staged channel-last (see STAGE_FLOATS) */
+  alignas(64) float stage[STAGE_FLOATS];
+  const int staged = !nhwc && !d->f16 && (size_t)s->w_out * nvm * vl <= STAGE_FLOATS;
+  row_run ru = {0};
+  row_plan plans[2];        /* per nv */
+  plans[0].tw = plans[1].tw = 0;
   for (; i < end; i++) {
     /* Item i: (n, g), then band, then channel tile, then the row within the band. */
     const size_t q = i / per_img, rb = i % per_img;
@@ -693,7 +872,14 @@ static void conv_task(void *arg, size_t task) {
     const int64_t oy = (int64_t)(band * d->band + rr % nrows);
     const size_t b0 = ct * nvm, nv = DLC_MIN(nvm, d->nb - b0);
     const size_t oc0 = b0 * vl;
+    /* fp32: consecutive rows of one channel tile gather into a run (as many as the stage holds) */
+    const size_t key = q * d->nct + ct, cap = staged ? STAGE_FLOATS / ((size_t)s->w_out * nv * vl) : SIZE_MAX;
+    if (ru.n && (key != ru.key || oy != ru.oy0 + (int64_t)ru.n || ru.n == cap)) {
+      run_flush(p, &r, &ru, staged ? stage : NULL);
+      ru.n = 0;
+    }
     job_common(p, &r, nv);
+    r.rec = &plans[nv - 1];
     r.fn = f->conv[nv - 1];
     r.ic = (loop_dim){(size_t)s->cin_g, d->x_nhwc ? 1 : s->h_in * s->w_in, d->w_c * (ptrdiff_t)nv};
     r.ky.ws *= (ptrdiff_t)nv;
@@ -725,9 +911,25 @@ static void conv_task(void *arg, size_t task) {
                                    : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
     float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
                              : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
-    const float *wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
-    run_row(p, &r, xc, yc, wb, oy, f->conv_tw[nv - 1]);
+    if (staged) {
+      r.y_col = (ptrdiff_t)(nv * vl);
+      r.a.y_pix = (ptrdiff_t)(nv * vl);
+      r.a.y_c = 1;
+      r.y_row0 = oy - (int64_t)ru.n;
+    }
+    if (!ru.n) {
+      ru.key = key;
+      ru.oy0 = oy;
+      ru.xc = xc;
+      ru.yc = yc;
+      ru.wb = d->w + (g * d->nb + b0) * taps * (size_t)s->cin_g * vl;
+      ru.tw = f->conv_tw[nv - 1];
+      ru.ld = nv * vl;
+      ru.nc = r.a.nc;
+    }
+    ru.n++;
   }
+  if (ru.n) run_flush(p, &r, &ru, staged ? stage : NULL);
 }
 
 /* dwc items are (image, band of rows, channel tile): bands of at most this many rows, so that a

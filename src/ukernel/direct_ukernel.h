@@ -129,6 +129,12 @@ typedef void (*dlc_f32_direct_to_channel_last_fn)(const float *src, size_t plane
    runs the fp32 conv kernels on a band of x widened this way, see direct.c). */
 typedef void (*dlc_f16_direct_to_channel_last_fn)(const uint16_t *src, size_t plane, size_t w, size_t ci, float *dst);
 
+/* Channel-last pixels back to NCHW planes (the NCHW conv's output staged channel-last, see direct.c):
+     dst[ic * plane + ix] = src[ix * ld + ic]      for ix < w, ic < ci.
+   Reads and writes nothing else. */
+typedef void (*dlc_f32_direct_to_channel_first_fn)(const float *src, size_t ld, size_t w, size_t ci, float *dst,
+                                                   size_t plane);
+
 typedef struct dlc_f32_direct_family {
   const char *name;           /* conv kernel and tile, e.g. "f32_direct_14x32__avx512" */
   const char *dw_name;        /* depthwise kernels, e.g. "f32_dwconv_..__avx512" */
@@ -150,6 +156,7 @@ typedef struct dlc_f32_direct_family {
   dlc_f32_direct_to_channel_last_fn to_channel_last;   /* NULL: the driver's scalar loop */
   int f16_out;                /* the conv kernels honour yh (binary16 output): F16 layers may run them */
   dlc_f16_direct_to_channel_last_fn to_channel_last_f16; /* NULL: the driver's scalar loop */
+  dlc_f32_direct_to_channel_first_fn to_channel_first;    /* NULL: the driver's scalar loop */
 } dlc_f32_direct_family;
 
 #endif

@@ -137,6 +137,11 @@ static void to_channel_last_f16(const uint16_t *src, size_t plane, size_t w, siz
     for (size_t ic = 0; ic < ci; ic++) dst[ix * ci + ic] = dlc_f16_to_f32(src[ic * plane + ix]);
 }
 
+static void to_channel_first(const float *src, size_t ld, size_t w, size_t ci, float *dst, size_t plane) {
+  for (size_t ic = 0; ic < ci; ic++)
+    for (size_t ix = 0; ix < w; ix++) dst[ic * plane + ix] = src[ix * ld + ic];
+}
+
 const dlc_f32_direct_family dlc_f32_direct__generic = {
     .name = "f32_direct_4x16__generic",
     .dw_name = "f32_dwconv_4x16c_4x8p__generic",
@@ -151,4 +156,5 @@ const dlc_f32_direct_family dlc_f32_direct__generic = {
     .to_channel_last = to_channel_last,
     .f16_out = 1,
     .to_channel_last_f16 = to_channel_last_f16,
+    .to_channel_first = to_channel_first,
 };

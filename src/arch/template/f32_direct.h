@@ -725,6 +725,30 @@ static void to_channel_last_f16(const uint16_t *src, size_t plane, size_t w, siz
   to_channel_last_body(src, plane, w, ci, dst, 1);
 }
 
+/* to_channel_last's inverse, for the NCHW conv's channel-last staging: VL pixels x VL channels at
+   a time, VL pixel loads (zeros past the last pixel), the in-register transpose, a store of the
+   block's pixels per channel plane (whole vectors where the run has VL pixels). */
+static void to_channel_first(const float *src, size_t ld, size_t w, size_t ci, float *dst, size_t plane) {
+  for (size_t c0 = 0; c0 < ci; c0 += VL) {
+    const size_t nc = ci - c0 < VL ? ci - c0 : VL;
+    for (size_t x0 = 0; x0 < w; x0 += VL) {
+      const size_t nx = w - x0 < VL ? w - x0 : VL;
+      vf r[VL];
+      UNROLL
+      for (size_t i = 0; i < VL; i++) {
+        const float *s = src + (x0 + i) * ld + c0;
+        r[i] = i >= nx ? v_zero() : nc == VL ? v_load(s) : v_load_first(s, (ptrdiff_t)nc);
+      }
+      v_transpose(r);
+      float *d = dst + c0 * plane + x0;
+      if (nx == VL)
+        for (size_t c = 0; c < nc; c++) v_store(d + c * plane, r[c]);
+      else
+        for (size_t c = 0; c < nc; c++) v_store_first(d + c * plane, (ptrdiff_t)nx, r[c]);
+    }
+  }
+}
+
 const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
     .name = "f32_direct_" DLC_STR(DLC_DIRECT_CONV_TW2) "x" DLC_STR(DLC_VL_X2) "__" DLC_ISA_STR,
     .dw_name = "f32_dwconv_" DLC_STR(DLC_DIRECT_DWC_TW2) "x" DLC_STR(DLC_VL_X2) "c_" DLC_STR(DLC_DIRECT_DWP_NR) "x" DLC_STR(
@@ -754,4 +778,5 @@ const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
     .f16_out = 1,
     .to_channel_last = to_channel_last,
     .to_channel_last_f16 = to_channel_last_f16,
+    .to_channel_first = to_channel_first,
 };
