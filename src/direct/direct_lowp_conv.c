@@ -338,6 +338,10 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
   /* outputs that are runs of each channel's plane (no virtual columns): the last chunk's
      accumulators go to y from the kernel's registers (ukernel_q) */
   const int fused = v->d4 && c->p->kernels->q8_d4->ukernel_q && (d->packed || v->wq == (size_t)c->p->s.w_out);
+  /* in place with virtual columns: the same from registers, a masked run per output row a tile
+     crosses (ukernel_qv; 32 x 32 3x3 u8, Zen 5: the s32 round trip, compaction and store calls
+     took 17% of the layer) */
+  const int fused_v = !fused && v->d4 && !d->packed && c->p->kernels->q8_d4->ukernel_qv;
   const size_t P = (size_t)(c->p->s.h_out * c->p->s.w_out);
   for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
     const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
@@ -349,6 +353,17 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
         dlc_lowp_vpos_panel_q(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, DLC_MIN(nlen, P - n0),
                               (const int32_t *)acc + ir * d->nc, d->nc, dlc_lowp_vpos_q8(v, c->p), oc,
                               (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P + n0, P);
+        continue;
+      }
+      if (fused_v && pc + kcu == v->kunits) {
+        const size_t oc = g * (size_t)c->p->s.cout_g + m0 + ir, wo = (size_t)c->p->s.w_out;
+        const size_t nv = ((size_t)c->p->s.h_out - 1) * v->wq + wo;
+        const dlc_q8d4_gemm_family *f4 = c->p->kernels->q8_d4;
+        const int8_t *a = (const int8_t *)(v->wpack + ((g * v->wpanels + (m0 + ir) / v->mr) * v->kunits + pc) * v->mr * v->u);
+        for (size_t jr = 0; jr < nlen; jr += v->nr)
+          f4->ukernel_qv(m, 4 * kcu, a, (const uint8_t *)(b + jr * 2), d->boff + pc, (const int32_t *)acc + ir * d->nc + jr,
+                         d->nc, pc > 0, dlc_lowp_vpos_q8(v, c->p), oc,
+                         (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P, P, n0 + jr, nv, v->wq, wo);
         continue;
       }
       dlc_lowp_vpos_panel(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, nlen,
