@@ -492,6 +492,10 @@ static const fixed_shape FIXED[] = {
     {1, 20, 8, 9, 33, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, DLCONV_NHWC},
     {2, 32, 9, 9, 130, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, DLCONV_NHWC},
     {1, 16, 6, 7, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
+    /* NCHW padded rows of about 32 outputs: direct's int8 tiles start at each output row (32 x 5:
+       5 tiles, not 6), one K chunk; 31 wide with 64 channels: two K chunks, a tile past the row */
+    {2, 8, 5, 32, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NCHW},
+    {1, 64, 3, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NCHW},
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {

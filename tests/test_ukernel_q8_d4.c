@@ -1711,9 +1711,117 @@ static void test_ukernel_q(void **state) {
                 x.sat_lo, x.sat_hi);
 }
 
+/* ================================================================ ukernel_qv (virtual columns) */
+
+/* The optional ukernel_qv (lowp_gemm_ukernel.h): an in-place tile of nr virtual positions v0 + j of a
+   plane with output rows wq apart (wo outputs each, nv positions in all), requantised into the
+   outputs among them,
+     y[i * ldy + (v / wq) * wo + v % wq] = dlc_q8_requant1(C'(i, j) + q->bias[c0 + i], q->mult[c0 + i], q)
+   for v = v0 + j < nv and v % wq < wo, against int64 products and quant.h's formula. Every other byte
+   of y (the rest of each channel's plane, the gaps between planes, sentinels before and after) must
+   keep its value, c must not be written, the operands not changed. Geometries: wo 1..40, wq from wo
+   to wo + 5 (3 x 3 padding 1: wo + 2), 1..6 rows, tiles starting anywhere from before the plane's
+   first row to past its last position (the driver's last tile of a rounded-up N); every m; multipliers
+   of every kind, wide screen on or not (the exact path per run), accumulate or not. */
+static void test_ukernel_qv(void **state) {
+  (void)state;
+#if defined(DLC_HAVE_AVX512VNNI)
+  if (dlc_cpu()->avx512_vnni) assert_non_null(dlc_q8d4_gemm__avx512vnni.ukernel_qv);
+#endif
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  size_t nqv = 0, cases = 0, outputs = 0, multi_run = 0, wide_cases = 0, acc_cases = 0, empty = 0, exact_cases = 0;
+  for (size_t fi = 0; fi < nfam; fi++) {
+    const dlc_q8d4_gemm_family *f = fams[fi];
+    if (!f->ukernel_qv) continue;
+    nqv++;
+    const size_t mr = f->mr, nr = f->nr;
+    for (size_t it = 0; it < 6000; it++) {
+      const size_t m = 1 + it % mr, wo = (size_t)irand(1, 40), wq = wo + (size_t)(it % 3 == 0 ? 2 : irand(0, 5));
+      const size_t ho = (size_t)irand(1, 6), nv = (ho - 1) * wq + wo, P = ho * wo;
+      const size_t v0 = (size_t)irand(0, (int64_t)(nv + nr / 2));
+      const size_t kc = 4 * (size_t)irand(1, it % 7 == 0 ? 80 : 12), nu = kc / 4;
+      const int accumulate = (int)(next_u32() & 1), kind = (int)(next_u32() % N_VALUE_KINDS);
+      const size_t c0 = (size_t)irand(0, 5), c_out = c0 + m + (size_t)irand(0, 3);
+      const size_t ldc = nr + (size_t)irand(0, 5), ldy = P + (size_t)irand(0, 9);
+      /* A, B (runs of nr units through boff, spread over a random span) and c */
+      int8_t *a = xalloc_slack(nu * mr * 4);
+      for (size_t e = 0; e < nu * mr * 4; e++) a[e] = a_value(kind);
+      const size_t span = (nu + 3) * 2 * nr * 2;
+      uint8_t *bs = xalloc_slack(span);
+      for (size_t e = 0; e < span; e++) bs[e] = b_value(kind);
+      ptrdiff_t *boff = xalloc_slack(nu * sizeof(ptrdiff_t));
+      for (size_t k = 0; k < nu; k++) boff[k] = (ptrdiff_t)irand(0, (int64_t)(span / 2 - 2 * nr)); /* units of 2 bytes */
+      int32_t *c = xalloc_slack(mr * ldc * sizeof(int32_t));
+      for (size_t e = 0; e < mr * ldc; e++) c[e] = (int32_t)irand(-(1 << 20), 1 << 20);
+      int8_t *a_copy = xalloc_slack(nu * mr * 4);
+      uint8_t *b_copy = xalloc_slack(span);
+      int32_t *c_copy = xalloc_slack(mr * ldc * sizeof(int32_t));
+      memcpy(a_copy, a, nu * mr * 4), memcpy(b_copy, bs, span), memcpy(c_copy, c, mr * ldc * sizeof(int32_t));
+      /* q */
+      double mult[ST_CH_CAP];
+      int32_t bias[ST_CH_CAP];
+      float mult_f[ST_CH_CAP];
+      st_case sc;
+      memset(&sc, 0, sizeof sc);
+      sc.m = m, sc.c0 = c0, sc.mult_kind = (int)(it / mr % N_SM), sc.screen = it % 5 == 0 ? SS_NULL : SS_ON;
+      const int64_t acc_max = (int64_t)kc * 255 * 128 + (accumulate ? (1 << 20) : 0);
+      st_channels(&sc, acc_max, c_out, mult, bias);
+      dlc_q8_params q;
+      memset(&q, 0, sizeof q);
+      q.is_signed = (int)(next_u32() & 1);
+      q.y_min = q.is_signed ? -128 : 0, q.y_max = q.is_signed ? 127 : 255;
+      q.y_zero_point = st_zps[q.is_signed][next_u32() % 4];
+      const size_t bi = next_u32() % ST_NB;
+      q.lo = st_bounds[bi][0], q.hi = st_bounds[bi][1];
+      q.mult = mult, q.bias = bias;
+      dlc_q8_derive(&q, acc_max, c_out, sc.screen == SS_NULL ? NULL : mult_f);
+      /* y: m planes ldy apart with sentinels around */
+      const size_t pre = 64, ybytes = pre + m * ldy + 64;
+      uint8_t *yb = xalloc_slack(ybytes), *want = xalloc_slack(ybytes);
+      const uint8_t sent = (uint8_t)(0xA5 ^ (next_u32() & 0x3C));
+      memset(yb, sent, ybytes);
+      memset(want, sent, ybytes);
+      size_t nout = 0, nrun = 0;
+      for (size_t j = 0; j < nr; j++) {
+        const size_t v = v0 + j;
+        if (v >= nv || v % wq >= wo) continue;
+        if (j == 0 || (v - 1) % wq >= wo || v - 1 >= nv) nrun++;
+        for (size_t i = 0; i < m; i++) {
+          int64_t sum = accumulate ? c[i * ldc + j] : 0;
+          for (size_t u = 0; u < nu; u++)
+            for (size_t r = 0; r < 4; r++)
+              sum += (int64_t)a[(u * mr + i) * 4 + r] * bs[2 * boff[u] + (ptrdiff_t)(4 * j + r)];
+          want[pre + i * ldy + (v / wq) * wo + v % wq] =
+              (uint8_t)dlc_q8_requant1(sum + bias[c0 + i], mult[c0 + i], &q);
+        }
+        nout++;
+      }
+      f->ukernel_qv(m, kc, a, bs, boff, c, ldc, accumulate, &q, c0, yb + pre, ldy, v0, nv, wq, wo);
+      if (memcmp(a, a_copy, nu * mr * 4) || memcmp(bs, b_copy, span) || memcmp(c, c_copy, mr * ldc * sizeof(int32_t)))
+        fail_msg("%s ukernel_qv: wrote an operand or c", f->name);
+      for (size_t e = 0; e < ybytes; e++)
+        if (yb[e] != want[e])
+          fail_msg("%s ukernel_qv m=%zu kc=%zu v0=%zu nv=%zu wq=%zu wo=%zu ho=%zu ldy=%zu acc=%d signed=%d "
+                   "mult_kind=%d screen=%d (wide %d): y byte %td (plane %td, output %td) = %d, want %d",
+                   f->name, m, kc, v0, nv, wq, wo, ho, ldy, accumulate, q.is_signed, sc.mult_kind, sc.screen,
+                   q.screen_wide, (ptrdiff_t)e - (ptrdiff_t)pre, ((ptrdiff_t)e - (ptrdiff_t)pre) / (ptrdiff_t)ldy,
+                   ((ptrdiff_t)e - (ptrdiff_t)pre) % (ptrdiff_t)ldy, yb[e], want[e]);
+      cases++, outputs += nout * m, multi_run += nrun > 1, empty += nout == 0, acc_cases += accumulate != 0;
+      wide_cases += q.screen_wide != 0, exact_cases += !q.screen_wide;
+      free(a), free(bs), free(boff), free(c), free(a_copy), free(b_copy), free(c_copy), free(yb), free(want);
+    }
+  }
+  if (!nqv) skip_test("ukernel_qv", "no q8_d4 family here has ukernel_qv");
+  assert_true(multi_run > 0 && empty > 0 && acc_cases > 0 && wide_cases > 0 && exact_cases > 0);
+  print_message("[ ukernel_qv ] %zu cases, %zu outputs (%zu tiles over several output rows, %zu with none, %zu "
+                "accumulate, %zu wide screen, %zu exact)\n",
+                cases, outputs, multi_run, empty, acc_cases, wide_cases, exact_cases);
+}
+
 int main(void) {
   rng_state = 0x9E3779B97F4A7C15ull;
   return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_pack_quads,
                    test_pack_then_ukernel, test_gemv, test_ukernel_t, test_s32_transpose, test_q8_store_t,
-                   test_ukernel_q);
+                   test_ukernel_q, test_ukernel_qv);
 }

@@ -68,6 +68,7 @@ typedef struct dlcv_data {
   size_t *pos;            /* trans: the virtual position of each output */
   size_t ldt;             /* trans: row stride of the position-major accumulators */
   size_t bpack_bytes;     /* packed: one K chunk x nc block of B panels, at the start of a slice */
+  size_t rowt;            /* tiles per output row (0: tiles run on over row ends; see dlcv_plan) */
 } dlcv_data;
 
 static void free_data(dlcv_data *d) {
@@ -143,11 +144,22 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
       for (size_t q = 0; q < P; q++) d->pos[q] = q / (size_t)s->w_out * v->wq + q % (size_t)s->w_out;
     }
   }
+  const size_t n_virt = d->N;
+  {
+    /* in place with ukernel_qv: tiles that start at each output row instead of running on over
+       row ends, where that makes fewer (32 x 32 outputs in rows of 34: 32 tiles, not 34; the copy's
+       slack stays sized for the longer run). N then counts tiles x nr. */
+    const size_t wo = (size_t)s->w_out, tpr = dlc_div_up(wo, v->nr), ho = (size_t)s->h_out;
+    if (!d->packed && !d->trans && v->d4 && p->kernels->q8_d4->ukernel_qv && v->wq != wo && ho * tpr * v->nr < d->N) {
+      d->rowt = tpr;
+      d->N = ho * tpr * v->nr;
+    }
+  }
   d->group_units = v->cpg * v->nslot * d->planeq;
   /* a tile past the last valid position reads up to N - 1 + the largest tap offset (< planeq)
      beyond a plane's start: the last plane of the copy needs N units of slack */
   const size_t groups = (size_t)s->groups;
-  d->copy_bytes = dlc_round_up((groups * d->group_units + d->N + v->nr) * v->u * 2, DLC_ALIGN);
+  d->copy_bytes = dlc_round_up((groups * d->group_units + DLC_MAX(d->N, n_virt) + v->nr) * v->u * 2, DLC_ALIGN);
   d->nplanes = groups * v->cpg * v->nslot;
   d->boff = dlc_malloc(v->kunits * sizeof(ptrdiff_t));
   if (!d->boff) {
@@ -321,6 +333,38 @@ static void run_job_t(const dlcv_ctx *c, size_t g, size_t m0, size_t mlen, size_
   store_rows(c, g, m0, n0, nlen, acc, 0, mlen);
 }
 
+/* Row tiles (d->rowt): tile t of the job's N block reads the nr virtual positions from
+   (t / rowt) * wq + (t % rowt) * nr on; the last K chunk goes to y through ukernel_qv. */
+static void run_job_rows(const dlcv_ctx *c, size_t g, size_t m0, size_t mlen, size_t n0, size_t nlen, char *slice) {
+  const dlcv_data *d = c->d;
+  const dlc_lowp_vpos *v = &d->v;
+  const dlconv_plan *p = c->p;
+  const dlc_q8d4_gemm_family *f4 = p->kernels->q8_d4;
+  const size_t nr = v->nr, wq = v->wq, wo = (size_t)p->s.w_out, P = (size_t)(p->s.h_out * p->s.w_out);
+  const size_t nv = ((size_t)p->s.h_out - 1) * wq + wo;
+  int32_t *acc = (int32_t *)slice;
+  const int16_t *b = c->copy + g * d->group_units * v->u;
+  for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
+    const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
+    const int last = pc + kcu == v->kunits;
+    for (size_t ir = 0; ir < mlen; ir += v->mr) {
+      const size_t m = DLC_MIN(v->mr, mlen - ir), oc = g * (size_t)p->s.cout_g + m0 + ir;
+      const int8_t *a = (const int8_t *)(v->wpack + ((g * v->wpanels + (m0 + ir) / v->mr) * v->kunits + pc) * v->mr * v->u);
+      uint8_t *yc = (uint8_t *)c->y + (c->img * (size_t)p->s.c_out + oc) * P;
+      for (size_t jr = 0; jr < nlen; jr += nr) {
+        const size_t t = (n0 + jr) / nr, vp = t / d->rowt * wq + t % d->rowt * nr;
+        const uint8_t *bt = (const uint8_t *)(b + vp * v->u);
+        int32_t *ct = acc + ir * d->nc + jr;
+        if (last)
+          f4->ukernel_qv(m, 4 * kcu, a, bt, d->boff + pc, ct, d->nc, pc > 0, dlc_lowp_vpos_q8(v, p), oc, yc, P, vp, nv,
+                         wq, wo);
+        else
+          f4->ukernel_ib(m, 4 * kcu, a, bt, d->boff + pc, ct, d->nc, pc > 0);
+      }
+    }
+  }
+}
+
 static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *slice) {
   const dlcv_data *d = c->d;
   const dlc_lowp_vpos *v = &d->v;
@@ -331,6 +375,10 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
     run_job_t(c, g, m0, mlen, n0, nlen, slice);
     return;
   }
+  if (d->rowt) {
+    run_job_rows(c, g, m0, mlen, n0, nlen, slice);
+    return;
+  }
   int16_t *bpack = (int16_t *)slice;
   void *acc = slice + d->bpack_bytes;
   float *a32 = v->q8 ? NULL : (float *)(slice + d->ws_slice - d->a32_bytes);
@@ -338,6 +386,10 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
   /* outputs that are runs of each channel's plane (no virtual columns): the last chunk's
      accumulators go to y from the kernel's registers (ukernel_q) */
   const int fused = v->d4 && c->p->kernels->q8_d4->ukernel_q && (d->packed || v->wq == (size_t)c->p->s.w_out);
+  /* in place with virtual columns: the same from registers, a masked run per output row a tile
+     crosses (ukernel_qv; 32 x 32 3x3 u8, Zen 5: the s32 round trip, compaction and store calls
+     took 17% of the layer) */
+  const int fused_v = !fused && v->d4 && !d->packed && c->p->kernels->q8_d4->ukernel_qv;
   const size_t P = (size_t)(c->p->s.h_out * c->p->s.w_out);
   for (size_t pc = 0; pc < v->kunits; pc += v->kcu) {
     const size_t kcu = DLC_MIN(v->kcu, v->kunits - pc);
@@ -349,6 +401,17 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
         dlc_lowp_vpos_panel_q(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, DLC_MIN(nlen, P - n0),
                               (const int32_t *)acc + ir * d->nc, d->nc, dlc_lowp_vpos_q8(v, c->p), oc,
                               (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P + n0, P);
+        continue;
+      }
+      if (fused_v && pc + kcu == v->kunits) {
+        const size_t oc = g * (size_t)c->p->s.cout_g + m0 + ir, wo = (size_t)c->p->s.w_out;
+        const size_t nv = ((size_t)c->p->s.h_out - 1) * v->wq + wo;
+        const dlc_q8d4_gemm_family *f4 = c->p->kernels->q8_d4;
+        const int8_t *a = (const int8_t *)(v->wpack + ((g * v->wpanels + (m0 + ir) / v->mr) * v->kunits + pc) * v->mr * v->u);
+        for (size_t jr = 0; jr < nlen; jr += v->nr)
+          f4->ukernel_qv(m, 4 * kcu, a, (const uint8_t *)(b + jr * 2), d->boff + pc, (const int32_t *)acc + ir * d->nc + jr,
+                         d->nc, pc > 0, dlc_lowp_vpos_q8(v, c->p), oc,
+                         (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P, P, n0 + jr, nv, v->wq, wo);
         continue;
       }
       dlc_lowp_vpos_panel(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, nlen,

@@ -155,6 +155,18 @@ typedef void (*dlc_q8d4_gemm_q_fn)(size_t m, size_t n, size_t kc, const int8_t *
                                    const ptrdiff_t *boff, const int32_t *c, size_t ldc, int accumulate,
                                    const dlc_q8_params *q, size_t c0, void *y, size_t ldy);
 
+/* Optional: ukernel_q's in-place form for outputs with virtual columns (direct's copy: output
+ * rows wq positions apart, of which the first wo are outputs, nv = (h_out - 1) * wq + wo positions
+ * in all). The tile's nr columns are the virtual positions v0 + j; the outputs among them go to
+ * their places in the channels' planes:
+ *   y[i * ldy + (v / wq) * wo + v % wq] = dlc_q8_requant1(C'(i, j) + q->bias[c0 + i], q->mult[c0 + i], q)
+ *   for i < m, j < nr, v = v0 + j < nv with v % wq < wo; C' = (accumulate ? c : 0) + A * B (c's m x
+ *   nr corner read when accumulate, never written), B read in place as ukernel_ib reads it;
+ * writes those y bytes only. */
+typedef void (*dlc_q8d4_gemm_qv_fn)(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                                    const int32_t *c, size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0,
+                                    void *y, size_t ldy, size_t v0, size_t nv, size_t wq, size_t wo);
+
 /* Four rows of bytes at a column step of 1 or 2 (stride-2 layers) into n units of four, flipped to
  * u8 (flip: 0x80 for S8, 0 for U8):
  *   dst[4j + r] = rows[r][j * step] ^ flip      for j < n, r < 4
@@ -200,6 +212,7 @@ typedef struct dlc_q8d4_gemm_family {
   dlc_q8d4_gemm_ukernel_fn ukernel;
   dlc_q8d4_gemm_ib_fn ukernel_ib;
   dlc_q8d4_gemm_q_fn ukernel_q; /* optional */
+  dlc_q8d4_gemm_qv_fn ukernel_qv; /* optional */
   dlc_q8d4_pack_quads_fn pack_quads;
   size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
   dlc_q8d4_gemv_fn gemv;

@@ -134,9 +134,22 @@ static void q8d4_gemm_ib_8x32c4(size_t m, size_t kc, const int8_t *a, const uint
    saturation and stored under the column mask; a tile with a lane near a tie, or a plan without
    the wide screen, goes through the exact store row by row instead. */
 
+/* Where a tile's columns go in y: nseg runs, run s the lanes under mask[s] stored at lane j to
+   y[off[s] + j] (ukernel_q: one run, the first n lanes at y[j]; ukernel_qv: one run per output row
+   the tile's virtual positions cross). valid: the union of the masks. */
+typedef struct qv_runs {
+  size_t nseg;
+  __mmask32 valid;
+  __mmask32 mask[NR + 1];
+  ptrdiff_t off[NR + 1];
+} qv_runs;
+
 INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], size_t n, const int32_t *c, size_t ldc,
-                         int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy) {
+                         int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy,
+                         const qv_runs *runs) {
   const __mmask16 m0 = first_lanes((ptrdiff_t)n), m1 = first_lanes((ptrdiff_t)n - 16);
+  /* lanes a store keeps: the first n, or the runs' */
+  const __mmask16 k0 = runs ? (__mmask16)runs->valid : m0, k1 = runs ? (__mmask16)(runs->valid >> 16) : m1;
   if (accumulate) FOR_ROWS {
       acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, c + i * ldc));
       if (NV == 2) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, c + i * ldc + 16));
@@ -154,17 +167,26 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
         __m512 d;
         r[i][v] = dlc_q8_wide16(_mm512_add_epi32(acc[i][v], bias), mf, m_less_zp, &d);
         if (clamp) r[i][v] = _mm512_min_epi32(_mm512_max_epi32(r[i][v], lo_i), hi_i);
-        /* lanes past n hold sums of whatever B had there: they must not send the tile down */
-        dmax = _mm512_range_ps(dmax, _mm512_maskz_mov_ps(v ? m1 : m0, d), 0x0B);
+        /* lanes not stored hold sums of whatever B had there: they must not send the tile down */
+        dmax = _mm512_range_ps(dmax, _mm512_maskz_mov_ps(v ? k1 : k0, d), 0x0B);
       }
     }
     if (!_mm512_cmp_ps_mask(dmax, _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN), _CMP_GT_OQ)) {
       FOR_ROWS {
-        for (size_t v = 0; v < NV; v++) {
-          const __m128i bytes = q->is_signed ? _mm512_cvtsepi32_epi8(r[i][v])
-                                             : _mm512_cvtusepi32_epi8(_mm512_max_epi32(r[i][v], _mm512_setzero_si512()));
-          _mm_mask_storeu_epi8(y + i * ldy + 16 * v, v ? m1 : m0, bytes);
+        __m128i bytes[2];
+        for (size_t v = 0; v < NV; v++)
+          bytes[v] = q->is_signed ? _mm512_cvtsepi32_epi8(r[i][v])
+                                  : _mm512_cvtusepi32_epi8(_mm512_max_epi32(r[i][v], _mm512_setzero_si512()));
+        if (!runs) {
+          for (size_t v = 0; v < NV; v++) _mm_mask_storeu_epi8(y + i * ldy + 16 * v, v ? m1 : m0, bytes[v]);
+          continue;
         }
+        const __m256i b32 = _mm256_inserti128_si256(_mm256_castsi128_si256(bytes[0]), bytes[1], 1);
+        /* a run's base may lie before y (its first lanes masked off): the address is formed as an
+           integer, and only the masked lanes, all within y's row, are written */
+        const uintptr_t yi = (uintptr_t)(y + i * ldy);
+        for (size_t s = 0; s < runs->nseg; s++)
+          _mm256_mask_storeu_epi8((void *)(yi + (uintptr_t)runs->off[s]), runs->mask[s], b32);
       }
       return;
     }
@@ -173,7 +195,14 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
   FOR_ROWS {
     _mm512_store_si512(t + i * NR, acc[i][0]);
     if (NV == 2) _mm512_store_si512(t + i * NR + 16, acc[i][1]);
-    dlc_q8_store__avx512(n, t + i * NR, q, c0 + i, 0, y + i * ldy);
+    if (!runs) {
+      dlc_q8_store__avx512(n, t + i * NR, q, c0 + i, 0, y + i * ldy);
+      continue;
+    }
+    for (size_t s = 0; s < runs->nseg; s++) {
+      const size_t a = (size_t)__builtin_ctz(runs->mask[s]), e = 32 - (size_t)__builtin_clz(runs->mask[s]);
+      dlc_q8_store__avx512(e - a, t + i * NR + a, q, c0 + i, 0, y + i * ldy + runs->off[s] + (ptrdiff_t)a);
+    }
   }
 }
 
@@ -187,7 +216,7 @@ typedef void (*qtile_fn)(size_t n, size_t kc, const int8_t *restrict a, const ui
                                       const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy) {       \
     __m512i acc[MR][2];                                                                                   \
     tile_products(IB, M, NV, kc, a, b, boff, acc);                                                        \
-    tile_requant(M, NV, acc, n, c, ldc, accumulate, q, c0, y, ldy);                                       \
+    tile_requant(M, NV, acc, n, c, ldc, accumulate, q, c0, y, ldy, NULL);                                 \
   }
 #define DEFINE_QTILES(M) DEFINE_QTILE(0, M, 1) DEFINE_QTILE(0, M, 2) DEFINE_QTILE(1, M, 2)
 DEFINE_QTILES(1) DEFINE_QTILES(2) DEFINE_QTILES(3) DEFINE_QTILES(4)
@@ -200,6 +229,47 @@ static void q8d4_gemm_q_8x32c4(size_t m, size_t n, size_t kc, const int8_t *a, c
                                const int32_t *c, size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0,
                                void *y, size_t ldy) {
   qtiles[boff ? 2 : n > 16][m - 1](n, kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy);
+}
+
+/* ukernel_qv: the in-place tile's 32 virtual positions v0 .. v0 + 31 of a plane whose output rows
+   are wq positions apart (wo of them outputs), requantised in registers as ukernel_q and stored as
+   one masked run per output row they cross: the virtual columns need no pass through C and no
+   store call per row. */
+typedef void (*qvtile_fn)(size_t kc, const int8_t *restrict a, const uint8_t *restrict b,
+                          const ptrdiff_t *restrict boff, const int32_t *restrict c, size_t ldc, int accumulate,
+                          const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy, const qv_runs *runs);
+#define DEFINE_QVTILE(M)                                                                                    \
+  static void qvtile_##M(size_t kc, const int8_t *restrict a, const uint8_t *restrict b,                    \
+                         const ptrdiff_t *restrict boff, const int32_t *restrict c, size_t ldc, int accumulate, \
+                         const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy, const qv_runs *runs) {   \
+    __m512i acc[MR][2];                                                                                     \
+    tile_products(1, M, 2, kc, a, b, boff, acc);                                                            \
+    tile_requant(M, 2, acc, NR, c, ldc, accumulate, q, c0, y, ldy, runs);                                   \
+  }
+DEFINE_QVTILE(1) DEFINE_QVTILE(2) DEFINE_QVTILE(3) DEFINE_QVTILE(4)
+DEFINE_QVTILE(5) DEFINE_QVTILE(6) DEFINE_QVTILE(7) DEFINE_QVTILE(8)
+static const qvtile_fn qvtiles[MR] = {qvtile_1, qvtile_2, qvtile_3, qvtile_4,
+                                      qvtile_5, qvtile_6, qvtile_7, qvtile_8};
+
+static void q8d4_gemm_qv_8x32c4(size_t m, size_t kc, const int8_t *a, const uint8_t *b, const ptrdiff_t *boff,
+                                const int32_t *c, size_t ldc, int accumulate, const dlc_q8_params *q, size_t c0,
+                                void *y, size_t ldy, size_t v0, size_t nv, size_t wq, size_t wo) {
+  qv_runs runs;
+  runs.nseg = 0;
+  runs.valid = 0;
+  const size_t vend = v0 + NR < nv ? v0 + NR : nv;
+  for (size_t row = v0 / wq; row * wq < vend; row++) {
+    const size_t lo = row * wq > v0 ? row * wq - v0 : 0, hi0 = row * wq + wo < vend ? row * wq + wo : vend;
+    if (hi0 <= v0 + lo) continue;
+    const size_t hi = hi0 - v0;
+    const __mmask32 mk = (__mmask32)(((hi >= 32 ? 0xFFFFFFFFu : (1u << hi) - 1u)) & ~((1u << lo) - 1u));
+    runs.mask[runs.nseg] = mk;
+    runs.off[runs.nseg] = (ptrdiff_t)v0 - (ptrdiff_t)(row * (wq - wo)); /* lane j: output v0 + j - row (wq - wo) */
+    runs.valid |= mk;
+    runs.nseg++;
+  }
+  if (!runs.nseg) return;
+  qvtiles[m - 1](kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy, &runs);
 }
 
 /* 16 columns of one row, flipped: at step 2 the even bytes of 32 (vpmovwb keeps the low byte of
@@ -383,6 +453,7 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .ukernel = q8d4_gemm_8x32c4,
     .ukernel_ib = q8d4_gemm_ib_8x32c4,
     .ukernel_q = q8d4_gemm_q_8x32c4,
+    .ukernel_qv = q8d4_gemm_qv_8x32c4,
     .pack_quads = q8d4_pack_quads,
     .gemv_mr = GEMV_MR,
     .gemv = q8d4_gemv_64c4,
