@@ -24,6 +24,9 @@
    than AVX2's fast path (Zen 5, 1 thread: 144x56x56 0.166 ms against 0.100, 192x28x28 0.056
    against 0.045) */
 #define DLC_DIRECT_DWP_FAST 1
+/* stride 2: columns kx, kx + 1 from the same loads (Zen 5, 1 thread, NCHW 3x3 stride 2: 96x112x112
+   0.94x, 144x56x56 0.89x, 58x56x56 0.88x the time of one pair of loads per column) */
+#define DLC_DIRECT_DWP_S2_PAIR 1
 #define DLC_DIRECT_DWP_ROWS_F16(npv) ((npv) == 1 ? 8 : (npv) <= 4 ? 4 : 3)
 
 /* Pixels ixb + (v*16 + lane)*SW (SW 1 or 2) of the binary16 row xr, lanes of m, widened in
