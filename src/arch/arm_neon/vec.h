@@ -126,6 +126,8 @@ INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) {
 /* the even floats of a then b (2 * VL consecutive floats), in order (UZP1) */
 INLINE vf v_evens(vf a, vf b) { return vuzp1q_f32(a, b); }
 INLINE vf v_evens_in_order(vf v) { return v; }
+/* the odd floats of a then b, in order (UZP2) */
+INLINE vf v_odds(vf a, vf b) { return vuzp2q_f32(a, b); }
 /* a's and b's first halves interleaved, a0 b0 a1 b1; their second halves, a2 b2 a3 b3 */
 INLINE vf v_zip_lo(vf a, vf b) { return vzip1q_f32(a, b); }
 INLINE vf v_zip_hi(vf a, vf b) { return vzip2q_f32(a, b); }

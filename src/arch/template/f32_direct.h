@@ -25,6 +25,10 @@
  *   DLC_DIRECT_DWP_FAST          1: dwp takes the fast path below for 3x3 and 5x5 kernels of stride
  *                                1 or 2 (one vector x DWP_NR rows, input rows loaded once per kx);
  *                                the family then promises DWP_NR rows per call for every npv
+ *   DLC_DIRECT_DWP_S2_PAIR       1 (with DWP_FAST): at stride 2 the fast path takes tap columns kx and
+ *                                kx + 1 from the same two loads per input row (v_evens, v_odds):
+ *                                4 loads per row for 3 columns, not 6; 2 KH more weight registers
+ *                                (default 0: 16 registers would spill)
  *   DLC_DIRECT_DWC_SLIDE         dwc rows that take dwc_slide_body, bits: 1 3 taps at stride 1, 2 5 taps
  *                                at stride 1, 4 3 taps at stride 2, 8 5 taps at stride 2 (default 11 with
  *                                32 registers, 0 with 16). Zen 5, 1 thread, against dwc_tile_body:
@@ -485,13 +489,17 @@ INLINE void dwp_rows(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
    8 accumulators + KH weights + the loads and masks fit 16 ymm with no spills up to KH 5 stride
    2; 12 accumulators (4 rows x 3 vectors, 6 x 2) spilled and ran no faster on Zen 2. */
 #define DWP_KH_MAX 5
+#ifndef DLC_DIRECT_DWP_S2_PAIR
+#define DLC_DIRECT_DWP_S2_PAIR 0
+#endif
+#define DWP_S2_PAIR DLC_DIRECT_DWP_S2_PAIR
 
 /* Input rows j of the tile (row iy0 + j at xb + j*w_in, which points at column ixb); ROWCHK: only
    j in [jlo, jhi) are inside the input. F16: the binary16 rows xh + j*w_in from column 0 instead,
    MASKED on the lanes of m[0] (the pixels inside the row). */
 INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, const uint16_t *xh, ptrdiff_t ixb, ptrdiff_t w_in,
-                          ptrdiff_t jlo, ptrdiff_t jhi, const vf *wk, const vmask *m, const int KH, const int S,
-                          const int MASKED, const int ROWCHK, const int F16) {
+                          ptrdiff_t jlo, ptrdiff_t jhi, const vf *wk, const vf *wk1, const vmask *m, const int KH,
+                          const int S, const int MASKED, const int ROWCHK, const int F16, const int PAIR) {
   (void)xh; /* F16 only */
   (void)ixb;
   const float *p = xb;
@@ -513,6 +521,15 @@ INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, const uint16_t *xh, p
       const vf e = MASKED ? v_load_mask(p, m[0]) : v_load(p);
       const vf o = MASKED ? v_load_mask(p + VL, m[1]) : v_load(p + VL);
       xv = v_evens(e, o);
+      if (PAIR) {
+        /* column kx + 1: the odd floats of the same two loads */
+        const vf xo = v_odds(e, o);
+        UNROLL
+        for (int r = 0; r < DWP_NR; r++) {
+          const int ky = j - r * S;
+          if (ky >= 0 && ky < KH) acc[r] = v_fma(wk1[ky], xo, acc[r]);
+        }
+      }
     }
     UNROLL
     for (int r = 0; r < DWP_NR; r++) {
@@ -534,16 +551,27 @@ INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, flo
   const int rows_in = jlo == 0 && jhi == nj;
   const float *xr = F16 ? NULL : a->x + iy0 * w_in;
   const uint16_t *xh = F16 ? a->xh + iy0 * w_in : NULL;
+  /* stride 2, undilated columns: kx and kx + 1 from the same loads (DLC_DIRECT_DWP_S2_PAIR) */
+  const int can_pair = DWP_S2_PAIR && S == 2 && !F16 && a->dw == 1;
   for (ptrdiff_t kx = 0; kx < kw; kx++) {
     const ptrdiff_t ixb = ix0 + kx * a->dw;
-    vf wk[DWP_KH_MAX];
+    const int two = can_pair && kx + 1 < kw;
+    vf wk[DWP_KH_MAX], wk1[DWP_KH_MAX];
     UNROLL
     for (int ky = 0; ky < KH; ky++) wk[ky] = v_set1(a->w[ky * kw + kx]);
+    /* (set where unused too, dead code then, which GCC's warning cannot see) */
+    UNROLL
+    for (int ky = 0; ky < KH; ky++) wk1[ky] = v_set1(a->w[ky * kw + kx + two]);
+    /* the pair's loads cover [ixb, ixb + span), where the odd column's pixels lie too: the tests
+       below hold for both columns (a window outside the row adds zeros to neither) */
     if (ixb >= 0 && ixb + span <= w_in) {
-      if (rows_in)
-        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 0, F16);
+      if (two)
+        (rows_in ? dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, KH, S, 0, 0, 0, 1)
+                 : dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, KH, S, 0, 1, 0, 1));
+      else if (rows_in)
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, KH, S, 0, 0, F16, 0);
       else
-        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, KH, S, 0, 1, F16);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, KH, S, 0, 1, F16, 0);
     } else if (ixb < w_in && ixb + span > 0) {
       vmask m[2];
       if (F16) {
@@ -555,8 +583,12 @@ INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, flo
         UNROLL
         for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
       }
-      dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, m, KH, S, 1, 1, F16);
+      if (two)
+        dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, m, KH, S, 1, 1, 0, 1);
+      else
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, m, KH, S, 1, 1, F16, 0);
     }
+    kx += two;
   }
   const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
   UNROLL

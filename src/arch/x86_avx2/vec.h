@@ -78,6 +78,8 @@ INLINE vf v_load_f16_first(const uint16_t *p, ptrdiff_t n) {
 /* the even floats of a then b (2 * VL consecutive floats) in evens order, here e0 e1 e4 e5 e2 e3
    e6 e7: one in-lane shuffle, no lane-crossing permute per load; v_evens_in_order sorts them */
 INLINE vf v_evens(vf a, vf b) { return _mm256_shuffle_ps(a, b, 0x88); }
+/* the odd floats of a then b, in v_evens' order (o0 o1 o4 o5 o2 o3 o6 o7) */
+INLINE vf v_odds(vf a, vf b) { return _mm256_shuffle_ps(a, b, 0xDD); }
 INLINE vf v_evens_in_order(vf v) { return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8)); }
 /* a's and b's first halves interleaved, a0 b0 a1 b1 ...; their second halves (an in-lane unpack of
    each half, then a lane swap) */

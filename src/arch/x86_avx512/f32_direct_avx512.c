@@ -24,6 +24,14 @@
    than AVX2's fast path (Zen 5, 1 thread: 144x56x56 0.166 ms against 0.100, 192x28x28 0.056
    against 0.045) */
 #define DLC_DIRECT_DWP_FAST 1
+/* stride 2: columns kx, kx + 1 from the same loads (Zen 5, 1 thread, NCHW 3x3 stride 2: 96x112x112
+   0.94x, 144x56x56 0.89x, 58x56x56 0.88x the time of one pair of loads per column) */
+#define DLC_DIRECT_DWP_S2_PAIR 1
+/* 14 rows a dwp tile (14 accumulators, 5 + 5 weights and the loads fit 32 registers): fewer loads
+   per FMA and the tile's setup (weights, masks, branches) over more rows, and 14 divides 28, 56 and
+   112 (Zen 5, 1 thread, NCHW 3x3 stride 1 on 112x112, 56x56, 28x28: 0.74-0.81x the time of 8 rows;
+   16 rows ran the same in total, 1.05x at stride 2) */
+#define DLC_DIRECT_DWP_NR 14
 #define DLC_DIRECT_DWP_ROWS_F16(npv) ((npv) == 1 ? 8 : (npv) <= 4 ? 4 : 3)
 
 /* Pixels ixb + (v*16 + lane)*SW (SW 1 or 2) of the binary16 row xr, lanes of m, widened in

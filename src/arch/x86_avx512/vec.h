@@ -103,6 +103,10 @@ INLINE vf v_evens(vf a, vf b) {
   return _mm512_permutex2var_ps(a, _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0), b);
 }
 INLINE vf v_evens_in_order(vf v) { return v; }
+/* the odd floats of a then b, in v_evens' order */
+INLINE vf v_odds(vf a, vf b) {
+  return _mm512_permutex2var_ps(a, _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1), b);
+}
 /* a's and b's first halves interleaved, a0 b0 a1 b1 ...; their second halves (one two-source permute each) */
 INLINE vf v_zip_lo(vf a, vf b) {
   return _mm512_permutex2var_ps(a, _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0), b);
