@@ -214,17 +214,22 @@ static void ukernels_of(const dlc_f32_gspc_family *f) {
 
 /* The positions-in-lanes kernels (get_pos): every (no, nv) of the menu, every channel count up to
    no, rows narrower than a vector, about one and about two vectors wide, a tile starting at a row
-   and inside one, the last rows cut by h_out, clamp on and off. Everything else must stay put. */
+   and inside one, the last rows cut by h_out, clamp on and off; taps of any offsets, and 3 x 3 taps
+   in rows of 3 (rows3: the loads shifted in lanes, reading the vector after the tile's last, which
+   the channel stride leaves just room for). Everything else must stay put. */
 static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_t no, size_t nv, size_t wq,
-                      size_t w_out, size_t p0, size_t n_oc, int clamp) {
-  enum { NIC = 3, NTAP = 3 };
-  const size_t vl = f->t_o, end = p0 + nv * vl;
-  const ptrdiff_t tap_off[NTAP] = {0, 1, (ptrdiff_t)wq + 2};
+                      size_t w_out, size_t p0, size_t n_oc, int clamp, int rows3) {
+  enum { NIC = 3 };
+  const size_t vl = f->t_o, end = p0 + nv * vl, ntap = rows3 ? 9 : 3;
+  const ptrdiff_t w = (ptrdiff_t)wq;
+  const ptrdiff_t tap_off[9] = {0, 1, 2, w, w + 1, w + 2, 2 * w, 2 * w + 1, 2 * w + 2};
+  const ptrdiff_t tap_any[3] = {0, 1, w + 2};
   dlc_f32_gspc_pos_params prm = {0};
   prm.n_ic = NIC;
-  prm.n_tap = NTAP;
-  prm.tap_off = tap_off;
-  prm.in_c_stride = (ptrdiff_t)(end + wq + 9);
+  prm.n_tap = ntap;
+  prm.tap_off = rows3 ? tap_off : tap_any;
+  prm.rows3 = rows3;
+  prm.in_c_stride = (ptrdiff_t)(rows3 ? end + 2 * wq + vl : end + wq + 9);
   prm.wq = wq;
   prm.w_out = w_out;
   prm.h_out = (end - 1) / wq; /* the row the tile ends in is dropped (when it has outputs) */
@@ -232,15 +237,15 @@ static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_
   prm.out_ch_stride = (ptrdiff_t)(prm.h_out * w_out + 3);
   prm.out_min = clamp ? -0.25f : -INFINITY;
   prm.out_max = clamp ? 0.5f : INFINITY;
-  const size_t nin = NIC * (size_t)prm.in_c_stride, nw = NIC * NTAP * no, nout = no * (size_t)prm.out_ch_stride + 2 * GUARD;
-  float *in = xalloc_slack(nin * sizeof(float)), *w = xalloc_slack(nw * sizeof(float));
+  const size_t nin = NIC * (size_t)prm.in_c_stride, nw = NIC * ntap * no, nout = no * (size_t)prm.out_ch_stride + 2 * GUARD;
+  float *in = xalloc_slack(nin * sizeof(float)), *wt = xalloc_slack(nw * sizeof(float));
   float *bias = xalloc_slack(no * sizeof(float)), *out = xalloc_slack(nout * sizeof(float));
   for (size_t i = 0; i < nin; i++) in[i] = frand();
-  for (size_t i = 0; i < nw; i++) w[i] = frand();
+  for (size_t i = 0; i < nw; i++) wt[i] = frand();
   for (size_t i = 0; i < no; i++) bias[i] = frand();
   for (size_t i = 0; i < nout; i++) out[i] = SENTINEL;
   float *o = out + GUARD;
-  k(&prm, in, w, bias, o, p0, n_oc);
+  k(&prm, in, wt, bias, o, p0, n_oc);
   char *want = calloc(nout, 1);
   assert_non_null(want);
   int bad = 0;
@@ -250,24 +255,24 @@ static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_
       if (ow >= w_out || oh >= prm.h_out) continue;
       double acc = bias[oc], mag = fabs(acc);
       for (size_t ic = 0; ic < NIC; ic++)
-        for (size_t t = 0; t < NTAP; t++) {
-          const double v = (double)in[ic * (size_t)prm.in_c_stride + (size_t)tap_off[t] + p] * w[(ic * NTAP + t) * no + oc];
+        for (size_t t = 0; t < ntap; t++) {
+          const double v = (double)in[ic * (size_t)prm.in_c_stride + (size_t)prm.tap_off[t] + p] * wt[(ic * ntap + t) * no + oc];
           acc += v;
           mag += fabs(v);
         }
       const double ref = clampd(acc, prm.out_min, prm.out_max);
       const size_t pos = oc * (size_t)prm.out_ch_stride + oh * w_out + ow;
       want[GUARD + pos] = 1;
-      if (!close_enough(o[pos], ref, mag, NIC * NTAP + 1) && bad++ < 3)
-        print_error("%s pos no=%zu nv=%zu wq=%zu w_out=%zu p0=%zu n_oc=%zu: oc=%zu (%zu,%zu) got %.7g want %.7g\n", f->isa,
-                    no, nv, wq, w_out, p0, n_oc, oc, oh, ow, (double)o[pos], ref);
+      if (!close_enough(o[pos], ref, mag, NIC * ntap + 1) && bad++ < 3)
+        print_error("%s pos no=%zu nv=%zu wq=%zu w_out=%zu p0=%zu n_oc=%zu rows3=%d: oc=%zu (%zu,%zu) got %.7g want %.7g\n",
+                    f->isa, no, nv, wq, w_out, p0, n_oc, rows3, oc, oh, ow, (double)o[pos], ref);
     }
   for (size_t i = 0; i < nout; i++)
     if (!want[i] && out[i] != SENTINEL && bad++ < 6)
       print_error("%s pos no=%zu nv=%zu wq=%zu w_out=%zu p0=%zu n_oc=%zu: wrote outside at %zd\n", f->isa, no, nv, wq,
                   w_out, p0, n_oc, (ptrdiff_t)i - GUARD);
   free(want);
-  free(in), free(w), free(bias), free(out);
+  free(in), free(wt), free(bias), free(out);
   assert_int_equal(bad, 0);
 }
 
@@ -284,7 +289,8 @@ static void pos_ukernels_of(const dlc_f32_gspc_family *f) {
       for (int sh = 0; sh < 4; sh++)
         for (size_t p0 = 0; p0 <= 3 * vl; p0 += 3 * vl)
           for (size_t n_oc = 1; n_oc <= no; n_oc++)
-            pos_check(f, k, no, nv, shapes[sh][0], shapes[sh][1], p0, n_oc, (int)((n_oc + sh) % 2));
+            for (int rows3 = 0; rows3 <= 1; rows3++)
+              pos_check(f, k, no, nv, shapes[sh][0], shapes[sh][1], p0, n_oc, (int)((n_oc + sh + rows3) % 2), rows3);
     }
   assert_true(n_tested > 0);
   assert_null(f->get_pos(3, 1));

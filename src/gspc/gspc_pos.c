@@ -95,8 +95,10 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
   d->tail = d->tail_nv ? f->get_pos(d->no, d->tail_nv) : NULL;
   if (d->tail_nv && !d->tail)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: no %s positions kernel of %zu vectors", f->isa, d->tail_nv);
-  /* the last vector reads up to vl - 1 floats past its channel's last plane */
-  d->ch_stride = dlc_round_up(sh * sw * d->hq * d->wq + vl, DLC_ALIGN / sizeof(float));
+  /* the last vector reads up to vl - 1 floats past its channel's last plane, or 2 vl with taps
+     in rows of 3 (the vector after the tile's last, loaded to shift columns 1 and 2 in) */
+  const int rows3 = s->k_w == 3 && sw == 1 && s->dil_w == 1;
+  d->ch_stride = dlc_round_up(sh * sw * d->hq * d->wq + (rows3 ? 2 : 1) * vl, DLC_ALIGN / sizeof(float));
   if ((double)d->ch_stride * (double)cin * sizeof(float) * (double)DLC_MAX(p->nthreads, 1) > (double)PTRDIFF_MAX / 2)
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "gspc: the packed input of this shape exceeds the address space");
   d->slab = d->ch_stride * cin;
@@ -138,6 +140,7 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
   prm->out_ch_stride = (ptrdiff_t)(ho * wo);
   prm->out_min = s->out_min;
   prm->out_max = s->out_max;
+  prm->rows3 = rows3;
 
   const size_t jobs = groups * (size_t)s->n * d->n_pb * d->n_ob;
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));

@@ -94,6 +94,10 @@ typedef struct dlc_f32_gspc_pos_params {
   size_t wq, w_out, h_out;   /* virtual row width; the output plane */
   ptrdiff_t out_ch_stride;   /* floats between two output channels (h_out * w_out in NCHW) */
   float out_min, out_max;
+  /* 1: the taps are rows of 3 consecutive offsets, tap_off[3 r + j] = tap_off[3 r] + j (k_w 3,
+     stride_w 1, dil_w 1): a row's input is loaded once and its columns 1 and 2 shifted in lanes
+     (the tile then reads up to 2 VL floats past the last position of a row, not VL - 1 + 2) */
+  int rows3;
 } dlc_f32_gspc_pos_params;
 
 typedef void (*dlc_f32_gspc_pos_fn)(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w,

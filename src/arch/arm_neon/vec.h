@@ -131,6 +131,9 @@ INLINE vf v_odds(vf a, vf b) { return vuzp2q_f32(a, b); }
 /* a's and b's first halves interleaved, a0 b0 a1 b1; their second halves, a2 b2 a3 b3 */
 INLINE vf v_zip_lo(vf a, vf b) { return vzip1q_f32(a, b); }
 INLINE vf v_zip_hi(vf a, vf b) { return vzip2q_f32(a, b); }
+/* lanes n .. VL-1 of a, then lanes 0 .. n-1 of b: VL consecutive floats n past a's first when b
+   follows a in memory (EXT); n a constant in [0, VL) */
+#define v_shift_in(a, b, n) vextq_f32(a, b, (n))
 /* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
 INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   vf r = v_zero();

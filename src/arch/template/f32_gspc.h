@@ -204,6 +204,16 @@ INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const flo
 #ifndef GSPC_POS_MAX_NV
 #define GSPC_POS_MAX_NV 12
 #endif
+/* GSPC_POS_ROWS3: 1 (default), taps in rows of 3 (the params' rows3) load a row's input once and
+   shift columns 1 and 2 in (v_shift_in); 0, every tap loads its own (an ISA whose shift costs more
+   than the unaligned loads it saves) */
+#ifndef GSPC_POS_ROWS3
+#define GSPC_POS_ROWS3 1
+#endif
+/* the tiles that take it: their accumulators, a row's 3 NO weights (the compiler keeps them in
+   registers across the NV vectors) and the two loaded vectors and a shifted one in the register
+   file; else the accumulators spill (Zen 5, the 4 x 96 tile of WRN-40-2 g16 16 x 16) */
+#define GSPC_POS_ROWS3_FITS(O, V) (GSPC_POS_ROWS3 && (O) * (V) + 3 * (O) + 3 <= DLC_NREGS)
 #define GSPC_POS_IN_MENU(O, V) ((O) * (V) <= GSPC_MAX_ACC && (O) * (V) + (V) + 1 <= DLC_NREGS)
 
 INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w, const float *bias,
@@ -216,6 +226,28 @@ INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, c
   const size_t n_ic = prm->n_ic, n_tap = prm->n_tap;
   const float *ic_in = in + p0;
   for (size_t ic = 0; ic < n_ic; ic++, ic_in += prm->in_c_stride) {
+    if (GSPC_POS_ROWS3_FITS(no, nv) && prm->rows3) {
+      /* a row of 3 taps: NV + 1 loads at its first tap's offset, and the inputs of its second and
+         third taps shifted in from the next vector (v_shift_in), so that no load is at an offset
+         of 1 or 2 (with 16 floats a vector, every such load crosses a cache line) */
+      for (size_t t = 0; t < n_tap; t += 3, w += 3 * no) {
+        const float *ip = ic_in + prm->tap_off[t];
+        vf cur = v_load(ip);
+        UNROLL
+        for (size_t v = 0; v < nv; v++) {
+          const vf next = v_load(ip + (v + 1) * DLC_VL);
+          const vf x1 = v_shift_in(cur, next, 1), x2 = v_shift_in(cur, next, 2);
+          UNROLL
+          for (size_t o = 0; o < no; o++) {
+            acc[o][v] = v_fma(v_bcast(w + o), cur, acc[o][v]);
+            acc[o][v] = v_fma(v_bcast(w + no + o), x1, acc[o][v]);
+            acc[o][v] = v_fma(v_bcast(w + 2 * no + o), x2, acc[o][v]);
+          }
+          cur = next;
+        }
+      }
+      continue;
+    }
     for (size_t t = 0; t < n_tap; t++, w += no) {
       const float *ip = ic_in + prm->tap_off[t];
       vf xv[GSPC_POS_MAX_NV];

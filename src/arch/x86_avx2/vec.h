@@ -89,6 +89,14 @@ INLINE vf v_zip_lo(vf a, vf b) {
 INLINE vf v_zip_hi(vf a, vf b) {
   return _mm256_permute2f128_ps(_mm256_unpacklo_ps(a, b), _mm256_unpackhi_ps(a, b), 0x31);
 }
+/* lanes n .. VL-1 of a, then lanes 0 .. n-1 of b: VL consecutive floats n past a's first when b
+   follows a in memory; n a constant in [0, VL). The middle 8 floats (a's high half, b's low half:
+   one vperm2f128) and a per-128-bit vpalignr of it with a (n < 4) or of b with it (n >= 4) */
+#define v_shift_in(a, b, n)                                                                             \
+  ((n) < 4 ? _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21)), \
+                                                    _mm256_castps_si256(a), 4 * ((n)&3)))               \
+           : _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(b),                             \
+                                                    _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21)), 4 * ((n)&3))))
 /* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
 INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)stride));

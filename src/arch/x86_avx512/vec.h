@@ -114,6 +114,10 @@ INLINE vf v_zip_lo(vf a, vf b) {
 INLINE vf v_zip_hi(vf a, vf b) {
   return _mm512_permutex2var_ps(a, _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8), b);
 }
+/* lanes n .. VL-1 of a, then lanes 0 .. n-1 of b: VL consecutive floats n past a's first when b
+   follows a in memory (valignd); n a constant in [0, VL) */
+#define v_shift_in(a, b, n) \
+  _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), (n)))
 /* lane l of m: p[l * stride], zero elsewhere; other lanes' memory is not read */
 INLINE vf v_gather(const float *p, ptrdiff_t stride, vmask m) {
   const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
