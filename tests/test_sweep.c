@@ -228,6 +228,25 @@ static void run_all_configs(tally *t, const conv_data *cd, int idx, const char *
   }
 }
 
+/* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
+   (dwp), channel tiles in the lanes (dwt) */
+static void run_nchw_dw_modes(tally *t, const conv_data *cd, const dlconv_conv2d_desc *d, int idx, const char *what) {
+  if (!(g_algo == DLCONV_ALGO_DIRECT && d->layout == DLCONV_NCHW && d->groups == d->c_in && d->c_out == d->c_in))
+    return;
+  for (int mode = 0; mode <= 1; mode++) {
+    dlc_test_direct_dw_mode(mode);
+    dlconv_isa isas[8];
+    const int ni = cpu_isas(isas);
+    for (int i = 0; i < ni; i++) {
+      run_cfg c = {.algo = DLCONV_ALGO_DIRECT, .isa = isas[i], .num_threads = 1 + ((idx + i) & 1),
+                   .ws_mode = (idx + i) & 1};
+      run_one(t, cd, &c, what);
+    }
+    dlc_test_direct_dw_mode(-1);
+  }
+}
+
+
 static void test_conv_sweep(void **state) {
   (void)state;
   tally t = {0};
@@ -254,20 +273,7 @@ static void test_conv_sweep(void **state) {
     char what[64];
     snprintf(what, sizeof what, "shape #%d (zero_frac %.1f, bias %d)", idx, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
-    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
-       (dwp), channel tiles in the lanes (dwt) */
-    if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
-      for (int mode = 0; mode <= 1; mode++) {
-        dlc_test_direct_dw_mode(mode);
-        dlconv_isa isas[8];
-        const int ni = cpu_isas(isas);
-        for (int i = 0; i < ni; i++) {
-          run_cfg c = {.algo = DLCONV_ALGO_DIRECT, .isa = isas[i], .num_threads = 1 + ((idx + i) & 1),
-                       .ws_mode = (idx + i) & 1};
-          run_one(&t, &cd, &c, what);
-        }
-        dlc_test_direct_dw_mode(-1);
-      }
+    run_nchw_dw_modes(&t, &cd, &d, idx, what);
     cd_free(&cd);
     if (idx % 6 == 3) {   /* the same layer from caller CSR weights */
       rng_t rc = rng_seed(g_seed ^ ((uint64_t)idx << 20));
@@ -310,20 +316,7 @@ static void test_dense_sweep(void **state) {
     snprintf(what, sizeof what, "dense #%d (batch %d, in %d, out %d, zero_frac %.1f, bias %d)", idx, batch, in_f,
              out_f, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
-    /* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
-       (dwp), channel tiles in the lanes (dwt) */
-    if (g_algo == DLCONV_ALGO_DIRECT && d.layout == DLCONV_NCHW && d.groups == d.c_in && d.c_out == d.c_in)
-      for (int mode = 0; mode <= 1; mode++) {
-        dlc_test_direct_dw_mode(mode);
-        dlconv_isa isas[8];
-        const int ni = cpu_isas(isas);
-        for (int i = 0; i < ni; i++) {
-          run_cfg c = {.algo = DLCONV_ALGO_DIRECT, .isa = isas[i], .num_threads = 1 + ((idx + i) & 1),
-                       .ws_mode = (idx + i) & 1};
-          run_one(&t, &cd, &c, what);
-        }
-        dlc_test_direct_dw_mode(-1);
-      }
+    run_nchw_dw_modes(&t, &cd, &d, idx, what);
     cd_free(&cd);
   }
   printf("dense sweep [%s]: %d layers, %ld runs, %ld failures, %.1f s\n", algo_name(g_algo),
