@@ -142,6 +142,16 @@ static void gen_shape(int idx, dlconv_conv2d_desc *d, data_opts *o) {
       d->stride_h = d->stride_w = rng_int(&r, 1, 2);
       gen_padding(&r, d);
       budget = 16000000;
+    } else if (idx % 40 == 37) {  /* an RGB stem: 2 to 4 input channels, a 3x3 to 7x7 window, odd sizes */
+      d->c_in = rng_pick(&r, (const int[]){2, 3, 3, 4}, 4);
+      d->c_out = rng_pick(&r, (const int[]){5, 16, 24, 32, 33, 64}, 6);
+      d->h_in = rng_int(&r, 9, 70);
+      d->w_in = rng_chance(&r, 0.5) ? d->h_in : rng_int(&r, 9, 70);
+      d->k_h = d->k_w = rng_pick(&r, (const int[]){3, 3, 5, 7}, 4);
+      d->stride_h = d->stride_w = rng_int(&r, 1, 2);
+      gen_padding(&r, d);
+      d->n = rng_int(&r, 1, 3);
+      budget = 8000000;
     } else {
       const int cat = idx % 5 == 1 ? 1 : idx % 5 == 2 ? 2 : 0;
       gen_channels(&r, d, cat);

@@ -506,6 +506,12 @@ static const conv_case cases[] = {
     {{1, 32, 17, 15, 48, 3, 2, 3, 1, 2, 3, 2, 1, 0, 3, 8}, NOCLAMP, 0},         /* stride 3,1 dilation 2,3 */
     {{1, 64, 32, 32, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}, NOCLAMP, 1},        /* g4: 16 in, 32 out, 32 x 32 */
     {{1, 10, 11, 9, 35, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5}, -0.5f, 0.5f, 1},      /* 2 in, 7 out (oc remainder), 5x5 */
+    /* RGB stems (one group of 2 to 4 input channels, gspc_pos.h): positions in lanes too */
+    {{1, 3, 33, 37, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, 1},       /* 3 in, 16 out, stride 1 */
+    {{2, 3, 67, 71, 30, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 1}, NOCLAMP, 1},          /* stride 2, odd sizes, asym pad */
+    {{1, 4, 21, 17, 8, 5, 5, 2, 2, 1, 1, 2, 1, 2, 2, 1}, NOCLAMP, 0},           /* 4 in, 8 out, 5x5 */
+    {{1, 3, 67, 64, 32, 7, 7, 2, 2, 1, 1, 3, 3, 3, 2, 1}, -1.0f, 1.0f, 1},      /* 7x7 stride 2 */
+    {{1, 2, 12, 40, 7, 3, 3, 1, 2, 1, 1, 1, 1, 0, 1, 1}, NOCLAMP, 1},           /* 2 in, 7 out, strides 1, 2 */
     /* c in = c out = 2, 4, 8: the diagonal tiles in NHWC; a last group block of fewer groups */
     {{1, 10, 9, 13, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5}, 0.0f, 6.0f, 1},       /* g5: 2 in, 2 out */
     {{2, 36, 11, 10, 36, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 9}, NOCLAMP, 1},         /* g9: 4 in, 4 out, stride 2 */

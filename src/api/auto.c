@@ -9,6 +9,7 @@
 #include "../core/env.h"
 #include "../gemm_im2col/gemm.h"
 #include "../gspc/gspc.h"
+#include "../gspc/gspc_pos.h"
 #include "../ukernel/config.h"
 #include "names.h"
 
@@ -109,17 +110,31 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
       return DLCONV_ALGO_DIRECT;
     return DLCONV_ALGO_IM2COL_GEMM;
   }
-  /* An RGB stem at stride 1: too few input channels for direct's reduction, GEMM's K = 27
-     columns pack densely. At stride 2 too for windows up to 3x3, whose NCHW runs GEMM gathers with
-     vector evens (Zen 5, 1 thread, NCHW, direct / GEMM: 3x224x224>32 3x3 /2 AVX-512 0.184 / 0.162
-     ms, AVX2 0.296 / 0.278; >24 0.173 / 0.138 and 0.258 / 0.227); a 7x7 stem stays direct
-     (>64 7x7 /2: 1.11 / 1.30, AVX2 6.17 / 6.42), its 147-long reduction keeps direct's tile busy.
-     Not NHWC, where direct reads the pixels' channels in place (>32: 0.120 / 0.252), and not
-     measured off x86. */
-  int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
-  int stem_stride = (s->stride_h == 1 && s->stride_w == 1) ||
-                    (x86 && s->layout == DLCONV_NCHW && s->stride_h == 2 && s->stride_w == 2 && window <= 9);
-  if (s->cin_g <= 4 && stem_stride) return DLCONV_ALGO_IM2COL_GEMM;
+  /* RGB stems (c_in/groups up to 4). Zen 5, 1 thread, ms per call (AVX-512; AVX2):
+     - NCHW, x86: GSPC where it runs them with positions in lanes (gspc_pos.h: 3 x 3 up to 32
+       output channels), which neither transposes x to channel-last nor stages y, as direct does:
+       GSPC / direct / GEMM 3x32x32>16 0.0050 / 0.0103 / 0.0082 (0.0100 / 0.0107 / 0.0142),
+       3x224x224>32 stride 2 0.131 / 0.187 / 0.164 (0.235 / 0.253 / 0.275), >24 0.103 / 0.183 /
+       0.141 (0.182 / 0.217 / 0.228). Else GEMM at stride 1, whose K = 27 columns pack densely
+       (3x224x224>64 1.02 / 3.10 direct), direct at stride 2 (7x7 >64: 1.11 / 1.30 GEMM, AVX2
+       6.17 / 6.42), its 147-long reduction keeping direct's tile busy;
+     - NHWC: direct, which reads the pixels' channels in place (3x224x224>32 stride 2 0.111 /
+       0.256 GEMM; 3x224x224>64 1.11 / 3.29 GEMM); but GSPC on AVX-512 on planes up to 64 x 64 at
+       stride 1 (GSPC / direct 3x32x32>16 0.0061 / 0.0070 (GEMM 0.0246), >64 0.0170 / 0.0205,
+       3x64x64>16 0.0227 / 0.0251; 3x112x112>16 0.0717 / 0.0678; AVX2 3x32x32>16 0.0092 /
+       0.0091, 3x64x64>16 0.0349 / 0.0331).
+     The NCHW stems GSPC does not take as positions: GEMM at stride 1, and on x86 at stride 2 with
+     windows up to 3x3, whose NCHW runs GEMM gathers with vector evens. Off x86 (not measured
+     there): GEMM at stride 1 in either layout, direct else. */
+  if (s->cin_g <= 4) {
+    const int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
+    const int s1 = s->stride_h == 1 && s->stride_w == 1, s2 = s->stride_h == 2 && s->stride_w == 2;
+    if (x86 && s->layout == DLCONV_NHWC)
+      return isa == DLCONV_ISA_AVX512 && s1 && pixels <= 64 * 64 ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+    const dlc_isa_kernels *k = dlc_kernels_for(isa);
+    if (x86 && k && k->gspc && dlc_gspc_pos_pays(s, k->gspc)) return DLCONV_ALGO_GSPC;
+    return s1 || (x86 && s2 && window <= 9) ? DLCONV_ALGO_IM2COL_GEMM : DLCONV_ALGO_DIRECT;
+  }
   return DLCONV_ALGO_DIRECT;
 }
 

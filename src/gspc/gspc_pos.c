@@ -42,11 +42,16 @@ struct dlc_gspc_pos {
      32 x 32 outputs: 2, 4, 8 channels per group 0.76, 0.63, 0.61; 16 0.79, 32 0.86;
        stride 2 (from 32 x 32 to 16 x 16), 2, 4, 8 channels 0.88, 0.80, 0.84; 16 0.85;
      16 x 16 outputs: 4, 8 channels 0.77, 0.89; 16 0.98, 32 1.05;
-     8 x 8 outputs: 8, 16, 32 channels 1.09, 1.13, 1.21; stride 2 (16 x 16 to 8 x 8) 1.17-1.19. */
+     8 x 8 outputs: 8, 16, 32 channels 1.09, 1.13, 1.21; stride 2 (16 x 16 to 8 x 8) 1.17-1.19.
+   RGB stems (dlc_gspc_pos_stem) by the same bounds, ms per call, positions in lanes / direct /
+   im2col + GEMM: 3x32x32>16 0.0050 / 0.0103 / 0.0082, 3x224x224>32 stride 2 0.131 / 0.187 /
+   0.164, >24 0.103 / 0.183 / 0.141; AVX2 0.0100 / 0.0107 / 0.0142, 0.235 / 0.253 / 0.275, 0.182
+   / 0.217 / 0.228. Not 64 channels: 3x224x224>64 stride 1 1.52 (GEMM 1.02), 7x7 stride 2 1.08
+   (direct 1.13; AVX2 4.0 against 2.0). */
 int dlc_gspc_pos_pays(const dlc_conv_shape *s, const dlc_f32_gspc_family *f) {
   const int64_t pixels = s->h_out * s->w_out;
-  return f->get_pos && s->layout == DLCONV_NCHW && s->groups > 1 && s->cin_g > 1 && pixels > 64 &&
-         (s->cout_g <= 8 || (pixels >= 32 * 32 && s->cout_g <= 32));
+  return f->get_pos && s->layout == DLCONV_NCHW && (s->groups > 1 || dlc_gspc_pos_stem(s)) && s->cin_g > 1 &&
+         pixels > 64 && (s->cout_g <= 8 || (pixels >= 32 * 32 && s->cout_g <= 32));
 }
 
 /* The tile of least estimated time: every (no, nv) of the menu, the lanes of channels past
