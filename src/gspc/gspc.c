@@ -326,7 +326,10 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
       .col_step = (ptrdiff_t)sw,
       .px_step = px_step,
       .g_step = (ptrdiff_t)cin * ch_step,
+      .w_img = (ptrdiff_t)w_in,
   };
+  /* NCHW stride 2, one group per vector: both phases of a row at once where the family can */
+  const int both = d->fam->pack_both_phases && sw == 2 && gpv == 1 && nchw && !d->blocked && !d->diag;
   if (d->diag) {
     /* NHWC (diag_channels): a column is the t_o channels of the block's groups, one copy */
     a.dst_q_stride = d->pxs;
@@ -342,6 +345,15 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
       const int64_t ih = (int64_t)hp - s->pad_t;
       const int inside = ih >= 0 && ih < h_in;
       a.src = ximg + (inside ? (ptrdiff_t)c0 * ch_step + (ptrdiff_t)ih * (ptrdiff_t)w_in * px_step : 0);
+      if (both && inside) {
+        /* the two stride phases in one pass over the row (gspc_ukernel.h, n_ph) */
+        a.dst = row;
+        a.col0 = -(ptrdiff_t)s->pad_l;
+        a.n_ph = 2;
+        d->fam->pack(&a);
+        a.n_ph = 0;
+        continue;
+      }
       for (size_t ph = 0; ph < sw; ph++) {
         ptrdiff_t col0;
         size_t lo, hi;
