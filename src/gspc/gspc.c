@@ -316,18 +316,26 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
   const ptrdiff_t ch_step = nchw ? (ptrdiff_t)(h_in * w_in) : 1;
   const float *ximg = x + n * (size_t)(s->c_in * h_in * w_in);
   const size_t ng = DLC_MIN(gpv, (size_t)s->groups - gb * gpv);
-  dlc_f32_gspc_pack_args a = {
-      .dst_c_stride = (size_t)prm->in_ti_stride,
-      .dst_q_stride = d->pxs,
-      .src_c_stride = ch_step,
-      .nq = wq,
-      .gpv = gpv,
-      .ng = ng,
-      .col_step = (ptrdiff_t)sw,
-      .px_step = px_step,
-      .g_step = (ptrdiff_t)cin * ch_step,
-      .w_img = (ptrdiff_t)w_in,
-  };
+  /* every field set one by one: an initializer zeroes the struct first, which the compiler does
+     with a rep stos whose start-up was a quarter of this function on a row of 16 channels (Zen 5,
+     WRN-40-2 g4 64x16x16, a row per call) */
+  dlc_f32_gspc_pack_args a;
+  a.dst = NULL;
+  a.dst_c_stride = (size_t)prm->in_ti_stride;
+  a.dst_q_stride = d->pxs;
+  a.src = NULL;
+  a.src_c_stride = ch_step;
+  a.n_c = 0;
+  a.nq = wq;
+  a.gpv = gpv;
+  a.ng = ng;
+  a.col0 = 0;
+  a.col_step = (ptrdiff_t)sw;
+  a.px_step = px_step;
+  a.g_step = (ptrdiff_t)cin * ch_step;
+  a.q_lo = a.q_hi = 0;
+  a.n_ph = 0;
+  a.w_img = (ptrdiff_t)w_in;
   /* NCHW stride 2, one group per vector: both phases of a row at once where the family can */
   const int both = d->fam->pack_both_phases && sw == 2 && gpv == 1 && nchw && !d->blocked && !d->diag;
   if (d->diag) {
