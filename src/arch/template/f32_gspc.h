@@ -188,22 +188,30 @@ INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const flo
     }
     return;
   }
-  if (prm->out_pix_stride == 1 && prm->perm == NULL && rn * wn <= DLC_VL) {
-    /* NCHW with the lanes in channel order and at most VL pixels: each vector's pixels are
-       transposed in registers, so that vector j is channel j's pixels (its bias one broadcast),
-       and row r's run, lanes [r*wn, r*wn + wn), is stored with a mask from a pointer set back by
-       r*wn; no spill to a buffer and no second pass over it (gspc_store_tile). */
+  if (prm->out_pix_stride == 1 && (nv == 1 || prm->perm == NULL) && rn * wn <= DLC_VL) {
+    /* NCHW, at most VL pixels: each vector's pixels are put in channel order (the permutation of
+       groups in lanes, one vector only) and transposed in registers, so that vector j is channel
+       j's pixels (its bias one broadcast), and row r's run, lanes [r*wn, r*wn + wn), is stored
+       with a mask from a pointer set back by r*wn; no spill to a buffer and no second pass over
+       it (gspc_store_tile). */
     const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max);
     const ptrdiff_t cs = prm->out_ch_stride, rs = prm->out_r_stride;
+    const int permute = prm->perm != NULL;
+    const int32_t *perm = permute ? prm->perm : gspc_lanes_identity;
+    const vidx pidx = v_load_idx(perm);
     UNROLL
     for (size_t v = 0; v < nv; v++) {
       if (v * DLC_VL >= n_lanes) break;
       vf t[DLC_VL];
       UNROLL
-      for (size_t p = 0; p < DLC_VL; p++) t[p] = p < rn * wn ? acc[p][v] : v_zero();
+      for (size_t p = 0; p < DLC_VL; p++) {
+        t[p] = p < rn * wn ? acc[p][v] : v_zero();
+        if (permute) t[p] = v_permute(t[p], pidx);
+      }
       v_transpose(t);
       UNROLL
-      for (size_t j = 0; j < DLC_VL; j++) t[j] = v_clamp(v_add(t[j], v_bcast(bias + v * DLC_VL + j)), lo, hi);
+      for (size_t j = 0; j < DLC_VL; j++)
+        t[j] = v_clamp(v_add(t[j], v_bcast(bias + v * DLC_VL + (size_t)perm[j])), lo, hi);
       const size_t nl = n_lanes - v * DLC_VL;
       UNROLL
       for (size_t r = 0; r < rn; r++) {
