@@ -75,13 +75,19 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
      of x (gemm.c): for the choice below it is not strided. */
   int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
-  /* Grouped: GSPC up to 32 input channels per group, 8 when strided. NCHW, Zen 5, 1 thread,
-     GSPC / direct (its repack by loads, zips and evens): WRN-40-2 g2..g16 layers, AVX-512: 16 per
-     group 0.81-0.98, 32 0.92-0.97, 64 1.04; stride 2, 8 per group 0.55-0.61, 16 and more
-     1.15-1.36; AVX2 16 and 32 per group 0.81-0.99. ResNeXt-50 g32: AVX-512 16 per group 0.69,
-     32 0.97, stride 2 with 32 1.33; AVX2 16 0.86, 32 0.92, stride 2 with 8 0.73 (a 32 x 32 WRN
-     layer 1.17, 0.004 ms), with 16 and 32 1.08. */
-  if (s->groups > 1) return s->cin_g <= (strided ? 8 : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  /* Grouped: GSPC up to 32 input channels per group; when strided, 16 on AVX-512, else 8.
+     NCHW, Zen 5, 1 thread, GSPC / direct (its repack by loads, zips and evens): WRN-40-2 g2..g16
+     layers, AVX-512: 16 per group 0.81-0.98, 32 0.92-0.97, 64 1.04; stride 2, 8 per group
+     0.55-0.61; AVX2 16 and 32 per group 0.81-0.99. ResNeXt-50 g32: AVX-512 16 per group 0.69,
+     32 0.97; AVX2 16 0.86, 32 0.92, stride 2 with 8 0.73 (a 32 x 32 WRN layer 1.17, 0.004 ms),
+     with 16 and 32 1.08. Stride 2 with 16 per group, AVX-512 (the stride-2 repack by masked
+     loads and evens), NCHW / NHWC: ResNeXt 512x28x28 0.73 / 0.80, WRN 64x16x16 g4 0.90 / 0.84,
+     WRN 32x32x32 g2 1.02 / 0.93; with 32 (ResNeXt 1024x14x14, WRN 64x16x16 g2) 1.13-1.17. AVX2
+     keeps 8 when strided: with 16 (the same three layers) 0.97-1.28 NCHW, 1.22-2.36 NHWC. */
+  if (s->groups > 1) {
+    const int64_t strided_max = isa == DLCONV_ISA_AVX512 ? 16 : 8;
+    return s->cin_g <= (strided ? strided_max : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
+  }
   if (pointwise) {
     if (pixels == 1) return DLCONV_ALGO_GSPC;
     /* GEMM needs enough of a weight matrix to amortise packing the pixels; below that, and

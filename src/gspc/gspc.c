@@ -316,17 +316,28 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
   const ptrdiff_t ch_step = nchw ? (ptrdiff_t)(h_in * w_in) : 1;
   const float *ximg = x + n * (size_t)(s->c_in * h_in * w_in);
   const size_t ng = DLC_MIN(gpv, (size_t)s->groups - gb * gpv);
-  dlc_f32_gspc_pack_args a = {
-      .dst_c_stride = (size_t)prm->in_ti_stride,
-      .dst_q_stride = d->pxs,
-      .src_c_stride = ch_step,
-      .nq = wq,
-      .gpv = gpv,
-      .ng = ng,
-      .col_step = (ptrdiff_t)sw,
-      .px_step = px_step,
-      .g_step = (ptrdiff_t)cin * ch_step,
-  };
+  /* every field set one by one: an initializer zeroes the struct first, which the compiler does
+     with a rep stos whose start-up was a quarter of this function on a row of 16 channels (Zen 5,
+     WRN-40-2 g4 64x16x16, a row per call) */
+  dlc_f32_gspc_pack_args a;
+  a.dst = NULL;
+  a.dst_c_stride = (size_t)prm->in_ti_stride;
+  a.dst_q_stride = d->pxs;
+  a.src = NULL;
+  a.src_c_stride = ch_step;
+  a.n_c = 0;
+  a.nq = wq;
+  a.gpv = gpv;
+  a.ng = ng;
+  a.col0 = 0;
+  a.col_step = (ptrdiff_t)sw;
+  a.px_step = px_step;
+  a.g_step = (ptrdiff_t)cin * ch_step;
+  a.q_lo = a.q_hi = 0;
+  a.n_ph = 0;
+  a.w_img = (ptrdiff_t)w_in;
+  /* NCHW stride 2, one group per vector: both phases of a row at once where the family can */
+  const int both = d->fam->pack_both_phases && sw == 2 && gpv == 1 && nchw && !d->blocked && !d->diag;
   if (d->diag) {
     /* NHWC (diag_channels): a column is the t_o channels of the block's groups, one copy */
     a.dst_q_stride = d->pxs;
@@ -342,6 +353,15 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
       const int64_t ih = (int64_t)hp - s->pad_t;
       const int inside = ih >= 0 && ih < h_in;
       a.src = ximg + (inside ? (ptrdiff_t)c0 * ch_step + (ptrdiff_t)ih * (ptrdiff_t)w_in * px_step : 0);
+      if (both && inside) {
+        /* the two stride phases in one pass over the row (gspc_ukernel.h, n_ph) */
+        a.dst = row;
+        a.col0 = -(ptrdiff_t)s->pad_l;
+        a.n_ph = 2;
+        d->fam->pack(&a);
+        a.n_ph = 0;
+        continue;
+      }
       for (size_t ph = 0; ph < sw; ph++) {
         ptrdiff_t col0;
         size_t lo, hi;

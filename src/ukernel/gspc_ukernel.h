@@ -63,7 +63,12 @@ typedef void (*dlc_f32_gspc_ukernel_fn)(const dlc_f32_gspc_params *prm, const fl
          ? src[c*src_c_stride + ((ptrdiff_t)q*col_step + col0)*px_step + gl*g_step] : 0
    (src is the image row at column 0 of the first channel; columns outside [q_lo, q_hi) are the
    zero padding and are never read). dst_q_stride is gpv in the thesis layout, t_i in the
-   channel-blocked one (below). */
+   channel-blocked one (below).
+   Both phases at once (n_ph == 2; only for a family with pack_both_phases, and gpv == 1,
+   dst_q_stride == 1, col_step == 2, px_step == 1, a row inside the image): phase 0 as above at
+   dst and phase 1 (the column after each of phase 0's) at dst + nq, the columns outside
+   [0, w_img) of the image being the zero padding; q_lo and q_hi are not read. Otherwise n_ph
+   is 0 or 1. */
 typedef struct dlc_f32_gspc_pack_args {
   float *dst;
   size_t dst_c_stride, dst_q_stride;
@@ -72,6 +77,8 @@ typedef struct dlc_f32_gspc_pack_args {
   size_t n_c, nq, gpv, ng;
   ptrdiff_t col0, col_step, px_step, g_step;
   size_t q_lo, q_hi;
+  size_t n_ph;
+  ptrdiff_t w_img;
 } dlc_f32_gspc_pack_args;
 typedef void (*dlc_f32_gspc_pack_fn)(const dlc_f32_gspc_pack_args *a);
 
@@ -143,6 +150,8 @@ typedef struct dlc_f32_gspc_family {
   /* Cost model the driver uses to pick among the tiles: vector FMAs and loads per cycle, FMA
      latency in cycles, and the epilogue's cost per stored vector in each layout. */
   float fma_per_cycle, loads_per_cycle, fma_latency, store_nhwc, store_nchw;
+  /* 1: pack takes n_ph == 2 (both stride phases of a row in one call, see the pack args) */
+  int pack_both_phases;
 } dlc_f32_gspc_family;
 
 #endif
