@@ -1315,6 +1315,63 @@ static void test_q8_gspc_nhwc(void **state) {
          "(%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
 }
 
+/* Int8 NCHW grouped convolutions, which GSPC runs on the NHWC in-register kernel where it takes
+ * the layer's NHWC twin (gspc_q8t.c: x transposed channel-last into the workspace, the output
+ * transposed back; 16 x 16 byte blocks and the rest element by element): input channels per group
+ * 1..33 (2, 4, 8, 16 on the kernel, the others on the other GSPC driver), output channels per
+ * group 1..33, groups 2..64, planes 1x1..37x35 (block edges both ways, odd sizes), windows 1..5
+ * with strides 1..3, dilations and asymmetric padding, batches 1..3, power-of-two scales (exact
+ * ties) and random ones; then grouped layers of quads of channels per group (4..64) on the
+ * indirect GEMM the same way. Each layer through GSPC (IM2COL_GEMM) and AUTO on every ISA, 1 and 2
+ * threads; the summaries count the plans on the kernel. Under a sanitizer only every third layer
+ * runs. */
+static void test_q8_gspc_nchw(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  const int every = sanitized_every();
+  static const int cins[] = {2, 4, 8, 16, 2, 4, 8, 16, 1, 3, 5, 12, 24, 33};
+  static const int kpgs[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 2, 4, 12};
+  static const int ks[] = {1, 2, 3, 3, 3, 5};
+  nhwc_sweep sw = {.r = lowp_rng(1700)};
+  rng_t *r = &sw.r;
+  for (int i = 0; i < 112; i++) {
+    const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int cin = cins[i % ARRAY_LEN(cins)], kpg = kpgs[(i / 2) % ARRAY_LEN(kpgs)];
+    const int groups = rng_chance(r, 0.3) ? rng_int(r, 2, 4) : rng_int(r, 2, kpg >= 16 || cin >= 12 ? 8 : cin >= 8 ? 16 : 64);
+    const int kh = rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int kw = rng_chance(r, 0.7) ? kh : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    /* a quarter of the planes 16 x 16 or more: whole blocks of the transposes */
+    const int big = i % 4 == 2;
+    const int h = big ? rng_int(r, 16, 37) : rng_int(r, 1, 11), w = big ? rng_int(r, 16, 35) : rng_int(r, 1, 19);
+    dlconv_conv2d_desc d;
+    nhwc_sweep_desc(&sw, &d, t, groups * cin, h, w, groups * kpg, kh, kw, groups, i % 3 != 0);
+    d.layout = DLCONV_NCHW;
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");
+  }
+  printf("q8 NCHW grouped on the NHWC kernel: %ld layers, %ld runs; on the kernel (gspc, avx512): %ld, AUTO took it "
+         "for %ld (%.2f s)\n", sw.layers, g_runs - r0, sw.on_kernel, sw.auto_kernel, now_s() - t0);
+  /* and on the indirect GEMM (gspc_q8t.c's other entry: IM2COL_GEMM, quads of channels per group) */
+  static const int qcins[] = {4, 8, 12, 16, 20, 32, 64};
+  nhwc_sweep sq = {.r = lowp_rng(1710)};
+  r = &sq.r;
+  for (int i = 0; i < 32; i++) {
+    const dlconv_dtype t = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    const int cin = qcins[i % ARRAY_LEN(qcins)], kpg = kpgs[(i / 2) % ARRAY_LEN(kpgs)];
+    const int groups = rng_int(r, 2, cin >= 32 ? 3 : 6);
+    const int kh = rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int kw = rng_chance(r, 0.7) ? kh : rng_pick(r, ks, (int)ARRAY_LEN(ks));
+    const int big = i % 4 == 2;
+    const int h = big ? rng_int(r, 16, 21) : rng_int(r, 1, 11), w = big ? rng_int(r, 16, 19) : rng_int(r, 1, 19);
+    dlconv_conv2d_desc d;
+    nhwc_sweep_desc(&sq, &d, t, groups * cin, h, w, groups * kpg, kh, kw, groups, i % 3 != 0);
+    d.layout = DLCONV_NCHW;
+    nhwc_sweep_run(&sq, &d, i, i % every != 0, DLCONV_ALGO_IM2COL_GEMM, "q8_igemm");
+  }
+  printf("q8 NCHW grouped on the indirect GEMM: %ld layers; on it (im2col_gemm, avx512): %ld, AUTO took it for %ld "
+         "(%.2f s)\n", sq.layers, sq.on_kernel, sq.auto_kernel, now_s() - t0);
+}
+
 /* Requantisation order: points where the contract's double arithmetic rounds differently from
  * common shortcuts (mult in float, v in float, a different association), and clamp bounds whose
  * float and double quotients round differently. Dense in=1, w=1, x = every value, one channel
@@ -2026,6 +2083,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_q8_dw_planes, setup_test),
       cmocka_unit_test_setup(test_q8_igemm_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_gspc_nhwc, setup_test),
+      cmocka_unit_test_setup(test_q8_gspc_nchw, setup_test),
       cmocka_unit_test_setup(test_q8_dw_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),

@@ -221,6 +221,24 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
    GEMM's: WRN-40-2 g2..g16 at stride 1 with 2-8 per group 0.11-0.83, 16 per group 0.55 on 8 x 8,
    0.99 on 16 x 16, 1.02 on 32 x 32; strided 0.21-0.89; ResNeXt-50 g32 4 and 8 per group 0.14-0.30,
    16 per group 0.56-0.65). */
+/* int8 NCHW grouped layers on the NHWC kernels that read x in place, x and y transposed around
+   them (gspc_q8t.c): the in-register GSPC kernel where it takes the layer (gemm 0), else the
+   indirect GEMM (gemm 1), against direct's quad kernels. Zen 5, 1 thread, WRN-40-2 g2..g16 u8,
+   their time / direct's: GSPC strided 0.19-0.62, stride 1 on 16 x 16 and 8 x 8 planes 0.45-0.93,
+   on 32 x 32 with 2 per group and 32 channels out 0.78, with fewer channels out (a block of 64
+   lanes part empty) or more per group 1.3-2.4; the indirect GEMM (32 and 64 per group) strided
+   0.46, on 16 x 16 and 8 x 8 0.55-0.81, on 32 x 32 with 16 per group 1.3. ResNeXt-50 g32 (128
+   channels out and more): GSPC 4 and 8 per group on 56 x 56 and 28 x 28 0.66-0.69, 16 per group
+   0.46-0.63; the indirect GEMM 32 per group 0.50-0.56. */
+static int nchw_on_nhwc_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k, int gemm) {
+  const int strided = s->stride_h > 1 || s->stride_w > 1;
+  const int64_t pixels = s->h_out * s->w_out;
+  if (s->layout != DLCONV_NCHW || s->groups == 1 || s->cin_g == 1) return 0;
+  if (dlc_gspc_q8t_applies(s, dtype, k))
+    return !gemm && (strided || pixels <= 16 * 16 || s->c_out >= 64 || (s->cin_g == 2 && s->c_out >= 32));
+  return gemm && dlc_igemm_q8t_applies(s, dtype, k) && s->cin_g >= 32 && (strided || pixels <= 16 * 16);
+}
+
 static int gspc_lowp_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
   const int q8 = dtype != DLCONV_F16, d4 = q8 && k && k->q8_d4;
   if (s->groups == 1 || s->cin_g == 1) return 0;
@@ -233,6 +251,7 @@ static int gspc_lowp_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc
     return (s->groups <= 16 && s->cout_g >= 16) || s->cin_g <= (strided ? 4 : 2);
   }
   if (!q8) return s->cin_g <= (strided ? 2 : 16);
+  if (nchw_on_nhwc_pays(s, dtype, k, 0)) return 1;
   return !d4 && pixels <= 14 * 14 && s->cout_g >= 32;
 }
 
@@ -288,6 +307,7 @@ static int lowp_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double densit
      on every NCHW layer (ResNet-50 u8, Zen 4, 1 thread: direct / GEMM 0.53-0.68 on the 1 x 1
      layers of 28 x 28 and less that GEMM took with s16 pairs) */
   const int d4 = q8 && k && k->q8_d4;
+  if (q8 && nchw_on_nhwc_pays(s, dtype, k, 1)) out[n++] = DLCONV_ALGO_IM2COL_GEMM; /* NCHW via igemm_q8 */
   if (s->layout == DLCONV_NCHW ? s->cin_g == 1 || d4 || direct_lowp_positions_pay(s, q8)
                                : s->cin_g == 1 && s->cout_g == 1)
     out[n++] = DLCONV_ALGO_DIRECT;
@@ -300,7 +320,7 @@ static int lowp_algos(const dlc_conv_shape *s, dlconv_dtype dtype, double densit
   const int spack_first = nhwc_conv && !dlc_gemv_q8d4_applies(s, dtype, k) && !dlc_igemm_q8_applies(s, dtype, k) &&
                           (d4 ? s->k_h * s->k_w > 1 || s->cin_g >= 256 : spack_lowp_nhwc_pays(s));
   if (spack_first) out[n++] = DLCONV_ALGO_SPATIAL_PACK;
-  out[n++] = DLCONV_ALGO_IM2COL_GEMM;
+  n = push(out, n, DLCONV_ALGO_IM2COL_GEMM);
   if (nhwc_conv && !spack_first) out[n++] = DLCONV_ALGO_SPATIAL_PACK;
   return n;
 }

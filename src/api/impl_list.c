@@ -43,6 +43,8 @@ static const dlc_impl impls[] = {
     {"gemv_q8d4", DLCONV_ALGO_IM2COL_GEMM, INT8, NHWC, dlc_gemv_q8d4_applies, &dlc_gemv_q8d4_ops},
     /* int8 NHWC with quads of channels (or a few in row mode): x read in place by the indirect GEMM */
     {"igemm_q8", DLCONV_ALGO_IM2COL_GEMM, INT8, NHWC, dlc_igemm_q8_applies, &dlc_igemm_q8_ops},
+    /* and NCHW grouped layers on it, x and y transposed in the workspace (gspc_q8t.c) */
+    {"igemm_q8t", DLCONV_ALGO_IM2COL_GEMM, INT8, NCHW, dlc_igemm_q8t_applies, &dlc_igemm_q8t_ops},
     /* F16 dense layers at small batch, on the F16 family's gemv */
     {"gemv_f16", DLCONV_ALGO_IM2COL_GEMM, F16, NHWC, dlc_gemv_f16_applies, &dlc_gemv_f16_ops},
     /* every other F16 / int8 shape */
@@ -54,6 +56,8 @@ static const dlc_impl impls[] = {
     {"gspc", DLCONV_ALGO_GSPC, F32, ANY_LAYOUT, NULL, &dlc_gspc_ops},
     /* int8 NHWC with few channels per group: output channels in the lanes, x read in place */
     {"gspc_q8n", DLCONV_ALGO_GSPC, INT8, NHWC, dlc_gspc_q8n_applies, &dlc_gspc_q8n_ops},
+    /* and NCHW on the same kernel, x and y transposed in the workspace */
+    {"gspc_q8t", DLCONV_ALGO_GSPC, INT8, NCHW, dlc_gspc_q8t_applies, &dlc_gspc_q8t_ops},
     {"gspc_lowp", DLCONV_ALGO_GSPC, LOWP, ANY_LAYOUT, NULL, &dlc_gspc_lowp_ops},
     /* sparse CSR */
     {"sparse_csr", DLCONV_ALGO_SPARSE_CSR, F32, ANY_LAYOUT, NULL, &dlc_csr_ops},
