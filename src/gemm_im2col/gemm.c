@@ -300,15 +300,16 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
      others as it goes (B_COPY_FIRST), in the shadow of its FMAs where the copy stalled on its
      loads. A packed panel is contiguous and spreads over all sets. Neither with a short K and x
      out of L2, where the first tile's k loop is too short to cover its loads from memory while
-     the copy has all of them in flight at once: 16x112x112>96 1.04. Only where one M block
-     covers every output channel (x read once per K chunk): with several, 512x28x28>512 ran
-     slower in place in some runs (the machine was loaded: unconfirmed, kept out). */
+     the copy has all of them in flight at once: 16x112x112>96 1.04. Only up to 192 output
+     channels in one M block: the copy costs about 1/M of the FMAs' time, and with 256 and more
+     (several M blocks too) the runs on a loaded machine were within noise or slower
+     (256x56x56>256 1.02-1.03, 512x28x28>512 some runs 2x: unconfirmed, kept out). */
   if (!d->nhwc && !d->trans && d->pointwise && d->ukernel_ldb) {
     size_t row_bytes = d->plane * sizeof(float), low = row_bytes & (~row_bytes + 1);
     size_t sets = low >= 4096 ? 1 : 4096 / low;   /* distinct sets a column of the rows maps to */
     size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
     int x_out_of_l2 = d->K * row_bytes > l2 / 2;
-    if (!(d->kc < 24 && x_out_of_l2) && d->mblocks == 1)
+    if (!(d->kc < 24 && x_out_of_l2) && d->mblocks == 1 && d->M <= 192)
       d->b_mode = d->mc <= d->mt || dlc_div_up(d->kc, sets) <= 16 ? B_IN_PLACE : B_COPY_FIRST;
   }
   if (d->nhwc || d->trans)
