@@ -38,6 +38,8 @@ typedef struct uk_case {
   float lo, hi;
   int nan_row;   /* >= 0: A(nan_row, 0) is NaN, so that whole output row must be NaN */
   int ct;        /* test ukernel_ct: C(i, j) at c[j * ldc + i] */
+  size_t ldb;    /* > 0: test ukernel_ldb (n = nr), B(k, j) at b[k * ldb + j], NaN between the rows */
+  int copy;      /* with ldb: pass ukernel_ldb a bcopy panel and check it holds B packed */
 } uk_case;
 
 /* Runs one kernel call on random panels whose padding (rows >= m of A, columns >= n of B) holds
@@ -45,10 +47,12 @@ typedef struct uk_case {
    inside the tile against a double reference and every float around it against the sentinel. */
 static void run_uk_case(const uk_case *t) {
   const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, n = t->n, kc = t->kc, ldc = t->ldc;
-  float *a = xalloc(kc * mr * sizeof(float)), *b = xalloc(kc * nr * sizeof(float));
+  const size_t ldb = t->ldb ? t->ldb : nr;
+  /* in place: exactly the floats up to the last row's nr-th, so nothing past it is there to read */
+  float *a = xalloc(kc * mr * sizeof(float)), *b = xalloc(((kc - 1) * ldb + nr) * sizeof(float));
   for (size_t k = 0; k < kc; k++) {
     for (size_t i = 0; i < mr; i++) a[k * mr + i] = i < m ? frand() : NAN;
-    for (size_t j = 0; j < nr; j++) b[k * nr + j] = j < n ? frand() : NAN;
+    for (size_t j = 0; j < (k + 1 < kc ? ldb : nr); j++) b[k * ldb + j] = j < n ? frand() : NAN;
   }
   if (t->nan_row >= 0) a[(size_t)t->nan_row] = NAN;
   float bias[DLC_GEMM_NR_MAX + DLC_GEMM_MR_MAX];
@@ -66,9 +70,26 @@ static void run_uk_case(const uk_case *t) {
   }
   dlc_f32_gemm_epilogue ep = {NULL, t->ep_kind == EP_BIAS_COL, t->lo, t->hi, NULL, 0};
   if (t->ep_kind == EP_BIAS_ROW || t->ep_kind == EP_BIAS_COL) ep.bias = bias;
-  (t->ct ? t->f->ukernel_ct : t->f->ukernel)(m, n, kc, a, b, c, ldc, t->accumulate,
-                                             t->ep_kind == EP_NONE ? NULL : &ep);
+  float *bcopy = NULL;
+  if (t->copy) {
+    bcopy = xalloc((kc * nr + GUARD) * sizeof(float));
+    for (size_t i = 0; i < kc * nr + GUARD; i++) bcopy[i] = SENTINEL;
+  }
+  if (t->ldb)
+    t->f->ukernel_ldb(m, kc, a, b, ldb, bcopy, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
+  else
+    (t->ct ? t->f->ukernel_ct : t->f->ukernel)(m, n, kc, a, b, c, ldc, t->accumulate,
+                                               t->ep_kind == EP_NONE ? NULL : &ep);
 
+  if (bcopy) {
+    for (size_t i = 0; i < kc * nr + GUARD; i++) {
+      float want = i < kc * nr ? b[i / nr * ldb + i % nr] : SENTINEL;
+      if (memcmp(&bcopy[i], &want, sizeof want) != 0)
+        fail_msg("%s ldb=%zu m=%zu kc=%zu: bcopy[%zu] = %g, want %g", t->f->name, ldb, m, kc, i, (double)bcopy[i],
+                 (double)want);
+    }
+    free(bcopy);
+  }
   for (size_t i = 0; i < total; i++) {
     size_t off = i - GUARD;
     int inside = i >= GUARD && off / ldc < crows && off % ldc < ccols;
@@ -81,7 +102,7 @@ static void run_uk_case(const uk_case *t) {
     for (size_t j = 0; j < n; j++) {
       double ref = 0, mag = 0;
       for (size_t k = 0; k < kc; k++) {
-        double p = (double)a[k * mr + i] * (double)b[k * nr + j];
+        double p = (double)a[k * mr + i] * (double)b[k * ldb + j];
         ref += p;
         mag += fabs(p);
       }
@@ -106,7 +127,7 @@ static void run_uk_case(const uk_case *t) {
   /* Families with f16_out: the same call with the epilogue's yh writes the tile to yh as
      binary16, each value the rounding of what C got above (same arithmetic, one rounding more),
      and leaves C and everything around the tile in yh alone. */
-  if (!t->ct && t->ep_kind != EP_NONE && t->f->f16_out) {
+  if (!t->ct && !t->ldb && t->ep_kind != EP_NONE && t->f->f16_out) {
     float *cfirst = xalloc(m * n * sizeof(float));
     for (size_t i = 0; i < m; i++)
       for (size_t j = 0; j < n; j++) cfirst[i * n + j] = c[CIDX(i, j)], c[CIDX(i, j)] = c0[i * n + j];
@@ -173,7 +194,7 @@ static void test_ukernel_edges(void **state) {
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
               for (int ct = 0; ct <= 1; ct++) {
                 size_t cols = ct ? m : n;
-                uk_case t = {f, m, n, kcs[ki], cols + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, ct};
+                uk_case t = {f, m, n, kcs[ki], cols + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, ct, 0, 0};
                 if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
                 if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
                 run_uk_case(&t);
@@ -181,6 +202,34 @@ static void test_ukernel_edges(void **state) {
             }
   }
   assert_true(tested >= 1);
+}
+
+/* ukernel_ldb (B read in place, an NCHW 1x1 layer's input rows): every m, the kcs above, row
+   strides from just past nr (unaligned) to a whole plane, accumulate or not, every epilogue,
+   with and without the packed copy of B. */
+static void test_ukernel_ldb(void **state) {
+  (void)state;
+  static const size_t kcs[] = {1, 2, 3, 5, 17, 300};
+  int tested = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm || !kt->gemm->ukernel_ldb) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    tested++;
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int acc = 0; acc <= 1; acc++)
+          for (int ep = 0; ep < N_EP; ep++) {
+            size_t ldb = ki == 4 ? 1024 + m : f->nr + (m * 3 + ki + (size_t)ep) % 7;
+            uk_case t = {f, m, f->nr, kcs[ki], f->nr + 1 + m % 3, acc, ep, -INFINITY, INFINITY, -1, 0, ldb, 0};
+            if ((m + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
+            if (ep != EP_NONE && (m + ki) % 4 == 1) t.nan_row = (int)(ki % m);
+            run_uk_case(&t);
+            t.copy = 1;
+            run_uk_case(&t);
+          }
+  }
+  printf("ukernel_ldb: %d families\n", tested);
 }
 
 /* A row stride much larger than the tile (NCHW output rows are a whole image apart). */
@@ -191,7 +240,7 @@ static void test_ukernel_wide_ldc(void **state) {
     if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     for (int ct = 0; ct <= 1; ct++) {
-      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct};
+      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct, 0, 0};
       run_uk_case(&t);
       t.m = f->mr - 1 > 0 ? f->mr - 1 : 1;
       t.n = f->nr / 2 + 1;
@@ -367,6 +416,10 @@ static const conv_case conv_cases[] = {
     /* an RGB stem at stride 2 (the packing's stride-2 copy, runs cut by the padding); 30 and 16
        output channels, which NCHW splits into equal tiles below mr (AVX-512: 10 + 10 + 10, 8 + 8) */
     {"stem, stride 2, pad 1, 30 out", {2, 3, 23, 37, 30, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f},
+    /* a 32 x 32 plane (rows 4 KB apart): NCHW's first M tile reads B in place and packs it for
+       the others (B_COPY_FIRST); stride 2 on a 64 x 64 plane reads the subsampled copy in place */
+    {"pointwise, 32x32 plane, 2 M tiles", {2, 40, 32, 32, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, INFINITY},
+    {"1x1 stride 2, 64x64 plane", {1, 24, 64, 64, 17, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"pointwise, 16 out, K > kc", {2, 600, 9, 13, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"kernel larger than image with padding", {1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1}, -INFINITY,
      INFINITY},
@@ -520,6 +573,6 @@ static void test_driver_nan(void **state) {
 
 int main(void) {
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_ldb, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
                    test_driver_conv, test_driver_dense, test_driver_nan);
 }

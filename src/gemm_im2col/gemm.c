@@ -39,6 +39,8 @@ typedef struct pix_run {
   ptrdiff_t iy0, ix0;   /* input row and column of tap (0, 0) for the run's first pixel */
 } pix_run;
 
+enum { B_PACKED, B_IN_PLACE, B_COPY_FIRST };
+
 typedef struct gemm_data {
   float *wpack;           /* per group: panels of K x mr (NCHW) or K x nr (NHWC) floats, zero-padded */
   size_t wpanel_floats;   /* floats of one full-K panel */
@@ -67,6 +69,10 @@ typedef struct gemm_data {
   dlc_f32_gemm_pack_cols_fn pack_cols;
   dlc_f32_gemm_copy_fn copy;
   dlc_f32_gemm_copy_s2_fn copy_s2;
+  dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
+  /* NCHW pointwise, full B panels: 0 packed by pack_cols; B_IN_PLACE read from x by ukernel_ldb;
+     B_COPY_FIRST read from x by the first M tile, which packs them for the others */
+  int b_mode;
 } gemm_data;
 
 /* ---------------------------------------------------------------- plan-time blocking */
@@ -236,6 +242,7 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
   d->pack_cols = fam->pack_cols;
   d->copy = fam->copy;
   d->copy_s2 = fam->copy_s2;
+  d->ukernel_ldb = fam->ukernel_ldb;
   d->nhwc = s->layout == DLCONV_NHWC;
   int unpadded_1x1 = s->k_h == 1 && s->k_w == 1 && s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   d->pointwise = unpadded_1x1 && s->stride_h == 1 && s->stride_w == 1;
@@ -283,6 +290,28 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
     return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory packing %zu bytes of weights", bytes);
   }
   choose_blocking(d, p->nthreads > 0 ? p->nthreads : 1);
+  /* NCHW pointwise: a full B panel (kc rows of nr pixels, P floats apart in x) is read in place
+     by the micro-kernels rather than copied into a panel first; the copy cost 15-20% of a layer
+     with few input channels. Zen 5, AVX-512, 1 thread, in place / packed: 32x112x112>16 0.83,
+     96x56x56>24 0.86, 64x56x56>128 0.96, 256x28x28>512 0.97, 16x32x32>32 0.89, 64x16x16>64 0.95.
+     Not where the panel's rows crowd a few L1 sets (64 sets of 64-byte lines on x86 cores: rows
+     4 KB apart share one) and the M tiles after the first would find them evicted: 32x32x32>32,
+     32 rows in one set, 1.18; there the first tile reads x in place and stores the panel for the
+     others as it goes (B_COPY_FIRST), in the shadow of its FMAs where the copy stalled on its
+     loads. A packed panel is contiguous and spreads over all sets. Neither with a short K and x
+     out of L2, where the first tile's k loop is too short to cover its loads from memory while
+     the copy has all of them in flight at once: 16x112x112>96 1.04. Only up to 192 output
+     channels in one M block: the copy costs about 1/M of the FMAs' time, and with 256 and more
+     (several M blocks too) the runs on a loaded machine were within noise or slower
+     (256x56x56>256 1.02-1.03, 512x28x28>512 some runs 2x: unconfirmed, kept out). */
+  if (!d->nhwc && !d->trans && d->pointwise && d->ukernel_ldb) {
+    size_t row_bytes = d->plane * sizeof(float), low = row_bytes & (~row_bytes + 1);
+    size_t sets = low >= 4096 ? 1 : 4096 / low;   /* distinct sets a column of the rows maps to */
+    size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
+    int x_out_of_l2 = d->K * row_bytes > l2 / 2;
+    if (!(d->kc < 24 && x_out_of_l2) && d->mblocks == 1 && d->M <= 192)
+      d->b_mode = d->mc <= d->mt || dlc_div_up(d->kc, sets) <= 16 ? B_IN_PLACE : B_COPY_FIRST;
+  }
   if (d->nhwc || d->trans)
     pack_weights_b(s, w, d);
   else
@@ -482,7 +511,8 @@ static void pack_a_nhwc(const gemm_data *d, const dlc_conv_shape *s, const float
    left to the hardware prefetchers, which follow the panel's kc row streams: a software
    prefetch of them into L2, a slice per micro-kernel call, made Zen 5 3-5% slower (AVX-512 and
    AVX2, 1 thread: 16x112x112>96 0.195 -> 0.189 ms, 32x112x112>16 0.079 -> 0.075, 144x28x28>32
-   0.035 -> 0.033). */
+   0.035 -> 0.033). A pointwise layer's full panels are often not packed at all (b_mode): the
+   micro-kernels read their kc rows straight from x. */
 static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, float *bpack) {
   const dlconv_plan *p = c->p;
   const gemm_data *d = c->p->algo_data;
@@ -521,6 +551,21 @@ static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, floa
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
       size_t n = DLC_MIN(nr, j1 - jr);
+      if (d->b_mode && n == nr) {
+        for (size_t ir = m0; ir < m1; ir += mt) {
+          const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
+          size_t m = DLC_MIN(mt, m1 - ir);
+          float *c_t = y_ig + ir * P + jr;
+          ep.bias = p->bias + g * (size_t)s->cout_g + ir;
+          if (d->b_mode == B_IN_PLACE)
+            d->ukernel_ldb(m, kc, a, x_ig + pc * P + jr, P, NULL, c_t, P, pc > 0, last ? &ep : NULL);
+          else if (ir == m0)
+            d->ukernel_ldb(m, kc, a, x_ig + pc * P + jr, P, bpack, c_t, P, pc > 0, last ? &ep : NULL);
+          else
+            d->ukernel(m, n, kc, a, bpack, c_t, P, pc > 0, last ? &ep : NULL);
+        }
+        continue;
+      }
       d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
       for (size_t ir = m0; ir < m1; ir += mt) {
         const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
@@ -628,7 +673,10 @@ static void subsample_task(void *arg, size_t t) {
     float *dst = xs + q * d->P;
     for (size_t oy = 0; oy < (size_t)s->h_out; oy++, dst += wo) {
       const float *row = src + oy * sh * (size_t)s->w_in;
-      for (size_t ox = 0; ox < wo; ox++) dst[ox] = row[ox * sw];
+      if (sw == 2 && d->copy_s2)   /* vector evens: the scalar loop was 15% of 32x32x32>64 /2 */
+        d->copy_s2(dst, row, wo);
+      else
+        for (size_t ox = 0; ox < wo; ox++) dst[ox] = row[ox * sw];
     }
   }
 }

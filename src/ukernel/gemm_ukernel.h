@@ -64,6 +64,14 @@ typedef void (*dlc_f32_gemm_copy_fn)(float *dst, const float *src, size_t len);
    stem) gathers its runs with it: a scalar strided copy took more time than the stem's FMAs. */
 typedef void (*dlc_f32_gemm_copy_s2_fn)(float *dst, const float *src, size_t len);
 
+/* ukernel for a full tile (n = nr) whose B is read in place, row k at b + k * ldb, instead of from
+ * a packed panel: an NCHW 1x1 layer's input channel rows. bcopy NULL or a packed panel that also
+ * receives the rows it reads: bcopy[k * nr + j] = b[k * ldb + j] for k < kc, j < nr (the copy
+ * for the tiles below, made in the shadow of this tile's FMAs). Optional (NULL: the driver packs). */
+typedef void (*dlc_f32_gemm_ukernel_ldb_fn)(size_t m, size_t kc, const float *a, const float *b, size_t ldb,
+                                            float *bcopy, float *c, size_t ldc, int accumulate,
+                                            const dlc_f32_gemm_epilogue *ep);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
@@ -76,6 +84,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_pack_cols_fn pack_cols;
   dlc_f32_gemm_copy_fn copy;
   dlc_f32_gemm_copy_s2_fn copy_s2;
+  dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
   int f16_out;        /* ukernel honours the epilogue's yh (binary16 output) */
 } dlc_f32_gemm_family;
 

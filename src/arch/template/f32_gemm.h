@@ -12,7 +12,8 @@
  * One function per (rows, vectors) pair is generated from one body, so an edge tile of m < MR rows
  * or n <= VL columns computes only what it stores (an NCHW layer with 64 channels has an 8-row
  * edge on AVX-512; a dense layer with batch 1 is a 1-row GEMM); C is read with masked loads and
- * written with v_store_first, so nothing past the m x n corner is touched.
+ * written with v_store_first, so nothing past the m x n corner is touched. ukernel_ldb is the
+ * full-width tile with B's rows ldb floats apart (an NCHW 1x1 layer's input rows, read in place).
  *
  * Knobs (macros the instantiating file may set before including this file):
  *   DLC_GEMM_MR                  rows of the tile, a literal (it names the family); default
@@ -90,9 +91,12 @@ INLINE void store_ct(const size_t M, const size_t NV, size_t n, vf *acc0, vf *ac
   }
 }
 
-INLINE void tile_body(const size_t M, const size_t NV, const int CT, size_t n, size_t kc, const float *restrict a,
-                      const float *restrict b, float *restrict c, size_t ldc, int accumulate,
-                      const dlc_f32_gemm_epilogue *ep) {
+/* ldb: NR for a packed panel (B prefetched a fixed distance ahead in it); otherwise the row
+   stride of a B read in place, whose rows the hardware prefetchers follow. COPY: B's vectors are
+   also stored to bcopy, packed. */
+INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int COPY, size_t n, size_t kc,
+                      const float *restrict a, const float *restrict b, const size_t ldb, float *restrict bcopy,
+                      float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
   vf acc0[MR], acc1[MR];
   FOR_ROWS {
     acc0[i] = v_zero();
@@ -106,18 +110,23 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, size_t n, s
   /* Unrolled by the compiler rather than by hand: a hand-unrolled body made GCC 12 rotate
      accumulators through the stack; this form keeps all 2 * MR in registers. */
   _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
-    if (DLC_GEMM_B_PREFETCH_STEPS(M) > 0) {
+    if (DLC_GEMM_B_PREFETCH_STEPS(M) > 0 && ldb == NR) {
       UNROLL for (size_t l = 0; l < VL * NV; l += LINE_FLOATS) v_prefetch(b + DLC_GEMM_B_PREFETCH_STEPS(M) * NR + l);
     }
     /* one k step: a at the k-th MR floats of A, b at the k-th NR of B */
     const vf b0 = v_load(b), b1 = NV == 2 ? v_load(b + VL) : v_zero();
+    if (COPY) {
+      v_store(bcopy, b0);
+      v_store(bcopy + VL, b1);
+      bcopy += NR;
+    }
     FOR_ROWS {
       const vf ai = v_bcast(a + i);
       acc0[i] = v_fma(ai, b0, acc0[i]);
       if (NV == 2) acc1[i] = v_fma(ai, b1, acc1[i]);
     }
     a += MR;
-    b += NR;
+    b += ldb;
   }
   if (CT) {
     store_ct(M, NV, n, acc0, acc1, c, ldc, accumulate, ep);
@@ -194,14 +203,23 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, size_t n, s
   static void tile_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b,  \
                               float *restrict c, size_t ldc, int accumulate,                          \
                               const dlc_f32_gemm_epilogue *ep) {                                      \
-    tile_body(M, NV, 0, n, kc, a, b, c, ldc, accumulate, ep);                                         \
+    tile_body(M, NV, 0, 0, n, kc, a, b, NR, NULL, c, ldc, accumulate, ep);                            \
   }                                                                                                   \
   static void tile_ct_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b, \
                                  float *restrict c, size_t ldc, int accumulate,                       \
                                  const dlc_f32_gemm_epilogue *ep) {                                   \
-    tile_body(M, NV, 1, n, kc, a, b, c, ldc, accumulate, ep);                                         \
+    tile_body(M, NV, 1, 0, n, kc, a, b, NR, NULL, c, ldc, accumulate, ep);                            \
   }
-#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2)
+#define DEFINE_TILE_LDB(M)                                                                            \
+  static void tile_ldb_##M(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,   \
+                           float *restrict bcopy, float *restrict c, size_t ldc, int accumulate,      \
+                           const dlc_f32_gemm_epilogue *ep) {                                         \
+    if (bcopy)                                                                                        \
+      tile_body(M, 2, 0, 1, NR, kc, a, b, ldb, bcopy, c, ldc, accumulate, ep);                        \
+    else                                                                                              \
+      tile_body(M, 2, 0, 0, NR, kc, a, b, ldb, NULL, c, ldc, accumulate, ep);                         \
+  }
+#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2) DEFINE_TILE_LDB(M)
 DLC_REPEAT(DLC_GEMM_MR, DEFINE_TILES, )
 
 #define TILE_NAME(M, NV) tile_##M##x##NV,
@@ -209,6 +227,17 @@ DLC_REPEAT(DLC_GEMM_MR, DEFINE_TILES, )
 static const tile_fn tiles[2][MR] = {{DLC_REPEAT(DLC_GEMM_MR, TILE_NAME, 1)}, {DLC_REPEAT(DLC_GEMM_MR, TILE_NAME, 2)}};
 static const tile_fn tiles_ct[2][MR] = {{DLC_REPEAT(DLC_GEMM_MR, TILE_CT_NAME, 1)},
                                         {DLC_REPEAT(DLC_GEMM_MR, TILE_CT_NAME, 2)}};
+
+typedef void (*tile_ldb_fn)(size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
+                            float *restrict bcopy, float *restrict c, size_t ldc, int accumulate,
+                            const dlc_f32_gemm_epilogue *ep);
+#define TILE_LDB_NAME(M, unused) tile_ldb_##M,
+static const tile_ldb_fn tiles_ldb[MR] = {DLC_REPEAT(DLC_GEMM_MR, TILE_LDB_NAME, )};
+
+static void gemm_ukernel_ldb(size_t m, size_t kc, const float *a, const float *b, size_t ldb, float *bcopy, float *c,
+                             size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  tiles_ldb[m - 1](kc, a, b, ldb, bcopy, c, ldc, accumulate, ep);
+}
 
 static void gemm_ukernel_ct(size_t m, size_t n, size_t kc, const float *a, const float *b, float *c, size_t ldc,
                             int accumulate, const dlc_f32_gemm_epilogue *ep) {
@@ -291,5 +320,6 @@ const dlc_f32_gemm_family DLC_FAMILY_NAME(f32_gemm) = {
     .pack_cols = gemm_pack_cols,
     .copy = gemm_copy,
     .copy_s2 = gemm_copy_s2,
+    .ukernel_ldb = gemm_ukernel_ldb,
     .f16_out = DLC_GEMM_F16_OUT,
 };
