@@ -238,16 +238,18 @@ static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
 }
 
 /* Where dwt beats dwp (Zen 5, 1 thread, the 26 depthwise layers of mobilenet_v2, efficientnet_b0
-   and shufflenet_v2, dwt / dwp): 16 lanes (AVX-512, sliding-window dwc rows) on outputs of up to
-   14 x 14 0.47-1.0 (7 x 7 at stride 2 0.47, 7 x 7 3x3 0.55, 14 x 14 3x3 0.80-0.83), on 28 x 28
-   with 5x5 windows 0.87-0.96, but 28 x 28 3x3 1.09-1.31 and larger planes 1.1-1.8; 8 lanes (AVX2,
+   and shufflenet_v2, dwt / dwp): 16 lanes (AVX-512, sliding-window dwc rows) where a row's outputs
+   fill a two-vector tile (w_out <= 12) on outputs of up to 14 x 14: 7 x 7 outputs 0.41-0.62,
+   512 channels of 9 x 9 .. 12 x 12 3x3 0.56-0.74, 5x5 0.67-0.87; on 14 x 14 outputs (one vector
+   of channels) dwp is faster: 3x3 1.01-1.15, 5x5 1.18-1.24, 3x3 stride 2 from 28 x 28 1.37-1.54
+   (its three columns from 3 loads a row); 28 x 28 5x5 1.1-1.28; 8 lanes (AVX2,
    no sliding rows) only 7 x 7 outputs at stride 2: 0.77-0.84 (models A/B), 5x5 on 28 x 28 at
    stride 2 1.0, 3x3 on 14 x 14 and more 1.2-1.4, stride 1 1.02-2.5. Neon (4 lanes, not measured)
    takes AVX2's rule. */
 static int dwt_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
-  const int64_t out = s->h_out * s->w_out, window = s->k_h * s->k_w;
+  const int64_t out = s->h_out * s->w_out;
   const int strided = s->stride_h > 1 || s->stride_w > 1;
-  if (f->vl >= 16) return out <= 196 || (window >= 25 && out <= 784);
+  if (f->vl >= 16) return out <= 196 && (size_t)s->w_out * 2 <= f->dwc_tw[0];
   return strided && out <= 49;
 }
 

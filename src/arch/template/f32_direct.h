@@ -493,13 +493,18 @@ INLINE void dwp_rows(size_t nw, const dlc_f32_dwp_args *a, const int NPV, const 
 #define DLC_DIRECT_DWP_S2_PAIR 0
 #endif
 #define DWP_S2_PAIR DLC_DIRECT_DWP_S2_PAIR
+#ifndef DLC_DIRECT_DWP_S2_TRIPLE
+#define DLC_DIRECT_DWP_S2_TRIPLE 0
+#endif
 
 /* Input rows j of the tile (row iy0 + j at xb + j*w_in, which points at column ixb); ROWCHK: only
    j in [jlo, jhi) are inside the input. F16: the binary16 rows xh + j*w_in from column 0 instead,
    MASKED on the lanes of m[0] (the pixels inside the row). */
 INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, const uint16_t *xh, ptrdiff_t ixb, ptrdiff_t w_in,
-                          ptrdiff_t jlo, ptrdiff_t jhi, const vf *wk, const vf *wk1, const vmask *m, const int KH,
-                          const int S, const int MASKED, const int ROWCHK, const int F16, const int PAIR) {
+                          ptrdiff_t jlo, ptrdiff_t jhi, const vf *wk, const vf *wk1, const vf *wk2, const vmask *m,
+                          const int KH, const int S, const int MASKED, const int ROWCHK, const int F16, const int PAIR,
+                          const int TRIPLE) {
+  (void)wk2; /* TRIPLE only */
   (void)xh; /* F16 only */
   (void)ixb;
   const float *p = xb;
@@ -517,6 +522,22 @@ INLINE void dwp_rows_pass(vf acc[DWP_NR], const float *xb, const uint16_t *xh, p
 #endif
     if (S == 1) {
       xv = MASKED ? v_load_mask(p, m[0]) : v_load(p);
+    } else if (TRIPLE) {
+      /* columns kx + 1 and kx + 2: the evens and odds of the 2 VL floats from ixb + 1; column kx:
+         the odds moved up a lane, x[ixb] (the last float of the VL before them) in lane 0 */
+      const vf e = MASKED ? v_load_mask(p + 1, m[0]) : v_load(p + 1);
+      const vf o = MASKED ? v_load_mask(p + 1 + VL, m[1]) : v_load(p + 1 + VL);
+      const vf q = MASKED ? v_load_mask(p + 1 - VL, m[2]) : v_load(p + 1 - VL);
+      const vf x1 = v_evens(e, o), x2 = v_odds(e, o);
+      xv = v_shift_in(q, x2, VL - 1);
+      UNROLL
+      for (int r = 0; r < DWP_NR; r++) {
+        const int ky = j - r * S;
+        if (ky >= 0 && ky < KH) {
+          acc[r] = v_fma(wk1[ky], x1, acc[r]);
+          acc[r] = v_fma(wk2[ky], x2, acc[r]);
+        }
+      }
     } else {
       const vf e = MASKED ? v_load_mask(p, m[0]) : v_load(p);
       const vf o = MASKED ? v_load_mask(p + VL, m[1]) : v_load(p + VL);
@@ -562,16 +583,40 @@ INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, flo
     /* (set where unused too, dead code then, which GCC's warning cannot see) */
     UNROLL
     for (int ky = 0; ky < KH; ky++) wk1[ky] = v_set1(a->w[ky * kw + kx + two]);
+#if DLC_DIRECT_DWP_S2_TRIPLE
+    /* 3 columns from 3 loads (DLC_DIRECT_DWP_S2_TRIPLE), 3 rows of weights only: with 5, the 15
+       weights, 14 accumulators and the loads would not fit 32 registers */
+    if (KH == 3 && can_pair && kx + 2 < kw) {
+      vf wk2[DWP_KH_MAX];
+      UNROLL
+      for (int ky = 0; ky < KH; ky++) wk2[ky] = v_set1(a->w[ky * kw + kx + 2]);
+      const ptrdiff_t b = ixb + 1 - VL, e = ixb + 1 + 2 * VL;   /* the floats [b, e) the loads cover */
+      if (b >= 0 && e <= w_in) {
+        if (rows_in)
+          dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, wk2, NULL, KH, S, 0, 0, 0, 0, 1);
+        else
+          dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, wk2, NULL, KH, S, 0, 1, 0, 0, 1);
+      } else if (b < w_in && e > 0) {
+        vmask m[3];
+        m[0] = row_mask(ixb + 1, w_in);
+        m[1] = row_mask(ixb + 1 + VL, w_in);
+        m[2] = row_mask(b, w_in);
+        dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, wk2, m, KH, S, 1, 1, 0, 0, 1);
+      }
+      kx += 2;
+      continue;
+    }
+#endif
     /* the pair's loads cover [ixb, ixb + span), where the odd column's pixels lie too: the tests
        below hold for both columns (a window outside the row adds zeros to neither) */
     if (ixb >= 0 && ixb + span <= w_in) {
       if (two)
-        (rows_in ? dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, KH, S, 0, 0, 0, 1)
-                 : dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, KH, S, 0, 1, 0, 1));
+        (rows_in ? dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, NULL, KH, S, 0, 0, 0, 1, 0)
+                 : dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, NULL, KH, S, 0, 1, 0, 1, 0));
       else if (rows_in)
-        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, KH, S, 0, 0, F16, 0);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, NULL, KH, S, 0, 0, F16, 0, 0);
       else
-        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, KH, S, 0, 1, F16, 0);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, NULL, KH, S, 0, 1, F16, 0, 0);
     } else if (ixb < w_in && ixb + span > 0) {
       vmask m[2];
       if (F16) {
@@ -584,9 +629,9 @@ INLINE void dwp_vec(const dlc_f32_dwp_args *a, ptrdiff_t iy0, ptrdiff_t ix0, flo
         for (int i = 0; i < S; i++) m[i] = row_mask(ixb + i * VL, w_in);
       }
       if (two)
-        dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, m, KH, S, 1, 1, 0, 1);
+        dwp_rows_pass(acc, xr + ixb, NULL, ixb, w_in, jlo, jhi, wk, wk1, NULL, m, KH, S, 1, 1, 0, 1, 0);
       else
-        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, m, KH, S, 1, 1, F16, 0);
+        dwp_rows_pass(acc, F16 ? NULL : xr + ixb, xh, ixb, w_in, jlo, jhi, wk, NULL, NULL, m, KH, S, 1, 1, F16, 0, 0);
     }
     kx += two;
   }

@@ -27,6 +27,10 @@
 /* stride 2: columns kx, kx + 1 from the same loads (Zen 5, 1 thread, NCHW 3x3 stride 2: 96x112x112
    0.94x, 144x56x56 0.89x, 58x56x56 0.88x the time of one pair of loads per column) */
 #define DLC_DIRECT_DWP_S2_PAIR 1
+/* stride 2, 3 columns: all three from the 2 VL floats after column 0 (evens, odds) and the float
+   before them (one more load), so a row at a 64-byte boundary (a 112-float row) loads whole cache
+   lines: a load crossing a line costs Zen 5 about twice a whole one */
+#define DLC_DIRECT_DWP_S2_TRIPLE 1
 /* 14 rows a dwp tile (14 accumulators, 5 + 5 weights and the loads fit 32 registers): fewer loads
    per FMA and the tile's setup (weights, masks, branches) over more rows, and 14 divides 28, 56 and
    112 (Zen 5, 1 thread, NCHW 3x3 stride 1 on 112x112, 56x56, 28x28: 0.74-0.81x the time of 8 rows;
