@@ -304,6 +304,27 @@ static void q8d4_gemm_qv_8x32c4(size_t m, size_t kc, const int8_t *a, const uint
   qvtiles[m - 1](kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy, &runs);
 }
 
+/* 16 columns of one row, flipped (pack_quads' short rows: a 64-column block of 16 columns did the
+   work of 64) */
+INLINE __m128i row16(const uint8_t *r, size_t len, size_t step, __m128i flip) {
+  if (step == 1) return _mm_xor_si128(_mm_maskz_loadu_epi8(first_lanes((ptrdiff_t)len), r), flip);
+  const __mmask32 m = (__mmask32)((1u << (2 * len - 1)) - 1u); /* 2 * len - 1 bytes: not the odd one past the last */
+  return _mm_xor_si128(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(m, r)), flip);
+}
+
+INLINE void pack_quads16(size_t len, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                         const size_t step, uint8_t flip, uint8_t *dst) {
+  const __m128i f = _mm_set1_epi8((char)flip);
+  const __m128i a = row16(r0, len, step, f), b = row16(r1, len, step, f);
+  const __m128i c = row16(r2, len, step, f), d = row16(r3, len, step, f);
+  const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+  const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+  const __m512i q = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_set_m128i(_mm_unpackhi_epi16(ab0, cd0), _mm_unpacklo_epi16(ab0, cd0))),
+      _mm256_set_m128i(_mm_unpackhi_epi16(ab1, cd1), _mm_unpacklo_epi16(ab1, cd1)), 1);
+  _mm512_mask_storeu_epi8(dst, len == 16 ? ~(__mmask64)0 : (((__mmask64)1 << (4 * len)) - 1u), q);
+}
+
 /* 64 columns of one row, flipped: at step 2 the even bytes of 128 (vpmovwb keeps the low byte of
    each 16-bit lane); a short block loads under a byte mask that stops at the last column read. */
 INLINE __m512i row64(const uint8_t *r, size_t len, size_t step, __m512i flip) {
@@ -329,6 +350,10 @@ INLINE void pack_quads_step(size_t n, const uint8_t *r0, const uint8_t *r1, cons
   const __m512i f = _mm512_set1_epi8((char)flip);
   for (size_t j = 0; j < n; j += 64) {
     const size_t len = n - j < 64 ? n - j : 64, o = j * step;
+    if (len <= 16) {
+      pack_quads16(len, r0 + o, r1 + o, r2 + o, r3 + o, step, flip, dst + 4 * j);
+      return;
+    }
     const __m512i a = row64(r0 + o, len, step, f), b = row64(r1 + o, len, step, f);
     const __m512i c = row64(r2 + o, len, step, f), d = row64(r3 + o, len, step, f);
     const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
