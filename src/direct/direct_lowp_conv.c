@@ -115,11 +115,12 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        as much as the requantisation (WRN-40-2 g2..g16 u8, Zen 5, 1 thread, packed / virtual
        columns: AVX-512 VNNI, 4 to 32 channels per group 0.78-0.92 on 8 x 8 to 32 x 32 planes,
        2 per group 1.00-1.05; AVX2 s16 pairs 1.00-1.32, left as they were) */
-    /* ... except where tiles starting at each output row (ukernel_qv, below) cover the rows with
-       (almost) no junk: 32 x 32 outputs in tiles of 32 (WRN-40-2 g2 32 x 32 3x3 u8: the packing
-       took a quarter of the packed time) */
+    /* ... except where the in-place tiles with ukernel_qv (running on over row ends, or starting at
+       each output row, below) are at most 1/8 more than the packed ones: 32 x 32 outputs in tiles
+       of 32, 16 x 16 in 9 tiles for 8 (WRN-40-2 g2 u8, 3x3: the packing took a quarter of the
+       packed time on 32 x 32, a sixth on 16 x 16; 8 x 8 in 3 tiles for 2 stays packed) */
     const size_t nr = v->nr, rowt_n = (size_t)s->h_out * dlc_div_up((size_t)s->w_out, nr) * nr;
-    const int rows_fit = v->d4 && p->kernels->q8_d4->ukernel_qv && 20 * rowt_n <= 21 * P;
+    const int rows_fit = v->d4 && p->kernels->q8_d4->ukernel_qv && 8 * DLC_MIN(rowt_n, d->N) <= 9 * dlc_round_up(P, nr);
     const int pays = q8 && (((20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64) ||
                             (v->d4 && s->groups > 1 && s->cout_g >= 4 && !rows_fit));
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
