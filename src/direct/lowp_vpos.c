@@ -269,6 +269,17 @@ void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, c
   }
 }
 
+/* n units of the padding byte: the one or two units between rows inline (a memset call each cost
+   as much as packing a row of 8 x 8 layers' sub-planes), longer runs by memset */
+static inline void fill_units(uint8_t *o, uint8_t zu, size_t n) {
+  if (n > 4) {
+    memset(o, zu, 4 * n);
+    return;
+  }
+  const uint32_t z4 = 0x01010101u * zu;
+  for (size_t i = 0; i < n; i++) memcpy(o + 4 * i, &z4, 4);
+}
+
 int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                 size_t cu, size_t slot, size_t hq, int16_t *dst) {
   const dlc_conv_shape *s = &p->s;
@@ -296,13 +307,13 @@ int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, co
       const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
       if (iy < 0 || iy >= s->h_in) continue;
       const size_t at = yq * wq + xlo;
-      memset(o + 4 * from, v->zu, 4 * (at - from));
+      fill_units(o + 4 * from, v->zu, at - from);
       const uint8_t *r[4];
       for (size_t t = 0; t < 4; t++) r[t] = t < nch ? r0 + t * plane + (size_t)iy * wi + (size_t)ix0 : v->zrow;
       pack(xhi - xlo, r[0], r[1], r[2], r[3], (size_t)sw, v->flip, o + 4 * at);
       from = yq * wq + xhi;
     }
-  memset(o + 4 * from, v->zu, 4 * (hq * wq - from));
+  fill_units(o + 4 * from, v->zu, hq * wq - from);
   return 1;
 }
 
