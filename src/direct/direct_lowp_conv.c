@@ -115,8 +115,14 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
        as much as the requantisation (WRN-40-2 g2..g16 u8, Zen 5, 1 thread, packed / virtual
        columns: AVX-512 VNNI, 4 to 32 channels per group 0.78-0.92 on 8 x 8 to 32 x 32 planes,
        2 per group 1.00-1.05; AVX2 s16 pairs 1.00-1.32, left as they were) */
+    /* ... except where the in-place tiles with ukernel_qv (running on over row ends, or starting at
+       each output row, below) are at most 1/8 more than the packed ones: 32 x 32 outputs in tiles
+       of 32, 16 x 16 in 9 tiles for 8 (WRN-40-2 g2 u8, 3x3: the packing took a quarter of the
+       packed time on 32 x 32, a sixth on 16 x 16; 8 x 8 in 3 tiles for 2 stays packed) */
+    const size_t nr = v->nr, rowt_n = (size_t)s->h_out * dlc_div_up((size_t)s->w_out, nr) * nr;
+    const int rows_fit = v->d4 && p->kernels->q8_d4->ukernel_qv && 8 * DLC_MIN(rowt_n, d->N) <= 9 * dlc_round_up(P, nr);
     const int pays = q8 && (((20 * d->N > 21 * P || v->kunits < 16) && s->cout_g >= 64) ||
-                            (v->d4 && s->groups > 1 && s->cout_g >= 4));
+                            (v->d4 && s->groups > 1 && s->cout_g >= 4 && !rows_fit));
     d->packed = (forced < 0 ? pays : forced != 0) && (q8 || p->kernels->f16_gemm->ukernel_a32);
     /* transposed where the packed tiles would round the plane up by more than 5% (7 x 7: 64 for
        49, 14 x 14: 208 for 196), and for strided first layers, whose in-place columns it reads
@@ -215,7 +221,7 @@ static void copy_plane(const dlcv_ctx *c, size_t plane) {
   const dlcv_data *d = c->d;
   const size_t nslot = d->v.nslot, slot = plane % nslot, cu = plane / nslot % d->v.cpg, g = plane / nslot / d->v.cpg;
   int16_t *dst = c->copy + plane * d->planeq * d->v.u;
-  if (dlc_lowp_vpos_copy_plane_d4(c->p, &d->v, c->x, c->img, g, cu, dst)) return;
+  if (dlc_lowp_vpos_copy_plane_d4(c->p, &d->v, c->x, c->img, g, cu, slot, d->hq, dst)) return;
   for (size_t yq = 0; yq < d->hq; yq++)
     dlc_lowp_vpos_copy_row_nchw(c->p, &d->v, c->x, c->img, g, cu, slot, yq, dst + yq * d->v.wq * d->v.u);
 }
@@ -292,7 +298,17 @@ static void pack_b(const dlcv_ctx *c, size_t g, size_t n0, size_t nlen, size_t p
     const size_t run = DLC_MIN(wo - ox, DLC_MIN(nlen - l, nr - l % nr));
     const int16_t *src = gbase + (oy * d->v.wq + ox) * u;
     int16_t *o = dst + (l / nr) * panel + (l % nr) * u;
-    for (size_t k = 0; k < kcu; k++) memcpy(o + k * nr * u, src + d->boff[pc + k], run * u * 2);
+    /* the usual run lengths (whole rows of 8 x 8 and 16 x 16 outputs, whole tiles) as fixed-size
+       copies, which the compiler inlines: a call each cost a fifth of a strided grouped layer */
+    const size_t bytes = run * u * 2;
+    if (bytes == 32)
+      for (size_t k = 0; k < kcu; k++) memcpy(o + k * nr * u, src + d->boff[pc + k], 32);
+    else if (bytes == 64)
+      for (size_t k = 0; k < kcu; k++) memcpy(o + k * nr * u, src + d->boff[pc + k], 64);
+    else if (bytes == 128)
+      for (size_t k = 0; k < kcu; k++) memcpy(o + k * nr * u, src + d->boff[pc + k], 128);
+    else
+      for (size_t k = 0; k < kcu; k++) memcpy(o + k * nr * u, src + d->boff[pc + k], bytes);
     l += run;
   }
 }

@@ -144,65 +144,97 @@ typedef struct qv_runs {
   ptrdiff_t off[NR + 1];
 } qv_runs;
 
+/* One row's accumulators (t: NR values, NV vectors of them valid) through the exact store: the
+   first n lanes, or the runs'. */
+static void row_exact(const int32_t *t, size_t n, const dlc_q8_params *q, size_t c, uint8_t *y, const qv_runs *runs) {
+  if (!runs) {
+    dlc_q8_store__avx512(n, t, q, c, 0, y);
+    return;
+  }
+  for (size_t s = 0; s < runs->nseg; s++) {
+    const size_t a = (size_t)__builtin_ctz(runs->mask[s]), e = 32 - (size_t)__builtin_clz(runs->mask[s]);
+    dlc_q8_store__avx512(e - a, t + a, q, c, 0, y + runs->off[s] + (ptrdiff_t)a);
+  }
+}
+
+/* 32 bytes (one row's two vectors) to y: under the column mask, or as the runs. */
+INLINE void row_bytes(__m256i b, __mmask32 k, uint8_t *y, const qv_runs *runs) {
+  if (!runs) {
+    _mm256_mask_storeu_epi8(y, k, b);
+    return;
+  }
+  /* a run's base may lie before y (its first lanes masked off): the address is formed as an
+     integer, and only the masked lanes, all within y's row, are written */
+  const uintptr_t yi = (uintptr_t)y;
+  for (size_t s = 0; s < runs->nseg; s++) _mm256_mask_storeu_epi8((void *)(yi + (uintptr_t)runs->off[s]), runs->mask[s], b);
+}
+
+/* Rows in pairs: each pair's four vectors requantised under the wide screen, then narrowed together
+   (vpackssdw, vpack[us]swb, one vpermd back to row order: 1 instruction a vector where vpmov[us]db
+   took 2 and the clamp 2 more) and the clamp applied to 64 bytes at once (bounds inside the type's
+   range commute with its saturation). A pair with a lane near a tie goes through the exact store
+   alone. 1x1 layers of 32 channels spent 2/3 of their tile time here. */
 INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], size_t n, const int32_t *c, size_t ldc,
                          int accumulate, const dlc_q8_params *q, size_t c0, uint8_t *y, size_t ldy,
                          const qv_runs *runs) {
   const __mmask16 m0 = first_lanes((ptrdiff_t)n), m1 = first_lanes((ptrdiff_t)n - 16);
   /* lanes a store keeps: the first n, or the runs' */
   const __mmask16 k0 = runs ? (__mmask16)runs->valid : m0, k1 = runs ? (__mmask16)(runs->valid >> 16) : m1;
+  const __mmask32 k32 = (__mmask32)k0 | (__mmask32)k1 << 16;
   if (accumulate) FOR_ROWS {
       acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, c + i * ldc));
       if (NV == 2) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, c + i * ldc + 16));
     }
+  int32_t t[2 * NR] __attribute__((aligned(64)));
   if (q->screen_wide) {
-    const int clamp = q->clamp_i;
-    const __m512i lo_i = _mm512_set1_epi32(q->lo_i), hi_i = _mm512_set1_epi32(q->hi_i);
-    const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point);
-    __m512i r[MR][2];
-    __m512 dmax = _mm512_setzero_ps();
-    FOR_ROWS {
-      const __m512i bias = _mm512_set1_epi32(q->bias[c0 + i]);
-      const __m512 mf = _mm512_set1_ps(q->mult_f[c0 + i]);
-      for (size_t v = 0; v < NV; v++) {
-        __m512 d;
-        r[i][v] = dlc_q8_wide16(_mm512_add_epi32(acc[i][v], bias), mf, m_less_zp, &d);
-        if (clamp) r[i][v] = _mm512_min_epi32(_mm512_max_epi32(r[i][v], lo_i), hi_i);
-        /* lanes not stored hold sums of whatever B had there: they must not send the tile down */
-        dmax = _mm512_range_ps(dmax, _mm512_maskz_mov_ps(v ? k1 : k0, d), 0x0B);
-      }
-    }
-    if (!_mm512_cmp_ps_mask(dmax, _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN), _CMP_GT_OQ)) {
-      FOR_ROWS {
-        __m128i bytes[2];
-        for (size_t v = 0; v < NV; v++)
-          bytes[v] = q->is_signed ? _mm512_cvtsepi32_epi8(r[i][v])
-                                  : _mm512_cvtusepi32_epi8(_mm512_max_epi32(r[i][v], _mm512_setzero_si512()));
-        if (!runs) {
-          for (size_t v = 0; v < NV; v++) _mm_mask_storeu_epi8(y + i * ldy + 16 * v, v ? m1 : m0, bytes[v]);
-          continue;
+    /* s8 outputs narrow as u8 with 128 added (the zero point's bias) and flip back: one path for
+       both types, and the clamp always (to the type's range where the plan has none) */
+    const int sg = q->is_signed;
+    const __m512i m_less_zp = _mm512_set1_epi32(0x4b400000 - q->y_zero_point - (sg ? 128 : 0));
+    const __m512 thr = _mm512_set1_ps(0.5f - DLC_Q8_WIDE_MARGIN);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const int lo = q->clamp_i ? q->lo_i + (sg ? 128 : 0) : 0, hi = q->clamp_i ? q->hi_i + (sg ? 128 : 0) : 255;
+    const __m512i lo8 = _mm512_set1_epi8((char)lo), hi8 = _mm512_set1_epi8((char)hi);
+    const __m512i flip = _mm512_set1_epi8(sg ? (char)0x80 : 0);
+    _Pragma("GCC unroll 4") for (size_t i = 0; i < M; i += 2) {
+      const size_t h = i + 1 < M ? 2 : 1;
+      __m512i r[2][2];
+      __m512 dmax = _mm512_setzero_ps();
+      for (size_t e = 0; e < h; e++) {
+        const __m512i bias = _mm512_set1_epi32(q->bias[c0 + i + e]);
+        const __m512 mf = _mm512_set1_ps(q->mult_f[c0 + i + e]);
+        for (size_t v = 0; v < 2; v++) {
+          if (v >= NV) {
+            r[e][v] = r[e][0];
+            continue;
+          }
+          __m512 d;
+          r[e][v] = dlc_q8_wide16(_mm512_add_epi32(acc[i + e][v], bias), mf, m_less_zp, &d);
+          /* lanes not stored hold sums of whatever B had there: they must not send the pair down */
+          dmax = _mm512_mask_range_ps(dmax, v ? k1 : k0, dmax, d, 0x0B);
         }
-        const __m256i b32 = _mm256_inserti128_si256(_mm256_castsi128_si256(bytes[0]), bytes[1], 1);
-        /* a run's base may lie before y (its first lanes masked off): the address is formed as an
-           integer, and only the masked lanes, all within y's row, are written */
-        const uintptr_t yi = (uintptr_t)(y + i * ldy);
-        for (size_t s = 0; s < runs->nseg; s++)
-          _mm256_mask_storeu_epi8((void *)(yi + (uintptr_t)runs->off[s]), runs->mask[s], b32);
       }
-      return;
+      if (h == 1) r[1][0] = r[1][1] = r[0][0];
+      if (_mm512_cmp_ps_mask(dmax, thr, _CMP_GT_OQ)) {
+        for (size_t e = 0; e < h; e++) {
+          _mm512_store_si512(t, acc[i + e][0]);
+          if (NV == 2) _mm512_store_si512(t + 16, acc[i + e][1]);
+          row_exact(t, n, q, c0 + i + e, y + (i + e) * ldy, runs);
+        }
+        continue;
+      }
+      const __m512i w0 = _mm512_packs_epi32(r[0][0], r[0][1]), w1 = _mm512_packs_epi32(r[1][0], r[1][1]);
+      __m512i b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(w0, w1));
+      b = _mm512_xor_si512(_mm512_min_epu8(_mm512_max_epu8(b, lo8), hi8), flip);
+      row_bytes(_mm512_castsi512_si256(b), k32, y + i * ldy, runs);
+      if (h == 2) row_bytes(_mm512_extracti64x4_epi64(b, 1), k32, y + (i + 1) * ldy, runs);
     }
+    return;
   }
-  int32_t t[MR * NR] __attribute__((aligned(64)));
   FOR_ROWS {
-    _mm512_store_si512(t + i * NR, acc[i][0]);
-    if (NV == 2) _mm512_store_si512(t + i * NR + 16, acc[i][1]);
-    if (!runs) {
-      dlc_q8_store__avx512(n, t + i * NR, q, c0 + i, 0, y + i * ldy);
-      continue;
-    }
-    for (size_t s = 0; s < runs->nseg; s++) {
-      const size_t a = (size_t)__builtin_ctz(runs->mask[s]), e = 32 - (size_t)__builtin_clz(runs->mask[s]);
-      dlc_q8_store__avx512(e - a, t + i * NR + a, q, c0 + i, 0, y + i * ldy + runs->off[s] + (ptrdiff_t)a);
-    }
+    _mm512_store_si512(t, acc[i][0]);
+    if (NV == 2) _mm512_store_si512(t + 16, acc[i][1]);
+    row_exact(t, n, q, c0 + i, y + i * ldy, runs);
   }
 }
 
@@ -272,32 +304,75 @@ static void q8d4_gemm_qv_8x32c4(size_t m, size_t kc, const int8_t *a, const uint
   qvtiles[m - 1](kc, a, b, boff, c, ldc, accumulate, q, c0, y, ldy, &runs);
 }
 
-/* 16 columns of one row, flipped: at step 2 the even bytes of 32 (vpmovwb keeps the low byte of
-   each 16-bit lane); the tail loads under a byte mask that stops at the last column read. */
+/* 16 columns of one row, flipped (pack_quads' short rows: a 64-column block of 16 columns did the
+   work of 64) */
 INLINE __m128i row16(const uint8_t *r, size_t len, size_t step, __m128i flip) {
   if (step == 1) return _mm_xor_si128(_mm_maskz_loadu_epi8(first_lanes((ptrdiff_t)len), r), flip);
   const __mmask32 m = (__mmask32)((1u << (2 * len - 1)) - 1u); /* 2 * len - 1 bytes: not the odd one past the last */
   return _mm_xor_si128(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(m, r)), flip);
 }
 
-/* 16 columns of each row into 16 units: bytes interleave into pairs (rows 0-1, 2-3), pairs into
-   quads; the tail stores under a byte mask, so nothing past dst is touched. */
+INLINE void pack_quads16(size_t len, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                         const size_t step, uint8_t flip, uint8_t *dst) {
+  const __m128i f = _mm_set1_epi8((char)flip);
+  const __m128i a = row16(r0, len, step, f), b = row16(r1, len, step, f);
+  const __m128i c = row16(r2, len, step, f), d = row16(r3, len, step, f);
+  const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+  const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+  const __m512i q = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_set_m128i(_mm_unpackhi_epi16(ab0, cd0), _mm_unpacklo_epi16(ab0, cd0))),
+      _mm256_set_m128i(_mm_unpackhi_epi16(ab1, cd1), _mm_unpacklo_epi16(ab1, cd1)), 1);
+  _mm512_mask_storeu_epi8(dst, len == 16 ? ~(__mmask64)0 : (((__mmask64)1 << (4 * len)) - 1u), q);
+}
+
+/* 64 columns of one row, flipped: at step 2 the even bytes of 128 (vpmovwb keeps the low byte of
+   each 16-bit lane); a short block loads under a byte mask that stops at the last column read. */
+INLINE __m512i row64(const uint8_t *r, size_t len, size_t step, __m512i flip) {
+  if (step == 1) {
+    const __mmask64 m = len >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << len) - 1u);
+    return _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, r), flip);
+  }
+  const size_t bytes = 2 * len - 1; /* not the odd one past the last column */
+  const __mmask64 m0 = bytes >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << bytes) - 1u);
+  const __mmask64 m1 = bytes <= 64 ? 0 : bytes >= 128 ? ~(__mmask64)0 : (((__mmask64)1 << (bytes - 64)) - 1u);
+  const __m256i lo = _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(m0, r));
+  const __m256i hi = _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(m1, r + 64));
+  return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1), flip);
+}
+
+/* 64 columns of each row into 64 units: bytes interleave into pairs (rows 0-1, 2-3) and pairs
+   into quads within 128-bit lanes, so that lane l of q[k] holds columns 16 l + 4 k .. + 3; a 4 x 4
+   transpose of lanes puts columns 16 l .. 16 l + 15 into o[l]. Blocks short of 64 columns store
+   under byte masks, so nothing past dst is touched (the xmm version of this took 4x the
+   instructions per unit: 1x1 layers spent 15% of their time here). */
 INLINE void pack_quads_step(size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
                             const size_t step, uint8_t flip, uint8_t *dst) {
-  const __m128i f = _mm_set1_epi8((char)flip);
-  for (size_t j = 0; j < n; j += 16) {
-    const size_t len = n - j < 16 ? n - j : 16, o = j * step;
-    const __m128i a = row16(r0 + o, len, step, f), b = row16(r1 + o, len, step, f);
-    const __m128i c = row16(r2 + o, len, step, f), d = row16(r3 + o, len, step, f);
-    const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
-    const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
-    const __m512i q = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_set_m128i(_mm_unpackhi_epi16(ab0, cd0), _mm_unpacklo_epi16(ab0, cd0))),
-        _mm256_set_m128i(_mm_unpackhi_epi16(ab1, cd1), _mm_unpacklo_epi16(ab1, cd1)), 1);
-    if (len == 16)
-      _mm512_storeu_si512(dst + 4 * j, q);
-    else
-      _mm512_mask_storeu_epi8(dst + 4 * j, (__mmask64)((1ull << (4 * len)) - 1u), q);
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  for (size_t j = 0; j < n; j += 64) {
+    const size_t len = n - j < 64 ? n - j : 64, o = j * step;
+    if (len <= 16) {
+      pack_quads16(len, r0 + o, r1 + o, r2 + o, r3 + o, step, flip, dst + 4 * j);
+      return;
+    }
+    const __m512i a = row64(r0 + o, len, step, f), b = row64(r1 + o, len, step, f);
+    const __m512i c = row64(r2 + o, len, step, f), d = row64(r3 + o, len, step, f);
+    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+    const __m512i cd0 = _mm512_unpacklo_epi8(c, d), cd1 = _mm512_unpackhi_epi8(c, d);
+    const __m512i q0 = _mm512_unpacklo_epi16(ab0, cd0), q1 = _mm512_unpackhi_epi16(ab0, cd0);
+    const __m512i q2 = _mm512_unpacklo_epi16(ab1, cd1), q3 = _mm512_unpackhi_epi16(ab1, cd1);
+    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+    const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xEE), t3 = _mm512_shuffle_i32x4(q2, q3, 0xEE);
+    const __m512i out[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xDD),
+                            _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xDD)};
+    uint8_t *dj = dst + 4 * j;
+    if (len == 64) {
+      for (size_t l = 0; l < 4; l++) _mm512_storeu_si512(dj + 64 * l, out[l]);
+      continue;
+    }
+    for (size_t l = 0; l < 4 && 16 * l < len; l++) {
+      const size_t u = len - 16 * l < 16 ? len - 16 * l : 16;
+      _mm512_mask_storeu_epi8(dj + 64 * l, u == 16 ? ~(__mmask64)0 : (((__mmask64)1 << (4 * u)) - 1u), out[l]);
+    }
   }
 }
 
