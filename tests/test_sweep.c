@@ -142,6 +142,20 @@ static void gen_shape(int idx, dlconv_conv2d_desc *d, data_opts *o) {
       d->stride_h = d->stride_w = rng_int(&r, 1, 2);
       gen_padding(&r, d);
       budget = 16000000;
+    } else if (idx % 40 == 33) {  /* NCHW grouped, few channels per group, stride 2 across: GSPC's
+                                     positions in lanes, both column phases packed in one pass */
+      d->layout = DLCONV_NCHW;
+      d->groups = rng_pick(&r, (const int[]){4, 8, 16}, 3);
+      d->c_in = d->groups * rng_int(&r, 2, 8);
+      d->c_out = d->groups * rng_int(&r, 1, 8);
+      d->h_in = rng_int(&r, 18, 40);
+      d->w_in = rng_int(&r, 18, 40);
+      d->k_h = d->k_w = 3;
+      d->stride_w = 2;
+      d->stride_h = rng_int(&r, 1, 2);
+      gen_padding(&r, d);
+      d->n = rng_int(&r, 1, 2);
+      budget = 8000000;
     } else if (idx % 40 == 37) {  /* an RGB stem: 2 to 4 input channels, a 3x3 to 7x7 window, odd sizes */
       d->c_in = rng_pick(&r, (const int[]){2, 3, 3, 4}, 4);
       d->c_out = rng_pick(&r, (const int[]){5, 16, 24, 32, 33, 64}, 6);

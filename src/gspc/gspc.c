@@ -358,6 +358,7 @@ static void pack_rows(const dlconv_plan *p, const gspc_data *d, const float *x, 
         a.dst = row;
         a.col0 = -(ptrdiff_t)s->pad_l;
         a.n_ph = 2;
+        a.ph_off = wq;
         d->fam->pack(&a);
         a.n_ph = 0;
         continue;

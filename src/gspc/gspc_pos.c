@@ -162,7 +162,10 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
    slack after the planes. One repack call per channel and phase plane: its rows inside the image
    are the call's "channels" (s_h*w_in floats apart in x, wq in the plane), so that the calls'
    set-up is not paid per row (a call per row cost a third of a 32 x 32 layer with 2 channels per
-   group). */
+   group). At stride_w 2, where the family can, one call per channel and phase row fills both
+   column phases' planes in one pass over the rows (n_ph 2; one call per phase loaded every row
+   twice, half of it dropped each time: the repack was half of WRN-40-2 g16's 32 x 32 stride-2
+   layer, Zen 5). */
 static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float *x, size_t n, size_t g, float *slab) {
   const dlc_conv_shape *s = &p->s;
   const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, cin = (size_t)s->cin_g, hq = d->hq, wq = d->wq;
@@ -178,7 +181,10 @@ static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float 
       .col_step = (ptrdiff_t)sw,
       .px_step = 1,
       .g_step = 0,
+      .w_img = (ptrdiff_t)s->w_in,
+      .ph_off = plane,
   };
+  const int both = d->fam->pack_both_phases && sw == 2;
   for (size_t c = 0; c < cin; c++) {
     float *ch = slab + c * d->ch_stride;
     for (size_t ry = 0; ry < sh; ry++) {
@@ -192,11 +198,25 @@ static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float 
         float *pl = ch + (ry * sw + rx) * plane;
         memset(pl, 0, lo_row * wq * sizeof(float));
         memset(pl + hi_row * wq, 0, (hq - hi_row) * wq * sizeof(float));
-        if (hi_row == lo_row) continue;
+      }
+      if (hi_row == lo_row) continue;
+      const float *src = xg + c * hw + (ptrdiff_t)((int64_t)lo_row * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
+      if (both) {
+        a.dst = ch + ry * sw * plane + lo_row * wq;
+        a.src = src;
+        a.n_c = hi_row - lo_row;
+        a.col0 = -(ptrdiff_t)s->pad_l;
+        a.n_ph = 2;
+        d->fam->pack(&a);
+        a.n_ph = 0;
+        continue;
+      }
+      for (size_t rx = 0; rx < sw; rx++) {
+        float *pl = ch + (ry * sw + rx) * plane;
         ptrdiff_t col0;
         dlc_gspc_phase_columns(s, rx, wq, &col0, &a.q_lo, &a.q_hi);
         a.dst = pl + lo_row * wq;
-        a.src = xg + c * hw + (ptrdiff_t)((int64_t)lo_row * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
+        a.src = src;
         a.n_c = hi_row - lo_row;
         a.col0 = col0;
         d->fam->pack(&a);

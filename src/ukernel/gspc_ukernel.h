@@ -65,8 +65,8 @@ typedef void (*dlc_f32_gspc_ukernel_fn)(const dlc_f32_gspc_params *prm, const fl
    zero padding and are never read). dst_q_stride is gpv in the thesis layout, t_i in the
    channel-blocked one (below).
    Both phases at once (n_ph == 2; only for a family with pack_both_phases, and gpv == 1,
-   dst_q_stride == 1, col_step == 2, px_step == 1, a row inside the image): phase 0 as above at
-   dst and phase 1 (the column after each of phase 0's) at dst + nq, the columns outside
+   dst_q_stride == 1, col_step == 2, px_step == 1, rows inside the image): phase 0 as above at
+   dst and phase 1 (the column after each of phase 0's) at dst + ph_off, the columns outside
    [0, w_img) of the image being the zero padding; q_lo and q_hi are not read. Otherwise n_ph
    is 0 or 1. */
 typedef struct dlc_f32_gspc_pack_args {
@@ -79,6 +79,7 @@ typedef struct dlc_f32_gspc_pack_args {
   size_t q_lo, q_hi;
   size_t n_ph;
   ptrdiff_t w_img;
+  size_t ph_off;  /* n_ph == 2: floats from phase 0's packed row to phase 1's */
 } dlc_f32_gspc_pack_args;
 typedef void (*dlc_f32_gspc_pack_fn)(const dlc_f32_gspc_pack_args *a);
 

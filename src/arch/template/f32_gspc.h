@@ -245,7 +245,14 @@ INLINE void gspc_tile(const dlc_f32_gspc_params *prm, const float *in, const flo
 #endif
 /* GSPC_POS_ROWS3: 1 (default), taps in rows of 3 (the params' rows3) load a row's input once and
    shift columns 1 and 2 in (v_shift_in); 0, every tap loads its own (an ISA whose shift costs more
-   than the unaligned loads it saves) */
+   than the unaligned loads it saves). Stride 2 has no such rows: its third tap is the first's
+   phase plane one column on, a lane's shift of the first's input, but taking it so measured no
+   faster (Zen 5, AVX-512, 1 thread, NCHW: with the weights in registers, 2 NV + 1 loads and no
+   broadcast per row, the 3x224x224>32 and >24 RGB stems and WRN-40-2 g8 / g16 stride 2 within
+   1%; tap by tap, NV + 1 loads and NV shifts per row, the stems 4% and 7% slower, and the same
+   loop at stride 1 for the tiles too big for the one below 11% slower on WRN-40-2's 64 x 16 x 16
+   g8 / g16): these tiles wait on their FMAs, not their loads, and the stride-2 grouped layers
+   spend half their time in the repack of the phase planes. */
 #ifndef GSPC_POS_ROWS3
 #define GSPC_POS_ROWS3 1
 #endif
@@ -642,7 +649,7 @@ static void gspc_pack_phases2(const dlc_f32_gspc_pack_args *a) {
     const vmask m0 = v_range(-c0, w_img - c0), m1 = v_range(-c0 - DLC_VL, w_img - c0 - DLC_VL);
     const vtail t = v_tail((ptrdiff_t)(nq - q0));
     const float *src = a->src + c0;
-    float *d0 = a->dst + q0, *d1 = a->dst + nq + q0;
+    float *d0 = a->dst + q0, *d1 = a->dst + a->ph_off + q0;
     for (size_t c = 0; c < n_c; c++, src += scs, d0 += dcs, d1 += dcs) {
       const vf lo = v_load_mask(src, m0), hi = v_load_mask(src + DLC_VL, m1);
       v_store_tail(d0, t, v_evens_in_order(v_evens(lo, hi)));
