@@ -229,13 +229,18 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
    lanes part empty) or more per group 1.3-2.4; the indirect GEMM (32 and 64 per group) strided
    0.46, on 16 x 16 and 8 x 8 0.55-0.81, on 32 x 32 with 16 per group 1.3. ResNeXt-50 g32 (128
    channels out and more): GSPC 4 and 8 per group on 56 x 56 and 28 x 28 0.66-0.69, 16 per group
-   0.46-0.63; the indirect GEMM 32 per group 0.50-0.56. */
+   0.46-0.63; the indirect GEMM 32 per group 0.50-0.56. Since the direct quad kernels keep grouped
+   layers in place (direct_lowp_conv.c), direct wins back the stride-1 layers with 16 or more per
+   group on planes above 8 x 8 (GSPC / direct: WRN-40-2 g4 64x16x16 1.10, ResNeXt-50 512x14x14 g32
+   1.09; 128x8x8 with 16 per group stays GSPC, 0.82). */
 static int nchw_on_nhwc_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k, int gemm) {
   const int strided = s->stride_h > 1 || s->stride_w > 1;
   const int64_t pixels = s->h_out * s->w_out;
   if (s->layout != DLCONV_NCHW || s->groups == 1 || s->cin_g == 1) return 0;
-  if (dlc_gspc_q8t_applies(s, dtype, k))
+  if (dlc_gspc_q8t_applies(s, dtype, k)) {
+    if (!strided && s->cin_g >= 16 && pixels > 8 * 8) return 0;
     return !gemm && (strided || pixels <= 16 * 16 || s->c_out >= 64 || (s->cin_g == 2 && s->c_out >= 32));
+  }
   return gemm && dlc_igemm_q8t_applies(s, dtype, k) && s->cin_g >= 32 && (strided || pixels <= 16 * 16);
 }
 
