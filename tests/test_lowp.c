@@ -496,6 +496,18 @@ static const fixed_shape FIXED[] = {
        5 tiles, not 6), one K chunk; 31 wide with 64 channels: two K chunks, a tile past the row */
     {2, 8, 5, 32, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NCHW},
     {1, 64, 3, 31, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NCHW},
+    /* NHWC depthwise rows in even tiles (8 pixels up to 32 channels, 4 above), padded ones through
+       pointers, the others strided: 16 and 32 channels at stride 1 (pairs in one load), odd widths
+       and channels, stride 2 columns with dilated rows, dilated columns with wide pads, no tile
+       inside the image, 1 and 70 channels, and a depth multiplier of 2 (another path) */
+    {1, 16, 5, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, DLCONV_NHWC},
+    {2, 32, 4, 37, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, DLCONV_NHWC},
+    {1, 13, 7, 29, 13, 3, 5, 1, 2, 2, 1, 2, 1, 3, 0, 13, DLCONV_NHWC},
+    {1, 16, 4, 21, 16, 5, 5, 1, 1, 1, 2, 2, 2, 4, 4, 16, DLCONV_NHWC},
+    {1, 24, 3, 3, 24, 3, 5, 1, 1, 1, 1, 1, 1, 2, 2, 24, DLCONV_NHWC},
+    {1, 1, 3, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NHWC},
+    {1, 70, 3, 19, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 70, DLCONV_NHWC},
+    {1, 16, 5, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, DLCONV_NHWC},
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {

@@ -2,7 +2,8 @@
  * src/direct/lowp_dw_ukernel.h) of the avx512 table (set where the CPU has AVX512-VNNI), against a
  * reference written here from the contract alone:
  *
- *   run(m, c, ntaps, ind, w, flip, q, ql, y, ldy), 1 <= m <= mr, c >= 1:
+ *   run(m, c, ntaps, ind, w, flip, q, ql, y, ldy), 1 <= m <= mr, c >= 1 (mr: mr_narrow where set
+ *   and c <= 32):
  *   C(i, j) = sum over t < ntaps of wt(t, j) * (int) (ind[t * mr + i][j] ^ flip)
  *   w:  block b (64 channels) at w + 256 b ntaps; byte 4 l + k' of vector k of tap t
  *       (w + 256 b ntaps + (4 t + k) 64 + 4 l + k') is wt(t, 64 b + 4 l + k) where k' == k, else 0,
@@ -20,7 +21,8 @@
  * dlc_q8_derive(q, ntaps * 255 * 128, c, mult_f) as dwn_plan (src/direct/direct_lowp.c) does, and
  * ql built from it as dwn_plan builds it.
  *
- * Covered: every m 1..mr against every c 1..70 and 96, 127, 128, 129, 144, 192, 200, 384, 960
+ * Covered: every m 1..mr (1..mr_narrow for c <= 32) against every c 1..70 and 96, 127, 128, 129,
+ * 144, 192, 200, 384, 960
  * (every partial block, one and several blocks), ntaps 1, 2, 3, 9, 25, 49 (and 64,
  * DLC_IND_MAX_TAPS), flip 0 / 0x80 each with u8 and s8 outputs; per-channel multipliers; biases up
  * to INT32_MAX - acc_max (the most bias_s32 allows); the wide screen's fast path and its near-tie
@@ -87,6 +89,11 @@ static size_t round_up64(size_t c) { return (c + NB - 1) / NB * NB; }
 
 /* ================================================================ the family */
 
+/* The pixels a tile of f takes for c channels (the contract's mr: ind's pointers a tap), and the
+   most over all c. */
+static size_t mr_for(const dlc_q8_dwn_family *f, size_t c) { return c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr; }
+static size_t mr_max(const dlc_q8_dwn_family *f) { return f->mr_narrow > f->mr ? f->mr_narrow : f->mr; }
+
 /* The families under test: each table's q8_dwn, each once. Where this build has the VNNI kernel and
    this CPU runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the
    table fails rather than skips; the generic and avx2 tables must not (EVEX). */
@@ -107,8 +114,10 @@ static size_t families(const dlc_q8_dwn_family *out[MAX_FAMILIES]) {
     const dlc_q8_dwn_family *f = out[i];
     assert_non_null(f->name);
     assert_non_null(f->run);
-    assert_true(f->mr >= 1 && f->mr <= MAX_MR);
-    if (!said) printf("q8_dwn family under test: %s (mr %zu%s)\n", f->name, f->mr, f->run_s ? ", run_s" : ", no run_s");
+    assert_true(f->mr >= 1 && mr_max(f) <= MAX_MR);
+    if (!said)
+      printf("q8_dwn family under test: %s (mr %zu, %zu up to 32 channels%s)\n", f->name, f->mr, mr_for(f, 32),
+             f->run_s ? ", run_s" : ", no run_s");
   }
   if (!said && !n)
     printf("q8_dwn family under test: none (%s: the q8_dwn tests skip)\n",
@@ -429,7 +438,7 @@ static size_t strided_layout(dcase *c, size_t *toff, unsigned char *zb) {
 /* ================================================================ one case */
 
 static void run_case(dcase *c) {
-  const size_t m = c->m, nc = c->c, ntaps = c->ntaps, mr = c->f->mr, cr = round_up64(nc);
+  const size_t m = c->m, nc = c->c, ntaps = c->ntaps, mr = mr_for(c->f, nc), cr = round_up64(nc);
   assert_true(m >= 1 && m <= mr && nc >= 1 && ntaps >= 1 && ntaps <= MAX_TAPS && c->ldy >= nc);
   const uint8_t flip = c->flip;
   stats *const st = c->strided ? &stotals : &totals;
@@ -751,12 +760,13 @@ static void run_strided(const dcase *c, size_t k) {
 static void tiles_of(const dlc_q8_dwn_family *f) {
   rng_state = 0x13198A2E03707344ull;
   size_t k = 0;
-  for (size_t m = 1; m <= f->mr; m++)
+  for (size_t m = 1; m <= mr_max(f); m++)
     for (size_t ci = 0; ci < N_C; ci++)
       for (size_t v = 0; v < 8; v++, k++) {
         dcase c;
         memset(&c, 0, sizeof c);
         c.f = f, c.m = m, c.c = c_at(ci);
+        if (m > mr_for(f, c.c)) continue; /* past this c's tile */
         c.ntaps = tap_list[(k / 5 + v) % 6];
         if (k % 37 == 11) c.ntaps = 64;
         if (c.c >= 384 && c.ntaps > 9) c.ntaps = next_u32() % 2 ? 9 : 25; /* time */
@@ -773,12 +783,13 @@ static void ties_of(const dlc_q8_dwn_family *f) {
   static const int kinds[] = {RQ_TIES, RQ_NEARTIE, RQ_POW2, RQ_NEARSRCH};
   static const size_t taps[] = {1, 2, 9, 3, 25};
   size_t k = 0;
-  for (size_t m = 1; m <= f->mr; m++)
+  for (size_t m = 1; m <= mr_max(f); m++)
     for (size_t ci = 0; ci < N_C; ci++)
       for (size_t v = 0; v < 4; v++, k++) {
         dcase c;
         memset(&c, 0, sizeof c);
         c.f = f, c.m = m, c.c = c_at(ci);
+        if (m > mr_for(f, c.c)) continue; /* past this c's tile */
         c.ntaps = taps[(k / 3) % 5];
         vary(&c, k);
         c.rq = kinds[(v + ci) % 4];
@@ -797,12 +808,13 @@ static void fallback_of(const dlc_q8_dwn_family *f) {
   static const size_t cs[] = {1, 5, 17, 31, 32, 33, 63, 64, 65, 70, 80, 96, 100, 127, 128, 129, 144, 200, 960};
   static const size_t taps[] = {1, 9, 25, 3, 49, 2};
   size_t k = 0;
-  for (size_t m = 1; m <= f->mr; m++)
+  for (size_t m = 1; m <= mr_max(f); m++)
     for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
       for (size_t v = 0; v < 4; v++, k++) {
         dcase c;
         memset(&c, 0, sizeof c);
         c.f = f, c.m = m, c.c = cs[ci];
+        if (m > mr_for(f, c.c)) continue; /* past this c's tile */
         c.ntaps = taps[k % 6];
         if (c.c >= 960 && c.ntaps > 9) c.ntaps = 9;
         vary(&c, k);
@@ -826,7 +838,8 @@ static void extremes_of(const dlc_q8_dwn_family *f) {
     for (size_t v = 0; v < 12; v++, k++) {
       dcase c;
       memset(&c, 0, sizeof c);
-      c.f = f, c.m = v % 3 ? f->mr : (size_t)irand(1, (int64_t)f->mr), c.c = cs[ci];
+      c.f = f, c.c = cs[ci];
+      c.m = v % 3 ? mr_for(f, c.c) : (size_t)irand(1, (int64_t)mr_for(f, c.c));
       c.ntaps = v % 2 ? 64 : 49;
       vary(&c, k);
       c.xkind = v % 4 < 2 ? X_ALL_255 : X_ENDS;
@@ -852,12 +865,13 @@ static void strided_of(const dlc_q8_dwn_family *f) {
   rng_state = 0xC0AC29B7C97C50DDull;
   static const size_t taps[] = {1, 2, 3, 9, 25, 1, 3};
   size_t k = 0;
-  for (size_t m = 1; m <= f->mr; m++)
+  for (size_t m = 1; m <= mr_max(f); m++)
     for (size_t ci = 0; ci < N_C; ci++)
       for (size_t v = 0; v < 8; v++, k++) {
         dcase c;
         memset(&c, 0, sizeof c);
         c.f = f, c.m = m, c.c = c_at(ci);
+        if (m > mr_for(f, c.c)) continue; /* past this c's tile */
         c.ntaps = taps[(k / 3 + v) % 7];
         if (c.c >= 384 && c.ntaps > 9) c.ntaps = 9; /* time */
         vary(&c, k);
@@ -885,12 +899,13 @@ static void vector_ties_of(const dlc_q8_dwn_family *f) {
   static const size_t cs[] = {64, 61, 52, 33, 32, 29, 20, 13, 7, 4, 96, 80, 128, 200};
   static const size_t taps[] = {1, 9, 2, 3, 25};
   size_t k = 0;
-  for (size_t m = 1; m <= f->mr; m++)
+  for (size_t m = 1; m <= mr_max(f); m++)
     for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
       for (size_t v = 0; v < 4; v++, k++) {
         dcase c;
         memset(&c, 0, sizeof c);
         c.f = f, c.m = m, c.c = cs[ci];
+        if (m > mr_for(f, c.c)) continue; /* past this c's tile */
         c.ntaps = taps[k % 5];
         vary(&c, k);
         c.rq = RQ_NEARSRCH;
@@ -919,7 +934,7 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(totals.o.by_sign[a][b] > 0);
   for (size_t k = 0; k < N_TAP_LIST; k++) assert_true(totals.by_taps[k] > 0);
-  for (size_t m = 1; m <= f->mr; m++) assert_true(totals.by_m[m] > 0);
+  for (size_t m = 1; m <= mr_max(f); m++) assert_true(totals.by_m[m] > 0);
   for (size_t r = 0; r < N_RQ; r++) assert_true(totals.o.by_rq[r] > 0);
   for (size_t i = 0; i < N_IND_KINDS; i++) assert_true(totals.o.by_ind[i] > 0);
 
@@ -930,7 +945,7 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   for (size_t k = 0; k < N_PS; k++) assert_true(t->by_ps[k] > 0);
   assert_true(t->p32_other > 0 && t->b32_apart > 0 && t->p32_small_end > 0);
   /* the pair load's edge: a full last pair (even m) and a pixel alone (odd m) against the guard */
-  for (size_t m = 1; m <= f->mr; m++) assert_true(t->adj_end_by_m[m] > 0);
+  for (size_t m = 1; m <= mr_max(f); m++) assert_true(t->adj_end_by_m[m] > 0);
   assert_true(t->guard_tail_cases > 0 && t->start_guard_cases > 0 && t->gap_cases > 0);
   assert_true(t->alias_cases > 0 && t->zbuf_cases > 0 && t->dil_cases > 0);
   for (size_t i = 0; i < N_IND_KINDS; i++) assert_true(t->o.by_ind[i] > 0);
@@ -942,7 +957,7 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(t->o.by_sign[a][b] > 0);
   for (size_t k = 0; k < N_TAP_LIST; k++) assert_true(t->by_taps[k] > 0);
-  for (size_t m = 1; m <= f->mr; m++) assert_true(t->by_m[m] > 0);
+  for (size_t m = 1; m <= mr_max(f); m++) assert_true(t->by_m[m] > 0);
   for (size_t r = 0; r < N_RQ; r++) assert_true(t->o.by_rq[r] > 0);
 }
 

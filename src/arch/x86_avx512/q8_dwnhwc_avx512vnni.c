@@ -10,7 +10,11 @@
  * widening needed for 64, with no shuffle and a quarter of the loads.
  *
  * Tile 4 x 64: four pixels' four accumulators (16 chains for an instruction of latency 4 issued
- * once a cycle), the tap's four weight vectors loaded once for the four pixels. Loads of x are
+ * once a cycle), the tap's four weight vectors loaded once for the four pixels. Layers of up to 32
+ * channels hold two pixels a vector (PAIR below), so their tiles are 8 pixels in as many registers
+ * (MRN): a tile's fixed cost (bias, epilogue setup, the call and its pointers) shared by twice the
+ * pixels, 5 to 10 % off 16- and 32-channel layers of 32 x 32. There the epilogue is still about half
+ * a tile's time (with 16 channels half of each vector's lanes are empty). Loads of x are
  * masked to the layer's channels, so a run never reads past its pixel's last channel (nor past
  * x). The accumulators start at the bias in lane order (the zero point's correction in it) and
  * each pixel is requantised in registers, put back in channel order by one byte shuffle and stored
@@ -23,6 +27,7 @@
 #include "q8_rows_avx512.h"
 
 #define MR 4
+#define MRN 8  /* pixels a tile where the layer has at most 32 channels (PAIR: 4 rows of registers) */
 #define NB 64 /* channels of a block */
 #define INLINE static inline __attribute__((always_inline))
 
@@ -35,14 +40,18 @@ INLINE void dpbusd(__m512i *acc, __m512i x, __m512i w) { __asm__("vpdpbusd %2, %
    channels, 2 r in its low 32 bytes and 2 r + 1 in its high, against weights and bias whose low
    halves are copied up: half the instructions of a vector per pixel, where lanes 8..15 would
    compute nothing (MobileNetV2's 32-channel layer). */
-/* src: the indirection pointers (STRIDED 0) or a pointer per tap, the pixels pstep apart (STRIDED 1) */
+/* src: the indirection pointers, mr = pstep a tap (STRIDED 0), or a pointer per tap, the pixels
+   pstep apart (STRIDED 1). M <= MR, or <= MRN with PAIR. */
 INLINE void tile(const size_t M, const int FLIP, const int PAIR, const int STRIDED, size_t nb, size_t ntaps,
                  size_t c0, const uint8_t *const *restrict src, ptrdiff_t pstep, const int8_t *restrict w,
                  const dlc_q8_params *q, const dlc_q8_params *ql, uint8_t *restrict y, size_t ldy) {
-#define PTR(t, i) (STRIDED ? src[t] + (ptrdiff_t)(i) * pstep : src[(t) * MR + (i)])
-  const size_t R = PAIR ? (M + 1) / 2 : M;
+#define PTR(t, i) (STRIDED ? src[t] + (ptrdiff_t)(i) * pstep : src[(size_t)(t) * (size_t)pstep + (i)])
+  const size_t R = PAIR ? (M + 1) / 2 : M; /* <= MR */
   /* PAIR with 32 channels and a pixel's neighbour right after it in x (stride 1): one load a pair */
   const int adjacent = PAIR && STRIDED && nb == 32 && pstep == 32;
+  /* with 16 channels and stride 1 a pair is 32 bytes in a row: one load and a qword permute */
+  const int adjacent16 = PAIR && STRIDED && nb == 16 && pstep == 16;
+  const __m512i up16 = _mm512_setr_epi64(0, 1, 0, 0, 2, 3, 0, 0);
   const __mmask64 xm = nb >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << nb) - 1;
   const __m512i fl = _mm512_set1_epi8((char)0x80);
   __m512i acc[MR][DLC_ROWS_NV];
@@ -62,6 +71,10 @@ INLINE void tile(const size_t M, const int FLIP, const int PAIR, const int STRID
       __m512i xb;
       if (PAIR && adjacent && 2 * i + 1 < M) {
         xb = _mm512_loadu_si512(PTR(t, 2 * i) + c0);
+      } else if (PAIR && adjacent16 && 2 * i + 1 < M) {
+        /* the pair's 32 bytes in one load, the second pixel's 16 moved up to the high half */
+        const __m256i both = _mm256_loadu_si256((const __m256i *)(PTR(t, 2 * i) + c0));
+        xb = _mm512_maskz_permutexvar_epi64(0x33, up16, _mm512_castsi256_si512(both));
       } else if (PAIR) {
         const __m256i lo = _mm256_maskz_loadu_epi8((__mmask32)xm, PTR(t, 2 * i) + c0);
         const __m256i hi = 2 * i + 1 < M ? _mm256_maskz_loadu_epi8((__mmask32)xm, PTR(t, 2 * i + 1) + c0)
@@ -93,17 +106,24 @@ typedef void (*tile_fn)(size_t nb, size_t ntaps, size_t c0, const uint8_t *const
   }
 #define DEFINE_ROWS(FLIP, PAIR, S) \
   DEFINE_TILE(1, FLIP, PAIR, S) DEFINE_TILE(2, FLIP, PAIR, S) DEFINE_TILE(3, FLIP, PAIR, S) DEFINE_TILE(4, FLIP, PAIR, S)
-#define DEFINE_ALL(S) DEFINE_ROWS(0, 0, S) DEFINE_ROWS(1, 0, S) DEFINE_ROWS(0, 1, S) DEFINE_ROWS(1, 1, S)
+#define DEFINE_ROWS8(FLIP, S)                                                                                   \
+  DEFINE_ROWS(FLIP, 1, S) DEFINE_TILE(5, FLIP, 1, S) DEFINE_TILE(6, FLIP, 1, S) DEFINE_TILE(7, FLIP, 1, S) \
+      DEFINE_TILE(8, FLIP, 1, S)
+#define DEFINE_ALL(S) DEFINE_ROWS(0, 0, S) DEFINE_ROWS(1, 0, S) DEFINE_ROWS8(0, S) DEFINE_ROWS8(1, S)
 DEFINE_ALL(0)
 DEFINE_ALL(1)
 
 #define ROWS(FLIP, PAIR, S) \
-  {tile_1_##FLIP##_##PAIR##_##S, tile_2_##FLIP##_##PAIR##_##S, tile_3_##FLIP##_##PAIR##_##S, tile_4_##FLIP##_##PAIR##_##S}
-static const tile_fn tiles[2][2][2][MR] = {
-    {{ROWS(0, 0, 0), ROWS(1, 0, 0)}, {ROWS(0, 1, 0), ROWS(1, 1, 0)}},
-    {{ROWS(0, 0, 1), ROWS(1, 0, 1)}, {ROWS(0, 1, 1), ROWS(1, 1, 1)}},
+  tile_1_##FLIP##_##PAIR##_##S, tile_2_##FLIP##_##PAIR##_##S, tile_3_##FLIP##_##PAIR##_##S, tile_4_##FLIP##_##PAIR##_##S
+#define ROWS8(FLIP, S) \
+  {ROWS(FLIP, 1, S), tile_5_##FLIP##_1_##S, tile_6_##FLIP##_1_##S, tile_7_##FLIP##_1_##S, tile_8_##FLIP##_1_##S}
+/* [strided][pair][flip][m - 1]; without PAIR m <= MR */
+static const tile_fn tiles[2][2][2][MRN] = {
+    {{{ROWS(0, 0, 0)}, {ROWS(1, 0, 0)}}, {ROWS8(0, 0), ROWS8(1, 0)}},
+    {{{ROWS(0, 0, 1)}, {ROWS(1, 0, 1)}}, {ROWS8(0, 1), ROWS8(1, 1)}},
 };
 
+/* m <= MR, or <= MRN where c <= 32 (every block PAIR); not strided: pstep is the pointers' mr */
 static void run(int strided, size_t m, size_t c, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep,
                 const int8_t *w, uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y, size_t ldy) {
   for (size_t c0 = 0; c0 < c; c0 += NB) {
@@ -116,7 +136,7 @@ static void run(int strided, size_t m, size_t c, size_t ntaps, const uint8_t *co
 static void q8_dwconv_nhwc_4x64c4(size_t m, size_t c, size_t ntaps, const uint8_t *const *ind, const int8_t *w,
                                   uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql, void *y,
                                   size_t ldy) {
-  run(0, m, c, ntaps, ind, 0, w, flip, q, ql, y, ldy);
+  run(0, m, c, ntaps, ind, c <= 32 ? MRN : MR, w, flip, q, ql, y, ldy);
 }
 
 static void q8_dwconv_nhwc_4x64c4_s(size_t m, size_t c, size_t ntaps, const uint8_t *const *tap, ptrdiff_t pstep,
@@ -128,6 +148,7 @@ static void q8_dwconv_nhwc_4x64c4_s(size_t m, size_t c, size_t ntaps, const uint
 const dlc_q8_dwn_family dlc_q8_dwn__avx512vnni = {
     .name = "q8_dwconv_nhwc_4x64c4__avx512vnni",
     .mr = MR,
+    .mr_narrow = MRN,
     .run = q8_dwconv_nhwc_4x64c4,
     .run_s = q8_dwconv_nhwc_4x64c4_s,
 };
