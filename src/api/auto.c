@@ -83,9 +83,16 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
      with 16 and 32 1.08. Stride 2 with 16 per group, AVX-512 (the stride-2 repack by masked
      loads and evens), NCHW / NHWC: ResNeXt 512x28x28 0.73 / 0.80, WRN 64x16x16 g4 0.90 / 0.84,
      WRN 32x32x32 g2 1.02 / 0.93; with 32 (ResNeXt 1024x14x14, WRN 64x16x16 g2) 1.13-1.17. AVX2
-     keeps 8 when strided: with 16 (the same three layers) 0.97-1.28 NCHW, 1.22-2.36 NHWC. */
+     keeps 8 when strided: with 16 (the same three layers) 0.97-1.28 NCHW, 1.22-2.36 NHWC.
+     NHWC at stride 1 with 32 per group on x86: direct, whose tiles caught up. Zen 5, GSPC /
+     direct, best of 2-12 runs, AVX-512 1 / 2 threads: WRN-40-2 g2 64x16x16 1.06 / 1.10, g4
+     128x8x8 1.09 / 1.03, ResNeXt-50 1024x7x7 1.04 / 1.05; AVX2, 1 thread: 1.10, 1.24, 1.34.
+     Not NCHW: there direct is ahead on 1 thread (AVX-512 1.02-1.10) but far behind on 2
+     (0.61-0.85: the same three layers). */
   if (s->groups > 1) {
+    const int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
     const int64_t strided_max = isa == DLCONV_ISA_AVX512 ? 16 : 8;
+    if (!strided && s->cin_g > 16 && x86 && s->layout == DLCONV_NHWC) return DLCONV_ALGO_DIRECT;
     return s->cin_g <= (strided ? strided_max : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   }
   if (pointwise) {
