@@ -75,17 +75,27 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
      of x (gemm.c): for the choice below it is not strided. */
   int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
-  /* Grouped: GSPC up to 32 input channels per group; when strided, 16 on AVX-512, else 8.
+  /* Grouped: GSPC up to 32 input channels per group (x86 NHWC: 16); when strided, 16 on AVX-512
+     (NCHW: 32), else 8.
      NCHW, Zen 5, 1 thread, GSPC / direct (its repack by loads, zips and evens): WRN-40-2 g2..g16
      layers, AVX-512: 16 per group 0.81-0.98, 32 0.92-0.97, 64 1.04; stride 2, 8 per group
      0.55-0.61; AVX2 16 and 32 per group 0.81-0.99. ResNeXt-50 g32: AVX-512 16 per group 0.69,
      32 0.97; AVX2 16 0.86, 32 0.92, stride 2 with 8 0.73 (a 32 x 32 WRN layer 1.17, 0.004 ms),
      with 16 and 32 1.08. Stride 2 with 16 per group, AVX-512 (the stride-2 repack by masked
      loads and evens), NCHW / NHWC: ResNeXt 512x28x28 0.73 / 0.80, WRN 64x16x16 g4 0.90 / 0.84,
-     WRN 32x32x32 g2 1.02 / 0.93; with 32 (ResNeXt 1024x14x14, WRN 64x16x16 g2) 1.13-1.17. AVX2
-     keeps 8 when strided: with 16 (the same three layers) 0.97-1.28 NCHW, 1.22-2.36 NHWC. */
+     WRN 32x32x32 g2 1.02 / 0.93; with 32 (ResNeXt 1024x14x14, WRN 64x16x16 g2) 1.13-1.17 then. AVX2
+     keeps 8 when strided: with 16 (the same three layers) 0.97-1.28 NCHW, 1.22-2.36 NHWC.
+     NHWC at stride 1 with 32 per group on x86: direct, whose tiles caught up. Zen 5, GSPC /
+     direct, best of 2-12 runs, AVX-512 1 / 2 threads: WRN-40-2 g2 64x16x16 1.06 / 1.10, g4
+     128x8x8 1.09 / 1.03, ResNeXt-50 1024x7x7 1.04 / 1.05; AVX2, 1 thread: 1.10, 1.24, 1.34.
+     Not NCHW: there direct is ahead on 1 thread (AVX-512 1.02-1.10) but far behind on 2
+     (0.61-0.85: the same three layers). For the same reason NCHW strided layers with 32 per group
+     go to GSPC on AVX-512: GSPC / direct, 1 / 2 threads, ResNeXt-50 1024x14x14 0.96 / 0.87,
+     WRN-40-2 g2 64x16x16 1.04 / 0.78 (NHWC stays on direct: 1.14, 1.12 on 1 thread). */
   if (s->groups > 1) {
-    const int64_t strided_max = isa == DLCONV_ISA_AVX512 ? 16 : 8;
+    const int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
+    const int64_t strided_max = isa == DLCONV_ISA_AVX512 ? (s->layout == DLCONV_NCHW ? 32 : 16) : 8;
+    if (!strided && s->cin_g > 16 && x86 && s->layout == DLCONV_NHWC) return DLCONV_ALGO_DIRECT;
     return s->cin_g <= (strided ? strided_max : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   }
   if (pointwise) {
