@@ -481,6 +481,12 @@ static const fixed_shape FIXED[] = {
     {1, 32, 7, 7, 18, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, even K, 7 x 7 */
     {2, 12, 5, 6, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, DLCONV_NCHW},     /* the same, groups 2 */
     {2, 5, 20, 21, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},    /* the same, 420 pixels: several N blocks */
+    /* NCHW 1x1 without padding on whole quads: each job packs its own positions from x (int8 on
+       the quad family), at stride 1 in one run (several N blocks, groups 2), at stride 2 and at
+       row stride 2 a run per output row (odd widths, a short last tile, 32 quads, partial panels) */
+    {2, 16, 20, 21, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, DLCONV_NCHW},
+    {2, 16, 9, 11, 40, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},
+    {1, 128, 7, 9, 20, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, 1, DLCONV_NCHW},
     {1, 16, 9, 37, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 4, DLCONV_NCHW},   /* small groups, wide rows at stride 2 */
     {2, 16, 6, 21, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, DLCONV_NHWC},   /* small groups per pixel, NHWC */
     {1, 16, 5, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 2, DLCONV_NCHW},   /* 8 channels per group, wide rows */

@@ -30,6 +30,13 @@
  * out transposed (position-major), and go back to channel rows (the family's transpose) once per
  * job before the stores.
  *
+ * 1x1 layers without padding, int8 on the q8_d4 family ("local" mode): a position's input is one
+ * unit of each channel quad, with no taps or padding to share, so there is no image copy: each job
+ * interleaves the quads of its own positions from x into its slice (one pack_quads per quad at
+ * stride 1, one per output row at stride 2), which the fused tiles then read from L1. That is one
+ * pass over x fewer where the job's block was packed from the copy, and at two threads one fork
+ * and join fewer per image (a 32 x 32 x 32 1x1 layer is about 5 us of work).
+ *
  * Threads: per image, the copy is split over the planes, then jobs (group, M block, N block)
  * over contiguous ranges, each task with its own accumulator block in the workspace. */
 #include <stdint.h>
@@ -69,12 +76,16 @@ typedef struct dlcv_data {
   size_t ldt;             /* trans: row stride of the position-major accumulators */
   size_t bpack_bytes;     /* packed: one K chunk x nc block of B panels, at the start of a slice */
   size_t rowt;            /* tiles per output row (0: tiles run on over row ends; see dlcv_plan) */
+  int local;              /* 1x1 without padding: each job packs its positions' quads from x (see the top) */
+  size_t ldl;             /* local: units between two channel quads of a job's block (nc rounded to nr) */
+  ptrdiff_t *lboff;       /* local: the offset table of that block (int16 elements) */
 } dlcv_data;
 
 static void free_data(dlcv_data *d) {
   if (!d) return;
   dlc_free(d->boff);
   dlc_free(d->pos);
+  dlc_free(d->lboff);
   dlc_lowp_vpos_free(&d->v);
   dlc_free(d);
 }
@@ -150,13 +161,21 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
       for (size_t q = 0; q < P; q++) d->pos[q] = q / (size_t)s->w_out * v->wq + q % (size_t)s->w_out;
     }
   }
+  /* local mode (see the top), where the positions are not rows of ukernel_t: K in one chunk of at
+     most 32 quads (a job's block of 256 positions stays within 32 KB), whole quads (a short one would need a padding row as long as the block) */
+  if (v->d4 && !d->trans && p->kernels->q8_d4->ukernel_q && PACKED_HOOK() < 0 && v->taps == 1 && !s->pad_t && !s->pad_b &&
+      !s->pad_l && !s->pad_r && s->stride_w <= 2 && s->cin_g % 4 == 0 && v->kunits <= 32 && v->kcu == v->kunits) {
+    d->local = 1;
+    d->packed = d->trans = 0;
+    d->N = (size_t)(s->h_out * s->w_out);
+  }
   const size_t n_virt = d->N;
   {
     /* in place with ukernel_qv: tiles that start at each output row instead of running on over
        row ends, where that makes fewer (32 x 32 outputs in rows of 34: 32 tiles, not 34; the copy's
        slack stays sized for the longer run). N then counts tiles x nr. */
     const size_t wo = (size_t)s->w_out, tpr = dlc_div_up(wo, v->nr), ho = (size_t)s->h_out;
-    if (!d->packed && !d->trans && v->d4 && p->kernels->q8_d4->ukernel_qv && v->wq != wo && ho * tpr * v->nr < d->N) {
+    if (!d->local && !d->packed && !d->trans && v->d4 && p->kernels->q8_d4->ukernel_qv && v->wq != wo && ho * tpr * v->nr < d->N) {
       d->rowt = tpr;
       d->N = ho * tpr * v->nr;
     }
@@ -196,6 +215,18 @@ static dlconv_status dlcv_plan(dlconv_plan *p, const void *w) {
   d->copy_tasks = DLC_MIN((size_t)p->nthreads, d->nplanes);
   d->a32_bytes = q8 ? 0 : dlc_round_up((v->kcu * v->mr + 8) * 4, DLC_ALIGN);
   d->bpack_bytes = d->packed ? dlc_round_up(v->kcu * d->nc * v->u * 2, DLC_ALIGN) : 0;
+  if (d->local) {
+    d->ldl = dlc_round_up(d->nc, v->nr);
+    d->lboff = dlc_malloc(v->kunits * sizeof(ptrdiff_t));
+    if (!d->lboff) {
+      free_data(d);
+      return dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "out of memory planning direct");
+    }
+    for (size_t k = 0; k < v->kunits; k++) d->lboff[k] = (ptrdiff_t)(k * d->ldl * v->u);
+    d->bpack_bytes = dlc_round_up(v->kunits * d->ldl * 4, DLC_ALIGN);
+    d->copy_bytes = 0;
+    d->copy_tasks = 0;
+  }
   d->ldt = dlc_round_up(d->mc, 16);
   d->ws_slice = d->bpack_bytes + dlc_round_up(d->mc * d->nc * 4, DLC_ALIGN) + d->a32_bytes +
                 (d->trans ? dlc_round_up(d->nc * d->ldt * 4, DLC_ALIGN) : 0);
@@ -313,6 +344,34 @@ static void pack_b(const dlcv_ctx *c, size_t g, size_t n0, size_t nlen, size_t p
   }
 }
 
+/* Local mode: the quads of outputs [n0, n0 + nlen) of group g from x, quad cu's run at
+   dst + 4 * cu * ldl; the units up to the last tile's end are zeros (only junk lanes read them). */
+static void pack_local(const dlcv_ctx *c, size_t g, size_t n0, size_t nlen, uint8_t *dst) {
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dlcv_data *d = c->d;
+  const size_t plane = (size_t)(s->h_in * s->w_in), wi = (size_t)s->w_in, wo = (size_t)s->w_out;
+  const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, ldl = d->ldl;
+  const size_t tail = dlc_round_up(nlen, d->v.nr) - nlen;
+  const uint8_t *x0 = (const uint8_t *)c->x + (c->img * (size_t)s->c_in + g * (size_t)s->cin_g) * plane;
+  const dlc_q8d4_pack_quads_fn pack = p->kernels->q8_d4->pack_quads;
+  const uint8_t flip = d->v.flip;
+  for (size_t cu = 0; cu < d->v.cpg; cu++) {
+    const uint8_t *r = x0 + 4 * cu * plane;
+    uint8_t *o = dst + 4 * cu * ldl;
+    if (sh == 1 && sw == 1) /* outputs are x's positions: one run */
+      pack(nlen, r + n0, r + plane + n0, r + 2 * plane + n0, r + 3 * plane + n0, 1, flip, o);
+    else
+      for (size_t l = 0; l < nlen;) {
+        const size_t q = n0 + l, oy = q / wo, ox = q % wo, run = DLC_MIN(wo - ox, nlen - l);
+        const uint8_t *src = r + oy * sh * wi + ox * sw;
+        pack(run, src, src + plane, src + 2 * plane, src + 3 * plane, sw, flip, o + 4 * l);
+        l += run;
+      }
+    if (tail) memset(o + 4 * nlen, 0, 4 * tail);
+  }
+}
+
 /* Transposed mode: per K chunk and panel of tm channels, tiles of tr outputs (measured against
    the panels inner: the same within 1-2%), then the job's accumulators back to channel rows
    and to y. */
@@ -398,10 +457,12 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
   int16_t *bpack = (int16_t *)slice;
   void *acc = slice + d->bpack_bytes;
   float *a32 = v->q8 ? NULL : (float *)(slice + d->ws_slice - d->a32_bytes);
-  const int16_t *b = d->packed ? bpack : c->copy + (g * d->group_units + n0) * v->u;
+  const int16_t *b = d->packed || d->local ? bpack : c->copy + (g * d->group_units + n0) * v->u;
+  const ptrdiff_t *boff = d->local ? d->lboff : d->boff;
+  if (d->local) pack_local(c, g, n0, nlen, (uint8_t *)bpack);
   /* outputs that are runs of each channel's plane (no virtual columns): the last chunk's
      accumulators go to y from the kernel's registers (ukernel_q) */
-  const int fused = v->d4 && c->p->kernels->q8_d4->ukernel_q && (d->packed || v->wq == (size_t)c->p->s.w_out);
+  const int fused = v->d4 && c->p->kernels->q8_d4->ukernel_q && (d->packed || d->local || v->wq == (size_t)c->p->s.w_out);
   /* in place with virtual columns: the same from registers, a masked run per output row a tile
      crosses (ukernel_qv; 32 x 32 3x3 u8, Zen 5: the s32 round trip, compaction and store calls
      took 17% of the layer) */
@@ -414,7 +475,7 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
       const size_t m = DLC_MIN(v->mr, mlen - ir);
       if (fused && pc + kcu == v->kunits) {
         const size_t oc = g * (size_t)c->p->s.cout_g + m0 + ir;
-        dlc_lowp_vpos_panel_q(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, DLC_MIN(nlen, P - n0),
+        dlc_lowp_vpos_panel_q(c->p, v, g, m0 + ir, m, pc, kcu, b, boff, d->packed, DLC_MIN(nlen, P - n0),
                               (const int32_t *)acc + ir * d->nc, d->nc, dlc_lowp_vpos_q8(v, c->p), oc,
                               (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P + n0, P);
         continue;
@@ -430,7 +491,7 @@ static void run_job(const dlcv_ctx *c, size_t g, size_t mb, size_t nb, char *sli
                          (uint8_t *)c->y + (c->img * (size_t)c->p->s.c_out + oc) * P, P, n0 + jr, nv, v->wq, wo);
         continue;
       }
-      dlc_lowp_vpos_panel(c->p, v, g, m0 + ir, m, pc, kcu, b, d->boff, d->packed, nlen,
+      dlc_lowp_vpos_panel(c->p, v, g, m0 + ir, m, pc, kcu, b, boff, d->packed, nlen,
                           (char *)acc + ir * d->nc * 4, d->nc, a32);
       /* these rows are final: to y while their accumulators are still in cache */
       if (pc + kcu == v->kunits) store_rows(c, g, m0, n0, nlen, acc, ir, ir + m);
@@ -454,7 +515,7 @@ static void dlcv_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   dlcv_ctx c = {p, d, x, y, workspace, (char *)workspace + d->copy_bytes, 0};
   /* the slack past the last plane: only junk positions read it, zero keeps it deterministic */
   const size_t used = (size_t)p->s.groups * d->group_units * d->v.u * 2;
-  memset((char *)c.copy + used, 0, d->copy_bytes - used);
+  if (!d->local) memset((char *)c.copy + used, 0, d->copy_bytes - used);
   for (size_t img = 0; img < (size_t)p->s.n; img++) {
     c.img = img;
     dlc_parallel_for(p, d->copy_tasks, copy_task, &c);

@@ -185,7 +185,11 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
       acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, c + i * ldc));
       if (NV == 2) acc[i][1] = _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, c + i * ldc + 16));
     }
-  int32_t t[2 * NR] __attribute__((aligned(64)));
+  /* rows for the exact store wait here until every accumulator is done with: a call while they are
+     live had the compiler split their ranges, which cost two register moves and a spill per
+     vpdpbusd pair in the loop above (GCC 12) */
+  int32_t t[MR][NR] __attribute__((aligned(64)));
+  unsigned exact = 0; /* rows to store exactly */
   if (q->screen_wide) {
     /* s8 outputs narrow as u8 with 128 added (the zero point's bias) and flip back: one path for
        both types, and the clamp always (to the type's range where the plan has none) */
@@ -217,9 +221,9 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
       if (h == 1) r[1][0] = r[1][1] = r[0][0];
       if (_mm512_cmp_ps_mask(dmax, thr, _CMP_GT_OQ)) {
         for (size_t e = 0; e < h; e++) {
-          _mm512_store_si512(t, acc[i + e][0]);
-          if (NV == 2) _mm512_store_si512(t + 16, acc[i + e][1]);
-          row_exact(t, n, q, c0 + i + e, y + (i + e) * ldy, runs);
+          _mm512_store_si512(t[i + e], acc[i + e][0]);
+          if (NV == 2) _mm512_store_si512(t[i + e] + 16, acc[i + e][1]);
+          exact |= 1u << (i + e);
         }
         continue;
       }
@@ -229,12 +233,16 @@ INLINE void tile_requant(const size_t M, const size_t NV, __m512i acc[MR][2], si
       row_bytes(_mm512_castsi512_si256(b), k32, y + i * ldy, runs);
       if (h == 2) row_bytes(_mm512_extracti64x4_epi64(b, 1), k32, y + (i + 1) * ldy, runs);
     }
-    return;
+  } else {
+    FOR_ROWS {
+      _mm512_store_si512(t[i], acc[i][0]);
+      if (NV == 2) _mm512_store_si512(t[i] + 16, acc[i][1]);
+    }
+    exact = (1u << M) - 1u;
   }
-  FOR_ROWS {
-    _mm512_store_si512(t, acc[i][0]);
-    if (NV == 2) _mm512_store_si512(t + 16, acc[i][1]);
-    row_exact(t, n, q, c0 + i, y + i * ldy, runs);
+  for (; exact; exact &= exact - 1) {
+    const size_t i = (size_t)__builtin_ctz(exact);
+    row_exact(t[i], n, q, c0 + i, y + i * ldy, runs);
   }
 }
 
