@@ -412,6 +412,9 @@ static const conv_case conv_cases[] = {
     /* 7 x 7 outputs: NCHW computes these transposed (pixels as rows, C-transposed micro-kernel) */
     {"7x7 output, groups 2, 3x3 pad 1", {2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, -INFINITY, INFINITY},
     {"7x7 pointwise, K > kc, relu6", {1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f},
+    /* transposed, K is cut only where the pixels' panels and a weight panel outgrow L2 (1 MB: past
+       some 2200 on AVX-512, 2800 on AVX2); 49 pixels in tiles of 13 + 13 + 13 + 10 on AVX-512 */
+    {"7x7 pointwise, K > transposed kc", {1, 3000, 7, 7, 48, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"7x7 output, stride 2, 5x5 pad 2", {3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}, -INFINITY, INFINITY},
     /* an RGB stem at stride 2 (the packing's stride-2 copy, runs cut by the padding); 30 and 16
        output channels, which NCHW splits into equal tiles below mr (AVX-512: 10 + 10 + 10, 8 + 8) */
