@@ -584,11 +584,13 @@ static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, floa
         }
         continue;
       }
-      if (d->ukernel_ct_ldb && n <= mr && mr <= nr && 2 * n <= nr && 2 * mt <= nr) {
-        /* A last panel of a few pixels (196 = 6 x 32 + 4 on AVX-512), C transposed: the pixels are
-           the tile's rows, broadcast from a kc x mr panel, and the A panels of weights are read in
-           place as B, mt output channels in a vector: ~4 cycles a k step instead of the 14 of a
-           one-vector tile whose lanes hold 4 pixels. */
+      /* A last panel of a few pixels (196 = 6 x 32 + 4 on AVX-512), C transposed: the pixels are
+         the tile's rows, broadcast from a kc x mr panel, and the A panels of weights are read in
+         place as B, mt output channels in a vector. Where it fills more lanes x FMA chains (8 keep
+         two pipes of latency 4 busy) than the one-vector tile of mt rows and n pixels: AVX-512,
+         4 pixels: 14 lanes x 4 chains against 4 x 8; not AVX2, whose 6-row tiles tie. */
+      if (d->ukernel_ct_ldb && n <= mr && mr <= nr && 2 * n <= nr && 2 * mt <= nr &&
+          mt * DLC_MIN(n, (size_t)8) > n * DLC_MIN(mt, (size_t)8)) {
         const float *xs = x_ig + pc * P + jr;
         for (size_t k = 0; k < kc; k++)
           for (size_t i = 0; i < mr; i++) bpack[k * mr + i] = i < n ? xs[k * P + i] : 0.0f;
