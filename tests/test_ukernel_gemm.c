@@ -38,7 +38,8 @@ typedef struct uk_case {
   float lo, hi;
   int nan_row;   /* >= 0: A(nan_row, 0) is NaN, so that whole output row must be NaN */
   int ct;        /* test ukernel_ct: C(i, j) at c[j * ldc + i] */
-  size_t ldb;    /* > 0: test ukernel_ldb (n = nr), B(k, j) at b[k * ldb + j], NaN between the rows */
+  size_t ldb;    /* > 0: test ukernel_ldb (n = nr), B(k, j) at b[k * ldb + j], NaN between the rows;
+                    with ct, ukernel_ct_ldb (n <= nr / 2), B ending at its last row's n-th float */
   int copy;      /* with ldb: pass ukernel_ldb a bcopy panel and check it holds B packed */
 } uk_case;
 
@@ -49,10 +50,11 @@ static void run_uk_case(const uk_case *t) {
   const size_t mr = t->f->mr, nr = t->f->nr, m = t->m, n = t->n, kc = t->kc, ldc = t->ldc;
   const size_t ldb = t->ldb ? t->ldb : nr;
   /* in place: exactly the floats up to the last row's nr-th, so nothing past it is there to read */
-  float *a = xalloc(kc * mr * sizeof(float)), *b = xalloc(((kc - 1) * ldb + nr) * sizeof(float));
+  const size_t blast = t->ldb && t->ct ? n : nr;
+  float *a = xalloc(kc * mr * sizeof(float)), *b = xalloc(((kc - 1) * ldb + blast) * sizeof(float));
   for (size_t k = 0; k < kc; k++) {
     for (size_t i = 0; i < mr; i++) a[k * mr + i] = i < m ? frand() : NAN;
-    for (size_t j = 0; j < (k + 1 < kc ? ldb : nr); j++) b[k * ldb + j] = j < n ? frand() : NAN;
+    for (size_t j = 0; j < (k + 1 < kc ? ldb : blast); j++) b[k * ldb + j] = j < n ? frand() : NAN;
   }
   if (t->nan_row >= 0) a[(size_t)t->nan_row] = NAN;
   float bias[DLC_GEMM_NR_MAX + DLC_GEMM_MR_MAX];
@@ -75,7 +77,9 @@ static void run_uk_case(const uk_case *t) {
     bcopy = xalloc((kc * nr + GUARD) * sizeof(float));
     for (size_t i = 0; i < kc * nr + GUARD; i++) bcopy[i] = SENTINEL;
   }
-  if (t->ldb)
+  if (t->ldb && t->ct)
+    t->f->ukernel_ct_ldb(m, n, kc, a, b, ldb, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
+  else if (t->ldb)
     t->f->ukernel_ldb(m, kc, a, b, ldb, bcopy, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
   else
     (t->ct ? t->f->ukernel_ct : t->f->ukernel)(m, n, kc, a, b, c, ldc, t->accumulate,
@@ -230,6 +234,35 @@ static void test_ukernel_ldb(void **state) {
           }
   }
   printf("ukernel_ldb: %d families\n", tested);
+}
+
+/* ukernel_ct_ldb (an NCHW 1x1 layer's last few pixels against A panels of weights read as B):
+   every m, every n of one vector, the kcs above, B row strides of mr (the driver's) and others,
+   accumulate or not, every epilogue, a clamp that bites, NaN through it. */
+static void test_ukernel_ct_ldb(void **state) {
+  (void)state;
+  static const size_t kcs[] = {1, 2, 3, 5, 17, 300};
+  int tested = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm || !kt->gemm->ukernel_ct_ldb) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    tested++;
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr / 2; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
+            for (int ep = 0; ep < N_EP; ep++) {
+              if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr / 2) continue;
+              size_t ldb = (m + n + ki) % 2 ? f->mr : n + (m * 3 + ki + (size_t)ep) % 7;
+              if (ldb < n) ldb = n;
+              uk_case t = {f, m, n, kcs[ki], m + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, 1, ldb, 0};
+              if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
+              if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
+              run_uk_case(&t);
+            }
+  }
+  printf("ukernel_ct_ldb: %d families\n", tested);
 }
 
 /* A row stride much larger than the tile (NCHW output rows are a whole image apart). */
@@ -412,6 +445,9 @@ static const conv_case conv_cases[] = {
     /* 7 x 7 outputs: NCHW computes these transposed (pixels as rows, C-transposed micro-kernel) */
     {"7x7 output, groups 2, 3x3 pad 1", {2, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2}, -INFINITY, INFINITY},
     {"7x7 pointwise, K > kc, relu6", {1, 1100, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, 6.0f},
+    /* transposed, K is cut only where the pixels' panels and a weight panel outgrow L2 (1 MB: past
+       some 2200 on AVX-512, 2800 on AVX2); 49 pixels in tiles of 13 + 13 + 13 + 10 on AVX-512 */
+    {"7x7 pointwise, K > transposed kc", {1, 3000, 7, 7, 48, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"7x7 output, stride 2, 5x5 pad 2", {3, 5, 13, 14, 35, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1}, -INFINITY, INFINITY},
     /* an RGB stem at stride 2 (the packing's stride-2 copy, runs cut by the padding); 30 and 16
        output channels, which NCHW splits into equal tiles below mr (AVX-512: 10 + 10 + 10, 8 + 8) */
@@ -573,6 +609,6 @@ static void test_driver_nan(void **state) {
 
 int main(void) {
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(test_ukernel_edges, test_ukernel_ldb, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_ldb, test_ukernel_ct_ldb, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
                    test_driver_conv, test_driver_dense, test_driver_nan);
 }

@@ -114,7 +114,13 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
        resnext50, densenet121 and resnet18: 0.85-1.02 on 784 to 12544 pixels, 0.92-1.04 on 196;
        the AVX2 kernels on the same machine, 28 x 28 and larger: 0.44-1.07, median 0.95). */
     int any_plane = s->layout == DLCONV_NHWC;
-    if ((!strided || subsampled) && (pixels <= 196 || any_plane) && s->c_out < s->c_in && weights < direct_below)
+    /* NCHW 14 x 14 projections stay on GEMM on x86 (Zen 5, 1 thread, direct / GEMM, best of 5-6:
+       AVX-512 mobilenet_v2 and efficientnet_b0 192..672 > 64..112 1.03-1.14, densenet121
+       256..640 > 128 1.01-1.03, resnext50 1024 > 512 1.05; AVX2 mobilenet_v2 and efficientnet_b0
+       1.03-1.08). */
+    int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
+    int small_plane = pixels <= (x86 ? 49 : 196);
+    if ((!strided || subsampled) && (small_plane || any_plane) && s->c_out < s->c_in && weights < direct_below)
       return DLCONV_ALGO_DIRECT;
     /* NCHW planes of up to 7 x 7, where direct runs a pointwise layer as one row of 49 pixels
        (direct.c): direct / GEMM, Zen 5, 1 thread, best of 2: 232x7x7>232 AVX-512 0.86-0.89, AVX2

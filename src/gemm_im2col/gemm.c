@@ -60,8 +60,8 @@ typedef struct gemm_data {
   int trans;              /* NCHW computed as Y^T = X^T W^T (few pixels): NHWC-like loops, C transposed */
   size_t P;               /* output pixels per image */
   size_t mr, nr;
-  /* Rows of an M tile (the blocking unit along M), at most mr; below mr only for NCHW without
-     transposition, where M (output channels) is split into equal tiles (see tile_rows). Each A
+  /* Rows of an M tile (the blocking unit along M), at most mr; below mr only for NCHW, where M
+     (output channels, or pixels when transposed) is split into equal tiles (see tile_rows). Each A
      panel still holds mr rows a k step (the kernel's stride), mt of them used. */
   size_t mt;
   dlc_f32_gemm_ukernel_fn ukernel, ukernel_ct;
@@ -70,6 +70,7 @@ typedef struct gemm_data {
   dlc_f32_gemm_copy_fn copy;
   dlc_f32_gemm_copy_s2_fn copy_s2;
   dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
+  dlc_f32_gemm_ukernel_ct_ldb_fn ukernel_ct_ldb;   /* NCHW pointwise: the few pixels past the last full panel */
   /* NCHW pointwise, full B panels: 0 packed by pack_cols; B_IN_PLACE read from x by ukernel_ldb;
      B_COPY_FIRST read from x by the first M tile, which packs them for the others */
   int b_mode;
@@ -128,8 +129,21 @@ static void choose_blocking(gemm_data *d, int nthreads) {
     /* Half of L1 for the B micro-panel (kc x nr), the rest for A micro-panels and C streaming
        by; a quarter of L2 for the job's A block (mc x kc), re-read from L2 for every B panel. */
     size_t kc_max = DLC_MAX((size_t)16, l1 / 2 / (d->nr * sizeof(float)) / 8 * 8);
+    size_t a_budget = l2 / 4;
+    if (d->trans) {
+      /* Transposed (few pixels, many weights): every K chunk ends in a C pass that transposes and
+         re-reads the whole output, and each weight panel serves only the few pixel tiles of a
+         plane, so it streams from memory whatever its size. K is therefore cut only as far as the
+         pixels' A block plus one weight panel must fit three quarters of L2. Zen 5, AVX-512,
+         1 thread, kc 171 -> whole K: 1024x7x7>2048 1.11 -> 0.95 ms, 2048x7x7>1024 1.20 -> 0.94. */
+      size_t rows = dlc_div_up(d->M, d->mt) * d->mr;
+      a_budget = l2 / 4 * 3;
+      kc_max = DLC_MAX(kc_max, a_budget / ((rows + d->nr) * sizeof(float)) / 8 * 8);
+    }
     d->kc = dlc_balanced_block(d->K, kc_max, 1);
-    size_t mc_max = DLC_MAX(d->mt, l2 / 4 / (d->kc * sizeof(float)) * d->mt / d->mr / d->mt * d->mt);
+    size_t a_rows = a_budget / (d->kc * sizeof(float));
+    if (d->trans) a_rows = a_rows > d->nr ? a_rows - d->nr : 0;
+    size_t mc_max = DLC_MAX(d->mt, a_rows * d->mt / d->mr / d->mt * d->mt);
     mb0 = dlc_div_up(d->M, mc_max);
     /* im2col sub-block: an eighth of L2 */
     d->nsub = d->pointwise ? d->nr : DLC_MAX(d->nr, l2 / 8 / (d->kc * sizeof(float)) / d->nr * d->nr);
@@ -145,7 +159,7 @@ static void choose_blocking(gemm_data *d, int nthreads) {
   if (d->nhwc) {
     d->ws_slice = dlc_round_up(d->kc * d->mr * sizeof(float), DLC_ALIGN);
   } else if (d->trans) {
-    d->bblock_bytes = dlc_round_up(d->kc * d->mc * sizeof(float), DLC_ALIGN);
+    d->bblock_bytes = dlc_round_up(d->kc * d->mc / d->mt * d->mr * sizeof(float), DLC_ALIGN);
     d->ws_slice = d->bblock_bytes + dlc_round_up(d->mr * sizeof(pix_run), DLC_ALIGN);
   } else {
     d->nsub = DLC_MIN(d->nsub, d->nc);
@@ -243,6 +257,7 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
   d->copy = fam->copy;
   d->copy_s2 = fam->copy_s2;
   d->ukernel_ldb = fam->ukernel_ldb;
+  d->ukernel_ct_ldb = fam->ukernel_ct_ldb;
   d->nhwc = s->layout == DLCONV_NHWC;
   int unpadded_1x1 = s->k_h == 1 && s->k_w == 1 && s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   d->pointwise = unpadded_1x1 && s->stride_h == 1 && s->stride_w == 1;
@@ -268,6 +283,9 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
     d->outer = d->nhwc ? (size_t)s->groups : (size_t)(s->n * s->groups);
     d->wpanels = dlc_div_up(d->N, d->nr);
     d->wpanel_floats = d->K * d->nr;
+    /* Transposed, the pixels are cut into equal tiles (49 = 13 + 13 + 13 + 10, not 14 x 3 + 7): the
+       C-transposing store costs the same for a short tile as for a full one. */
+    if (d->trans) d->mt = dlc_balanced_block(P, d->mr, 1);
   } else {
     d->M = (size_t)s->cout_g;
     d->N = P;
@@ -566,6 +584,26 @@ static void run_job_nchw(const dlc_exec *c, size_t o, size_t mb, size_t nb, floa
         }
         continue;
       }
+      /* A last panel of a few pixels (196 = 6 x 32 + 4 on AVX-512), C transposed: the pixels are
+         the tile's rows, broadcast from a kc x mr panel, and the A panels of weights are read in
+         place as B, mt output channels in a vector. Where it fills more lanes x FMA chains (8 keep
+         two pipes of latency 4 busy) than the one-vector tile of mt rows and n pixels: AVX-512,
+         4 pixels: 14 lanes x 4 chains against 4 x 8; not AVX2, whose 6-row tiles tie. */
+      if (d->ukernel_ct_ldb && n <= mr && mr <= nr && 2 * n <= nr && 2 * mt <= nr &&
+          mt * DLC_MIN(n, (size_t)8) > n * DLC_MIN(mt, (size_t)8)) {
+        const float *xs = x_ig + pc * P + jr;
+        for (size_t k = 0; k < kc; k++)
+          for (size_t i = 0; i < mr; i++) bpack[k * mr + i] = i < n ? xs[k * P + i] : 0.0f;
+        dlc_f32_gemm_epilogue ept = ep;
+        ept.bias_per_column = 1;
+        for (size_t ir = m0; ir < m1; ir += mt) {
+          const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
+          ept.bias = p->bias + g * (size_t)s->cout_g + ir;
+          d->ukernel_ct_ldb(n, DLC_MIN(mt, m1 - ir), kc, bpack, a, mr, y_ig + ir * P + jr, P, pc > 0,
+                            last ? &ept : NULL);
+        }
+        continue;
+      }
       d->pack_cols(kc, n, x_ig + pc * P + jr, P, bpack);
       for (size_t ir = m0; ir < m1; ir += mt) {
         const float *a = a_g + (ir / mt) * d->wpanel_floats + pc * mr;
@@ -606,14 +644,15 @@ static void run_job_nhwc(const dlc_exec *c, size_t g, size_t mb, size_t nb, floa
 /* NCHW with few pixels, as Y^T[P x cout_g] = X^T[P x K] W_g^T[K x cout_g] per image and group,
    with the C-transposed micro-kernel, which stores each output channel's run of pixels. BLIS
    order as in run_job_nchw, roles swapped: per K chunk, all A micro-panels of the job's pixels
-   (mc x kc, the NCHW im2col gather at panel width mr) are packed first; then each prepacked B
-   micro-panel of weights (kc x nr, half of L1) is swept by all of them, so the weights stream from
-   memory once per call and each panel is reused from L1. */
+   (mc x kc, the NCHW im2col gather at panel width mr, mt pixels each) are packed first; then each
+   prepacked B micro-panel of weights (kc x nr) is swept by all of them, so the weights stream from
+   memory once per call and each panel is reused from L1 or L2 (kc is long here: see
+   choose_blocking). */
 static void run_job_trans(const dlc_exec *c, size_t o, size_t mb, size_t nb, float *apack) {
   const dlconv_plan *p = c->p;
   const gemm_data *d = c->p->algo_data;
   const dlc_conv_shape *s = &p->s;
-  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->P, mr = d->mr, nr = d->nr;
+  size_t img = o / (size_t)s->groups, g = o % (size_t)s->groups, P = d->P, mr = d->mr, mt = d->mt, nr = d->nr;
   const float *x_ig = (const float *)c->x + (img * (size_t)s->c_in + g * (size_t)s->cin_g) * d->plane;
   float *y_ig = (float *)c->y + (img * (size_t)s->c_out + g * (size_t)s->cout_g) * P;
   const float *b_g = d->wpack + g * d->wpanels * d->wpanel_floats;
@@ -625,16 +664,16 @@ static void run_job_trans(const dlc_exec *c, size_t o, size_t mb, size_t nb, flo
   for (size_t pc = 0; pc < d->K; pc += d->kc) {
     size_t kc = DLC_MIN(d->kc, d->K - pc);
     int last = pc + kc == d->K;
-    for (size_t ir = m0; ir < m1; ir += mr) {
-      size_t m = DLC_MIN(mr, m1 - ir);
+    for (size_t ir = m0; ir < m1; ir += mt) {
+      size_t m = DLC_MIN(mt, m1 - ir);
       size_t nruns = block_runs(d, s, ir, m, mr, runs);
-      pack_b_nchw(d, mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) * kc);
+      pack_b_nchw(d, mr, &geom, x_ig, runs, nruns, pc, kc, m, apack + (ir - m0) / mt * mr * kc);
     }
     for (size_t jr = j0; jr < j1; jr += nr) {
       const float *b = b_g + b_panel(d, pc, jr / nr);
       ep.bias = p->bias + g * (size_t)s->cout_g + jr;
-      for (size_t ir = m0; ir < m1; ir += mr) {
-        d->ukernel_ct(DLC_MIN(mr, m1 - ir), DLC_MIN(nr, j1 - jr), kc, apack + (ir - m0) * kc, b,
+      for (size_t ir = m0; ir < m1; ir += mt) {
+        d->ukernel_ct(DLC_MIN(mt, m1 - ir), DLC_MIN(nr, j1 - jr), kc, apack + (ir - m0) / mt * mr * kc, b,
                       y_ig + jr * P + ir, P, pc > 0, last ? &ep : NULL);
       }
     }

@@ -72,6 +72,15 @@ typedef void (*dlc_f32_gemm_ukernel_ldb_fn)(size_t m, size_t kc, const float *a,
                                             float *bcopy, float *c, size_t ldc, int accumulate,
                                             const dlc_f32_gemm_epilogue *ep);
 
+/* ukernel_ct with B read in place, row k at b + k * ldb, only its first n floats (masked loads):
+ * element (i, j) of the tile at c[j * ldc + i], 1 <= m <= mr, 1 <= n <= nr / 2 (one vector).
+ * NCHW pointwise layers use it for the few pixels past the last full B panel (196 = 6 x 32 + 4 on
+ * AVX-512): the pixels are the m rows, and an A panel of weights (ldb = mr) the n columns, so
+ * output channels fill the vectors where the pixel tile would use 4 of 16 lanes. Optional. */
+typedef void (*dlc_f32_gemm_ukernel_ct_ldb_fn)(size_t m, size_t n, size_t kc, const float *a, const float *b,
+                                               size_t ldb, float *c, size_t ldc, int accumulate,
+                                               const dlc_f32_gemm_epilogue *ep);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
@@ -85,6 +94,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_copy_fn copy;
   dlc_f32_gemm_copy_s2_fn copy_s2;
   dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
+  dlc_f32_gemm_ukernel_ct_ldb_fn ukernel_ct_ldb;
   int f16_out;        /* ukernel honours the epilogue's yh (binary16 output) */
 } dlc_f32_gemm_family;
 

@@ -93,8 +93,9 @@ INLINE void store_ct(const size_t M, const size_t NV, size_t n, vf *acc0, vf *ac
 
 /* ldb: NR for a packed panel (B prefetched a fixed distance ahead in it); otherwise the row
    stride of a B read in place, whose rows the hardware prefetchers follow. COPY: B's vectors are
-   also stored to bcopy, packed. */
-INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int COPY, size_t n, size_t kc,
+   also stored to bcopy, packed. BMASK (NV = 1): B's rows are read only to their n-th float (an A
+   panel of weights read as B, whose last row ends the buffer). */
+INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int COPY, const int BMASK, size_t n, size_t kc,
                       const float *restrict a, const float *restrict b, const size_t ldb, float *restrict bcopy,
                       float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
   vf acc0[MR], acc1[MR];
@@ -107,6 +108,7 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int C
       v_prefetch(c + i * ldc + VL * NV - 1);
     }
   }
+  const vmask bm = v_first(BMASK ? (ptrdiff_t)n : (ptrdiff_t)VL);
   /* Unrolled by the compiler rather than by hand: a hand-unrolled body made GCC 12 rotate
      accumulators through the stack; this form keeps all 2 * MR in registers. */
   _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
@@ -114,7 +116,7 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int C
       UNROLL for (size_t l = 0; l < VL * NV; l += LINE_FLOATS) v_prefetch(b + DLC_GEMM_B_PREFETCH_STEPS(M) * NR + l);
     }
     /* one k step: a at the k-th MR floats of A, b at the k-th NR of B */
-    const vf b0 = v_load(b), b1 = NV == 2 ? v_load(b + VL) : v_zero();
+    const vf b0 = BMASK ? v_load_mask(b, bm) : v_load(b), b1 = NV == 2 ? v_load(b + VL) : v_zero();
     if (COPY) {
       v_store(bcopy, b0);
       v_store(bcopy + VL, b1);
@@ -199,6 +201,12 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int C
   }
 }
 
+INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int COPY, size_t n, size_t kc,
+                      const float *restrict a, const float *restrict b, const size_t ldb, float *restrict bcopy,
+                      float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  tile_body_m(M, NV, CT, COPY, 0, n, kc, a, b, ldb, bcopy, c, ldc, accumulate, ep);
+}
+
 #define DEFINE_TILE(M, NV)                                                                            \
   static void tile_##M##x##NV(size_t n, size_t kc, const float *restrict a, const float *restrict b,  \
                               float *restrict c, size_t ldc, int accumulate,                          \
@@ -219,7 +227,13 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int C
     else                                                                                              \
       tile_body(M, 2, 0, 0, NR, kc, a, b, ldb, NULL, c, ldc, accumulate, ep);                         \
   }
-#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2) DEFINE_TILE_LDB(M)
+#define DEFINE_TILE_CT_LDB(M)                                                                         \
+  static void tile_ct_ldb_##M(size_t n, size_t kc, const float *restrict a, const float *restrict b,  \
+                              size_t ldb, float *restrict c, size_t ldc, int accumulate,              \
+                              const dlc_f32_gemm_epilogue *ep) {                                      \
+    tile_body_m(M, 1, 1, 0, 1, n, kc, a, b, ldb, NULL, c, ldc, accumulate, ep);                       \
+  }
+#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2) DEFINE_TILE_LDB(M) DEFINE_TILE_CT_LDB(M)
 DLC_REPEAT(DLC_GEMM_MR, DEFINE_TILES, )
 
 #define TILE_NAME(M, NV) tile_##M##x##NV,
@@ -237,6 +251,16 @@ static const tile_ldb_fn tiles_ldb[MR] = {DLC_REPEAT(DLC_GEMM_MR, TILE_LDB_NAME,
 static void gemm_ukernel_ldb(size_t m, size_t kc, const float *a, const float *b, size_t ldb, float *bcopy, float *c,
                              size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
   tiles_ldb[m - 1](kc, a, b, ldb, bcopy, c, ldc, accumulate, ep);
+}
+
+typedef void (*tile_ct_ldb_fn)(size_t n, size_t kc, const float *restrict a, const float *restrict b, size_t ldb,
+                               float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep);
+#define TILE_CT_LDB_NAME(M, unused) tile_ct_ldb_##M,
+static const tile_ct_ldb_fn tiles_ct_ldb[MR] = {DLC_REPEAT(DLC_GEMM_MR, TILE_CT_LDB_NAME, )};
+
+static void gemm_ukernel_ct_ldb(size_t m, size_t n, size_t kc, const float *a, const float *b, size_t ldb, float *c,
+                                size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  tiles_ct_ldb[m - 1](n, kc, a, b, ldb, c, ldc, accumulate, ep);
 }
 
 static void gemm_ukernel_ct(size_t m, size_t n, size_t kc, const float *a, const float *b, float *c, size_t ldc,
@@ -321,5 +345,6 @@ const dlc_f32_gemm_family DLC_FAMILY_NAME(f32_gemm) = {
     .copy = gemm_copy,
     .copy_s2 = gemm_copy_s2,
     .ukernel_ldb = gemm_ukernel_ldb,
+    .ukernel_ct_ldb = gemm_ukernel_ct_ldb,
     .f16_out = DLC_GEMM_F16_OUT,
 };
