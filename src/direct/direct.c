@@ -287,6 +287,12 @@ static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, en
 /* NCHW x read channel-last: a slice of the workspace for each of up to this many tasks (one image
    each, xt_task), or the whole batch when execute runs more tasks (one pass transposes it). */
 static size_t xt_slices(const dlconv_plan *p) { return (size_t)DLC_MAX(p->nthreads, 1); }
+/* ... with several tasks, only on images of up to this many bytes: where the tasks split the
+   channel tiles or the groups of an image (a pointwise layer run as one row: always), each
+   transposes all of it, and a large image then costs more than the pass and its join (2 threads,
+   Zen 5, pointwise: 1024x14x14>512 (784 KiB) and 480x14x14>80 (368 KiB) 1.07x slower, 320x7x7>1280
+   (61 KiB) 0.73x; timings noisy, the machine loaded). */
+#define XT_TASK_MAX_BYTES (256u * 1024u)
 static size_t xt_image_floats(const dlconv_plan *p) {
   return dlc_round_up((size_t)(p->s.c_in * p->s.h_in * p->s.w_in), DLC_ALIGN / sizeof(float));
 }
@@ -1306,7 +1312,8 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
   if (d->mode == MODE_DWT) c.ntasks = d->ntasks; /* a workspace slice each */
   if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
-    if (c.ntasks <= xt_slices(p)) {   /* each task its rows (xt_task) */
+    if (c.ntasks <= xt_slices(p) &&
+        (c.ntasks == 1 || xt_image_floats(p) * sizeof(float) <= XT_TASK_MAX_BYTES)) {   /* xt_task */
       c.xn = x;
       c.ws = workspace;
       c.xt_floats = xt_image_floats(p);
