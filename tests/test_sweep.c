@@ -270,6 +270,19 @@ static void run_nchw_dw_modes(tally *t, const conv_data *cd, const dlconv_conv2d
   }
 }
 
+/* NCHW RGB stems on GSPC with 2 and 3 threads on every ISA: with positions in lanes, tasks that
+   share the stem's one group each pack only the input rows their positions read (gspc_pos.c) */
+static void run_stem_threads(tally *t, const conv_data *cd, const dlconv_conv2d_desc *d, int idx, const char *what) {
+  if (!(idx % 40 == 37 && d->layout == DLCONV_NCHW && (g_algo == DLCONV_ALGO_GSPC || g_algo == DLCONV_ALGO_AUTO)))
+    return;
+  dlconv_isa isas[8];
+  const int ni = cpu_isas(isas);
+  for (int i = 0; i < ni; i++)
+    for (int nt = 2; nt <= 3; nt++) {
+      run_cfg c = {.algo = (dlconv_algo)g_algo, .isa = isas[i], .num_threads = nt, .ws_mode = (idx + i + nt) & 1};
+      run_one(t, cd, &c, what);
+    }
+}
 
 static void test_conv_sweep(void **state) {
   (void)state;
@@ -298,6 +311,7 @@ static void test_conv_sweep(void **state) {
     snprintf(what, sizeof what, "shape #%d (zero_frac %.1f, bias %d)", idx, o.zero_frac, o.bias);
     run_all_configs(&t, &cd, idx, what);
     run_nchw_dw_modes(&t, &cd, &d, idx, what);
+    run_stem_threads(&t, &cd, &d, idx, what);
     cd_free(&cd);
     if (idx % 6 == 3) {   /* the same layer from caller CSR weights */
       rng_t rc = rng_seed(g_seed ^ ((uint64_t)idx << 20));

@@ -284,6 +284,19 @@ static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, en
   return DLCONV_OK;
 }
 
+/* NCHW x read channel-last: a slice of the workspace for each of up to this many tasks (one image
+   each, xt_task), or the whole batch when execute runs more tasks (one pass transposes it). */
+static size_t xt_slices(const dlconv_plan *p) { return (size_t)DLC_MAX(p->nthreads, 1); }
+/* ... with several tasks, only on images of up to this many bytes: where the tasks split the
+   channel tiles or the groups of an image (a pointwise layer run as one row: always), each
+   transposes all of it, and a large image then costs more than the pass and its join (2 threads,
+   Zen 5, pointwise: 1024x14x14>512 (784 KiB) and 480x14x14>80 (368 KiB) 1.07x slower, 320x7x7>1280
+   (61 KiB) 0.73x; timings noisy, the machine loaded). */
+#define XT_TASK_MAX_BYTES (256u * 1024u)
+static size_t xt_image_floats(const dlconv_plan *p) {
+  return dlc_round_up((size_t)(p->s.c_in * p->s.h_in * p->s.w_in), DLC_ALIGN / sizeof(float));
+}
+
 static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   const float *w = weights;
   const dlc_f32_direct_family *f = p->kernels->direct;
@@ -320,8 +333,8 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
     d->band = 1;
   }
   p->workspace_bytes = 0;
-  if (mode == MODE_CONV && d->x_nhwc && p->s.layout == DLCONV_NCHW)   /* the transposed x */
-    p->workspace_bytes = dlc_round_up((size_t)(p->s.n * p->s.c_in * p->s.h_in * p->s.w_in) * sizeof(float), DLC_ALIGN);
+  if (mode == MODE_CONV && d->x_nhwc && p->s.layout == DLCONV_NCHW)   /* the transposed x (direct_execute) */
+    p->workspace_bytes = DLC_MAX(xt_slices(p), (size_t)p->s.n) * xt_image_floats(p) * sizeof(float);
   if (mode == MODE_DWT) dwt_plan(p, d);
   p->weight_density = 1.0;
   const char *name = mode == MODE_CONV ? f->name : f->dw_name;
@@ -682,6 +695,8 @@ typedef struct exec_ctx {
   const uint16_t *xh;       /* F16 */
   uint16_t *yh;
   char *ws;
+  const float *xn;          /* fp32 conv, NCHW x read channel-last per task (xt_task): the caller's x */
+  size_t xt_floats;         /* ... and the floats of each task's slice of ws (one image channel-last) */
 } exec_ctx;
 
 /* Strides and clamp shared by every call of one channel tile. */
@@ -839,6 +854,43 @@ static void run_flush(const dlconv_plan *p, row_job *r, const row_run *ru, float
   if (stage) unstage(p, stage, ru->ld, ru->n, ru->nc, ru->yc + ru->oy0 * p->s.w_out);
 }
 
+static void transpose_rows(const dlconv_plan *p, const float *x, size_t n, size_t lo, size_t hi, float *dst);
+
+/* NCHW x, fp32 conv, several tasks: each task transposes the input rows of image n that its items
+   [i, end) read (from item i on, within image n) into its own slice xt, channel-last, as it reaches
+   the image; so the threads start on their rows at once, with no separate pass over x and wait
+   for it (at 2 threads that pass and its join were 8-15% of WRN-40-2's 32 x 32 3x3 layers, Zen
+   5). Items of one (n, g), band and channel tile read the rows of their output rows; a task
+   whose items span channel tiles, bands or groups of the image reads those bands' or all rows. */
+static void xt_task(const dlconv_plan *p, const float *x, size_t n, size_t i, size_t end, float *xt) {
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const size_t per_img = d->nct * (size_t)s->h_out, per_n = (size_t)s->groups * per_img;
+  const size_t last = DLC_MIN(end, (n + 1) * per_n) - 1;
+  size_t o[2][4];   /* (q, band, channel tile, output row) of items i and last */
+  for (int k = 0; k < 2; k++) {
+    const size_t it = k ? last : i, q = it / per_img, rb = it % per_img;
+    const size_t band = rb / (d->nct * d->band), rr = rb % (d->nct * d->band);
+    const size_t nrows = DLC_MIN(d->band, (size_t)s->h_out - band * d->band);
+    o[k][0] = q;
+    o[k][1] = band;
+    o[k][2] = rr / nrows;
+    o[k][3] = band * d->band + rr % nrows;
+  }
+  int64_t oy0 = 0, oy1 = s->h_out;
+  if (o[0][0] == o[1][0] && o[0][1] == o[1][1]) {
+    oy0 = (int64_t)(o[0][1] * d->band);
+    oy1 = (int64_t)DLC_MIN((o[0][1] + 1) * d->band, (size_t)s->h_out);
+    if (o[0][2] == o[1][2]) {
+      oy0 = (int64_t)o[0][3];
+      oy1 = (int64_t)o[1][3] + 1;
+    }
+  }
+  int64_t lo, hi;
+  band_rows_in(s, oy0, oy1, &lo, &hi);
+  transpose_rows(p, x, n, (size_t)lo, (size_t)hi, xt);
+}
+
 static void conv_task(void *arg, size_t task) {
   const exec_ctx *c = arg;
   const dlconv_plan *p = c->p;
@@ -864,6 +916,8 @@ static void conv_task(void *arg, size_t task) {
   row_run ru = {0};
   row_plan plans[2];        /* per nv */
   plans[0].tw = plans[1].tw = 0;
+  float *xt = c->xn ? (float *)c->ws + task * c->xt_floats : NULL;
+  size_t xt_img = SIZE_MAX;
   for (; i < end; i++) {
     /* Item i: (n, g), then band, then channel tile, then the row within the band. */
     const size_t q = i / per_img, rb = i % per_img;
@@ -909,8 +963,17 @@ static void conv_task(void *arg, size_t task) {
       run_row(p, &r, xb, NULL, wt, oy, f->conv_tw[nv - 1]);
       continue;
     }
-    const float *xc = c->x + (d->x_nhwc ? n * (size_t)(s->h_in * s->w_in * s->c_in) + icg
-                                   : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
+    if (xt && n != xt_img) {
+      if (ru.n) {   /* the pending run reads the slice's previous image */
+        run_flush(p, &r, &ru, staged ? stage : NULL);
+        ru.n = 0;
+      }
+      xt_task(p, c->xn, n, i, end, xt);
+      xt_img = n;
+    }
+    const float *xc = xt ? xt + icg
+                         : c->x + (d->x_nhwc ? n * (size_t)(s->h_in * s->w_in * s->c_in) + icg
+                                             : (n * (size_t)s->c_in + icg) * (size_t)(s->h_in * s->w_in));
     float *yc = c->y + (nhwc ? n * (size_t)(s->h_out * s->w_out * s->c_out) + ocg
                              : (n * (size_t)s->c_out + ocg) * (size_t)(s->h_out * s->w_out));
     if (staged) {
@@ -1182,23 +1245,33 @@ typedef struct transpose_ctx {
 static void transpose_task(void *arg, size_t task) {
   const transpose_ctx *c = arg;
   const dlc_conv_shape *s = &c->p->s;
-  const dlc_f32_direct_to_channel_last_fn fn = c->p->kernels->direct->to_channel_last;
   const size_t ci = (size_t)s->c_in, h = (size_t)s->h_in, w = (size_t)s->w_in;
   size_t row, end;
   dlc_split_range((size_t)s->n * h, c->ntasks, task, &row, &end);
-  for (; row < end; row++) {
-    const size_t n = row / h, iy = row % h;
-    const float *src = c->x + n * ci * h * w + iy * w;
-    float *dst = c->xt + row * w * ci;
+  while (row < end) {
+    const size_t n = row / h, iy = row % h, iy1 = DLC_MIN(h, iy + (end - row));
+    transpose_rows(c->p, c->x, n, iy, iy1, c->xt + n * h * w * ci);
+    row += iy1 - iy;
+  }
+}
+
+/* Rows [lo, hi) of image n of NCHW x into dst (the image channel-last). */
+static void transpose_rows(const dlconv_plan *p, const float *x, size_t n, size_t lo, size_t hi, float *dst) {
+  const dlc_conv_shape *s = &p->s;
+  const dlc_f32_direct_to_channel_last_fn fn = p->kernels->direct->to_channel_last;
+  const size_t ci = (size_t)s->c_in, h = (size_t)s->h_in, w = (size_t)s->w_in;
+  for (size_t iy = lo; iy < hi; iy++) {
+    const float *src = x + n * ci * h * w + iy * w;
+    float *dr = dst + iy * w * ci;
     if (fn) {
-      fn(src, h * w, w, ci, dst);
+      fn(src, h * w, w, ci, dr);
       continue;
     }
     for (size_t x0 = 0; x0 < w; x0 += 64)
       for (size_t c0 = 0; c0 < ci; c0 += 8) {
         const size_t x1 = DLC_MIN(w, x0 + 64), c1 = DLC_MIN(ci, c0 + 8);
         for (size_t ix = x0; ix < x1; ix++)
-          for (size_t ic = c0; ic < c1; ic++) dst[ix * ci + ic] = src[ic * h * w + ix];
+          for (size_t ic = c0; ic < c1; ic++) dr[ix * ci + ic] = src[ic * h * w + ix];
       }
   }
 }
@@ -1209,11 +1282,6 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   const dlc_conv_shape *s = &p->s;
   const direct_data *d = p->algo_data;
   exec_ctx c = {.p = p, .x = x, .y = y};
-  if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
-    transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
-    dlc_parallel_for(p, t.ntasks, transpose_task, &t);
-    c.x = workspace;
-  }
   dlconv_task_fn fn;
   dlconv_plan flat;   /* d->flat: the plan with its planes seen as one row (see direct_plan) */
   switch (d->mode) {
@@ -1243,6 +1311,18 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
   if (d->mode == MODE_DWT) c.ntasks = d->ntasks; /* a workspace slice each */
+  if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
+    if (c.ntasks <= xt_slices(p) &&
+        (c.ntasks == 1 || xt_image_floats(p) * sizeof(float) <= XT_TASK_MAX_BYTES)) {   /* xt_task */
+      c.xn = x;
+      c.ws = workspace;
+      c.xt_floats = xt_image_floats(p);
+    } else {   /* x transposed whole, a pass of its own */
+      transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
+      dlc_parallel_for(p, t.ntasks, transpose_task, &t);
+      c.x = workspace;
+    }
+  }
   dlc_parallel_for(p, c.ntasks, fn, &c);
 }
 

@@ -165,8 +165,10 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
    group). At stride_w 2, where the family can, one call per channel and phase row fills both
    column phases' planes in one pass over the rows (n_ph 2; one call per phase loaded every row
    twice, half of it dropped each time: the repack was half of WRN-40-2 g16's 32 x 32 stride-2
-   layer, Zen 5). */
-static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float *x, size_t n, size_t g, float *slab) {
+   layer, Zen 5). Only the plane rows [r0, r1) are written (the rows the task's positions read,
+   see task_rows); the slack after the planes is always zeroed. */
+static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float *x, size_t n, size_t g, size_t r0,
+                       size_t r1, float *slab) {
   const dlc_conv_shape *s = &p->s;
   const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, cin = (size_t)s->cin_g, hq = d->hq, wq = d->wq;
   const size_t hw = (size_t)(s->h_in * s->w_in), plane = hq * wq;
@@ -193,13 +195,17 @@ static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float 
       const int64_t i_lo = first >= 0 ? 0 : (-first + (int64_t)sh - 1) / (int64_t)sh;
       int64_t i_hi = s->h_in - first <= 0 ? 0 : (s->h_in - first + (int64_t)sh - 1) / (int64_t)sh;
       if (i_hi > (int64_t)hq) i_hi = (int64_t)hq;
-      const size_t lo_row = (size_t)DLC_MIN(i_lo, (int64_t)hq), hi_row = (size_t)DLC_MAX(i_hi, (int64_t)lo_row);
+      size_t lo_row = (size_t)DLC_MIN(i_lo, (int64_t)hq), hi_row = (size_t)DLC_MAX(i_hi, (int64_t)lo_row);
+      /* the padding rows in [r0, r1) zeroed, the image's rows clipped to it */
+      const size_t z0 = DLC_MIN(lo_row, r1), z1 = DLC_MAX(hi_row, r0);
       for (size_t rx = 0; rx < sw; rx++) {
         float *pl = ch + (ry * sw + rx) * plane;
-        memset(pl, 0, lo_row * wq * sizeof(float));
-        memset(pl + hi_row * wq, 0, (hq - hi_row) * wq * sizeof(float));
+        if (z0 > r0) memset(pl + r0 * wq, 0, (z0 - r0) * wq * sizeof(float));
+        if (r1 > z1) memset(pl + z1 * wq, 0, (r1 - z1) * wq * sizeof(float));
       }
-      if (hi_row == lo_row) continue;
+      lo_row = DLC_MAX(lo_row, r0);
+      hi_row = DLC_MIN(hi_row, r1);
+      if (hi_row <= lo_row) continue;
       const float *src = xg + c * hw + (ptrdiff_t)((int64_t)lo_row * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
       if (both) {
         a.dst = ch + ry * sw * plane + lo_row * wq;
@@ -227,6 +233,21 @@ static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float 
   }
 }
 
+/* The plane rows [*r0, *r1) that position blocks [pb0, pb1) read: from their first position's
+   row to the row of their last position's furthest tap within a phase plane, plus the vector a
+   tile reads past its last (rows3) or the VL - 1 floats its last vector spans. With several tasks
+   on one group (an RGB stem: one group, one image) each packs only its share of the rows, not the
+   whole input (at 2 threads the 3x224x224 > 32 stem's repack was done twice, once a thread). */
+static void task_rows(const dlconv_plan *p, const dlc_gspc_pos *d, size_t pb0, size_t pb1, size_t *r0, size_t *r1) {
+  const dlc_conv_shape *s = &p->s;
+  const size_t vl = d->fam->t_o;
+  const size_t reach = (size_t)((s->k_h - 1) * s->dil_h / s->stride_h) * d->wq +
+                       (size_t)((s->k_w - 1) * s->dil_w / s->stride_w) + (d->prm.rows3 ? 2 : 1) * vl;
+  const size_t pos0 = pb0 * d->nv * vl, pos1 = DLC_MIN(pb1 * d->nv, d->nvec) * vl;
+  *r0 = DLC_MIN(pos0 / d->wq, d->hq);
+  *r1 = DLC_MIN((pos1 + reach) / d->wq + 1, d->hq);
+}
+
 void dlc_gspc_pos_task(const dlc_exec *c, const dlc_gspc_pos *d, size_t task) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
@@ -240,7 +261,11 @@ void dlc_gspc_pos_task(const dlc_exec *c, const dlc_gspc_pos *d, size_t task) {
     const size_t ob = job % d->n_ob, pb = job / d->n_ob % d->n_pb, gn = job / (d->n_ob * d->n_pb);
     const size_t n = gn % n_img, g = gn / n_img;
     if (gn != held) {
-      pack_group(p, d, c->x, n, g, slab);
+      /* the task's position blocks of this (group, image) */
+      const size_t per_gn = d->n_pb * d->n_ob, last = DLC_MIN(end, (gn + 1) * per_gn) - 1;
+      size_t r0, r1;
+      task_rows(p, d, pb, last / d->n_ob % d->n_pb + 1, &r0, &r1);
+      pack_group(p, d, c->x, n, g, r0, r1, slab);
       held = gn;
     }
     const size_t oc0 = ob * d->no, n_oc = DLC_MIN(d->no, kpg - oc0);
