@@ -56,6 +56,29 @@ void dlc_parallel_for(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn
   dlc_fpmode_leave(saved);
 }
 
+void dlc_parallel_passes(const struct dlconv_plan *p, const dlc_pass *pass, size_t npass) {
+#if defined(DLC_HAVE_OPENMP)
+  size_t most = 0;
+  for (size_t k = 0; k < npass; k++) most = pass[k].ntasks > most ? pass[k].ntasks : most;
+  const int nt = (int)(most < (size_t)p->nthreads ? most : (size_t)p->nthreads);
+  if (!p->parallel_for && nt > 1) {
+#pragma omp parallel num_threads(nt)
+    {
+      dlc_fpmode saved = dlc_fpmode_enter();
+      for (size_t k = 0; k < npass; k++) {
+        const long n = (long)pass[k].ntasks;
+        /* the loop's implicit barrier: the pass is done before the next starts */
+#pragma omp for schedule(static)
+        for (long i = 0; i < n; i++) pass[k].fn(pass[k].arg, (size_t)i);
+      }
+      dlc_fpmode_leave(saved);
+    }
+    return;
+  }
+#endif
+  for (size_t k = 0; k < npass; k++) dlc_parallel_for(p, pass[k].ntasks, pass[k].fn, pass[k].arg);
+}
+
 /* The first number in a file (with cpu.max's "max" as 0), -1 when unreadable; *second gets the
    one after it when asked for. */
 static long read_numbers(const char *path, long *second) {

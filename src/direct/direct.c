@@ -1209,11 +1209,10 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   const dlc_conv_shape *s = &p->s;
   const direct_data *d = p->algo_data;
   exec_ctx c = {.p = p, .x = x, .y = y};
-  if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
-    transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
-    dlc_parallel_for(p, t.ntasks, transpose_task, &t);
-    c.x = workspace;
-  }
+  /* conv on a channel-last copy of NCHW x: the copy first, in the same parallel region */
+  const int transposed = d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW;
+  transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
+  if (transposed) c.x = workspace;
   dlconv_task_fn fn;
   dlconv_plan flat;   /* d->flat: the plan with its planes seen as one row (see direct_plan) */
   switch (d->mode) {
@@ -1243,7 +1242,8 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
   if (d->mode == MODE_DWT) c.ntasks = d->ntasks; /* a workspace slice each */
-  dlc_parallel_for(p, c.ntasks, fn, &c);
+  const dlc_pass pass[2] = {{t.ntasks, transpose_task, &t}, {c.ntasks, fn, &c}};
+  dlc_parallel_passes(p, pass + !transposed, 1 + (size_t)transposed);
 }
 
 static void direct_f16_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
