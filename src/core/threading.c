@@ -44,7 +44,8 @@ void dlc_parallel_for(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn
 #pragma omp parallel num_threads(nt)
     {
       dlc_fpmode saved = dlc_fpmode_enter();
-#pragma omp for schedule(static)
+      /* no barrier of the loop's own: the region's end is one */
+#pragma omp for schedule(static) nowait
       for (long i = 0; i < n; i++) fn(arg, (size_t)i);
       dlc_fpmode_leave(saved);
     }
@@ -54,6 +55,41 @@ void dlc_parallel_for(const struct dlconv_plan *p, size_t ntasks, dlconv_task_fn
   dlc_fpmode saved = dlc_fpmode_enter();
   for (size_t i = 0; i < ntasks; i++) fn(arg, i);
   dlc_fpmode_leave(saved);
+}
+
+void dlc_parallel_passes(const struct dlconv_plan *p, const dlc_pass *pass, size_t npass) {
+#if defined(DLC_HAVE_OPENMP)
+  /* a single task first or last runs on the caller, outside the region (no barrier for it): an
+     int8 stem's copy of its 3 input planes is one task */
+  for (; npass > 1 && pass[0].ntasks <= 1; pass++, npass--) dlc_parallel_for(p, pass[0].ntasks, pass[0].fn, pass[0].arg);
+  size_t last = npass;
+  while (last > 1 && pass[last - 1].ntasks <= 1) last--;
+  size_t most = 0;
+  for (size_t k = 0; k < last; k++) most = pass[k].ntasks > most ? pass[k].ntasks : most;
+  const int nt = (int)(most < (size_t)p->nthreads ? most : (size_t)p->nthreads);
+  if (!p->parallel_for && nt > 1) {
+#pragma omp parallel num_threads(nt)
+    {
+      dlc_fpmode saved = dlc_fpmode_enter();
+      for (size_t k = 0; k < last; k++) {
+        const long n = (long)pass[k].ntasks;
+        if (k + 1 < last) {
+          /* the loop's implicit barrier: the pass is done before the next starts */
+#pragma omp for schedule(static)
+          for (long i = 0; i < n; i++) pass[k].fn(pass[k].arg, (size_t)i);
+        } else {
+          /* the region's end waits for the last */
+#pragma omp for schedule(static) nowait
+          for (long i = 0; i < n; i++) pass[k].fn(pass[k].arg, (size_t)i);
+        }
+      }
+      dlc_fpmode_leave(saved);
+    }
+    for (size_t k = last; k < npass; k++) dlc_parallel_for(p, pass[k].ntasks, pass[k].fn, pass[k].arg);
+    return;
+  }
+#endif
+  for (size_t k = 0; k < npass; k++) dlc_parallel_for(p, pass[k].ntasks, pass[k].fn, pass[k].arg);
 }
 
 /* The first number in a file (with cpu.max's "max" as 0), -1 when unreadable; *second gets the

@@ -1311,19 +1311,22 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
   }
   c.ntasks = DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), c.items);
   if (d->mode == MODE_DWT) c.ntasks = d->ntasks; /* a workspace slice each */
+  int transposed = 0;   /* x transposed whole, a pass of its own before conv's, in the same region */
+  transpose_ctx t = {0};
   if (d->mode == MODE_CONV && d->x_nhwc && s->layout == DLCONV_NCHW) {
     if (c.ntasks <= xt_slices(p) &&
         (c.ntasks == 1 || xt_image_floats(p) * sizeof(float) <= XT_TASK_MAX_BYTES)) {   /* xt_task */
       c.xn = x;
       c.ws = workspace;
       c.xt_floats = xt_image_floats(p);
-    } else {   /* x transposed whole, a pass of its own */
-      transpose_ctx t = {p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
-      dlc_parallel_for(p, t.ntasks, transpose_task, &t);
+    } else {
+      t = (transpose_ctx){p, x, workspace, DLC_MIN((size_t)DLC_MAX(p->nthreads, 1), (size_t)(s->n * s->h_in))};
       c.x = workspace;
+      transposed = 1;
     }
   }
-  dlc_parallel_for(p, c.ntasks, fn, &c);
+  const dlc_pass pass[2] = {{t.ntasks, transpose_task, &t}, {c.ntasks, fn, &c}};
+  dlc_parallel_passes(p, pass + !transposed, 1 + (size_t)transposed);
 }
 
 static void direct_f16_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {

@@ -518,8 +518,8 @@ static void dlcv_execute(const dlconv_plan *p, const void *x, void *y, void *wor
   if (!d->local) memset((char *)c.copy + used, 0, d->copy_bytes - used);
   for (size_t img = 0; img < (size_t)p->s.n; img++) {
     c.img = img;
-    dlc_parallel_for(p, d->copy_tasks, copy_task, &c);
-    dlc_parallel_for(p, d->ntasks, compute_task, &c);
+    const dlc_pass pass[2] = {{d->copy_tasks, copy_task, &c}, {d->ntasks, compute_task, &c}};
+    dlc_parallel_passes(p, pass, 2);
   }
 }
 

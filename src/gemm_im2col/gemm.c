@@ -723,9 +723,11 @@ static void subsample_task(void *arg, size_t t) {
 static void gemm_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
   const gemm_data *d = p->algo_data;
   if (d->subsample) {
-    /* the GEMM then reads the subsampled x at the start of the workspace, its scratch after it */
-    dlc_exec_tasks(p, d->ntasks, subsample_task, x, y, workspace);
-    dlc_exec_tasks(p, d->ntasks, gemm_task, workspace, y, (char *)workspace + d->xs_bytes);
+    /* the GEMM then reads the subsampled x at the start of the workspace, its scratch after it;
+       both passes in one parallel region */
+    dlc_exec sub = {p, x, y, workspace}, mm = {p, workspace, y, (char *)workspace + d->xs_bytes};
+    const dlc_pass pass[2] = {{d->ntasks, subsample_task, &sub}, {d->ntasks, gemm_task, &mm}};
+    dlc_parallel_passes(p, pass, 2);
     return;
   }
   dlc_exec_tasks(p, d->ntasks, gemm_task, x, y, workspace);

@@ -152,12 +152,12 @@ static void tr_task(void *arg, size_t t) {
   }
 }
 
-static void run_transpose(const dlconv_plan *p, const uint8_t *src, uint8_t *dst, size_t n, size_t c, size_t plane,
-                          int to_nhwc) {
+static gt_tr transpose_pass(const dlconv_plan *p, const uint8_t *src, uint8_t *dst, size_t n, size_t c, size_t plane,
+                            int to_nhwc) {
   gt_tr a = {src, dst, n, c, plane, 256, 0, 0, to_nhwc};
   a.nchunks = dlc_div_up(plane, a.chunk);
   a.ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, n * a.nchunks));
-  dlc_parallel_for(p, a.ntasks, tr_task, &a);
+  return a;
 }
 
 static void gt_execute(const dlconv_plan *p, const void *x, void *y, void *workspace) {
@@ -165,9 +165,19 @@ static void gt_execute(const dlconv_plan *p, const void *x, void *y, void *works
   const dlc_conv_shape *s = &p->s;
   uint8_t *xt = workspace, *yt = xt + d->xt_bytes;
   char *ws = d->inner.workspace_bytes ? (char *)workspace + p->workspace_bytes - d->inner.workspace_bytes : NULL;
-  run_transpose(p, x, xt, (size_t)s->n, (size_t)s->c_in, (size_t)(s->h_in * s->w_in), 1);
+  gt_tr in = transpose_pass(p, x, xt, (size_t)s->n, (size_t)s->c_in, (size_t)(s->h_in * s->w_in), 1);
+  gt_tr out = transpose_pass(p, yt, y, (size_t)s->n, (size_t)s->c_out, (size_t)(s->h_out * s->w_out), 0);
+  if (d->inner.ops->task) {
+    /* the transposes and the inner plan's tasks: one parallel region */
+    dlc_exec e = {&d->inner, xt, yt, ws};
+    const dlc_pass pass[3] = {{in.ntasks, tr_task, &in}, {d->inner.exec_tasks, d->inner.ops->task, &e},
+                              {out.ntasks, tr_task, &out}};
+    dlc_parallel_passes(p, pass, 3);
+    return;
+  }
+  dlc_parallel_for(p, in.ntasks, tr_task, &in);
   dlc_plan_run(&d->inner, xt, yt, ws);
-  run_transpose(p, yt, y, (size_t)s->n, (size_t)s->c_out, (size_t)(s->h_out * s->w_out), 0);
+  dlc_parallel_for(p, out.ntasks, tr_task, &out);
 }
 
 static dlconv_status gspc_plan(dlconv_plan *p, const void *w) {
