@@ -1010,6 +1010,12 @@ static const api_case API_CASES[] = {
     {1, 7, 3, 3, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},          /* kernel as big as the padded input */
     {1, 24, 14, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      /* several pixel tiles per row */
     {1, 8, 6, 20, 8, 3, 3, 1, 1, 1, 1, 0, 0, 9, 9, 8},         /* depthwise, wide left/right padding */
+    /* depthwise on the planes of the family's dwf kernels (where it has them), channel runs across
+       images */
+    {2, 37, 7, 7, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37},       /* 7 x 7, 3x3, batch 2 */
+    {1, 18, 7, 7, 18, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 18},       /* 7 x 7, 5x5 */
+    {3, 17, 14, 14, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},     /* 14 x 14, 3x3, batch 3 */
+    {1, 21, 14, 14, 21, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 21},     /* 14 x 14, 5x5 */
     /* pointwise layers run as one row of all their pixels (tiles across row ends) */
     {2, 20, 7, 7, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 7 x 7, batch 2 */
     {1, 30, 5, 9, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 45 pixels, a channel edge */

@@ -345,7 +345,7 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
     p->workspace_bytes = dlc_round_up((size_t)(p->s.n * p->s.c_in * p->s.h_in * p->s.w_in) * sizeof(float), DLC_ALIGN);
   if (mode == MODE_DWT) dwt_plan(p, d);
   p->weight_density = 1.0;
-  const char *name = mode == MODE_CONV ? f->name : f->dw_name;
+  const char *name = mode == MODE_CONV ? f->name : mode == MODE_DWF ? f->dwf_name : f->dw_name;
   strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
   p->kernel[sizeof p->kernel - 1] = 0;
   return DLCONV_OK;

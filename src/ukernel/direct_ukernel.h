@@ -176,6 +176,7 @@ typedef struct dlc_f32_direct_family {
   /* Optional: the dwf kernel for h x w planes and a k x k kernel, NULL where the family has none
      for that shape (a kernel per plane size: its shifts are constants). */
   dlc_f32_dwf_fn (*dwf)(size_t h, size_t w, size_t k);
+  const char *dwf_name;       /* the dwf kernels, e.g. "f32_dwconv_flat_16p__avx512" */
 } dlc_f32_direct_family;
 
 #endif

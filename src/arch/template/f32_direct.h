@@ -955,5 +955,6 @@ const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
     .to_channel_first = to_channel_first,
 #if DLC_DIRECT_DWF
     .dwf = dwf_for,
+    .dwf_name = "f32_dwconv_flat_" DLC_STR(DLC_VL) "p__" DLC_ISA_STR,
 #endif
 };
