@@ -13,6 +13,8 @@
  *   dwt:  depthwise, NCHW, small planes or strided (dwt_pays): channels in the lanes, the planes of
  *         a channel tile transposed channel-last and run through the dwc kernels (see dwt_plan);
  *         weights as dwc's.
+ *   dwf:  depthwise, NCHW, stride 1 on the small planes the family has a dwf kernel for: a plane's
+ *         pixels flat in the lanes, every tap a constant shift in registers; weights as dwp's.
  *
  * conv tiles each output row into runs of <= tile-width pixels. The consecutive tiles whose every
  * pixel sees every horizontal tap (the row's interior) are one kernel call, which covers them with
@@ -28,7 +30,7 @@
  * with clipped ky. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
  * channel tile) items for conv, (n, band of rows, channel tile) for dwc, (n, channel, row group)
- * for dwp and (n, channel tile) for dwt.
+ * for dwp, (n, channel tile) for dwt and (n, channel) for dwf.
  *
  * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
  * weights are binary16 (half the memory), and each task widens what its items read into its own
@@ -279,7 +281,9 @@ static int dwf_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
          s->pad_l == pad && s->pad_r == pad && f->dwf((size_t)s->h_in, (size_t)s->w_in, (size_t)k) != NULL;
 }
 
-/* Where dwf beats dwt and dwp: wherever it applies so far (Zen 5, 1 thread; see docs/kernels.md). */
+/* Where dwf beats dwt and dwp: wherever the family has a kernel (Zen 5, 1 thread, against the path
+   picked before: 3x3 on 14 x 14 planes 0.54-0.56x (dwp), on 7 x 7 0.57x (dwt); 5x5 on 7 x 7 0.61x
+   (dwt), on 14 x 14 0.90-0.93x (dwp)). */
 static int dwf_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
   (void)s;
   (void)f;
