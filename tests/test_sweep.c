@@ -252,12 +252,13 @@ static void run_all_configs(tally *t, const conv_data *cd, int idx, const char *
   }
 }
 
-/* direct's NCHW depthwise paths both ways, whatever the plan would pick: pixels in the lanes
-   (dwp), channel tiles in the lanes (dwt) */
+/* direct's NCHW depthwise paths every way, whatever the plan would pick: pixels of a row in the
+   lanes (dwp), channel tiles in the lanes (dwt), a small plane's pixels flat in the lanes (dwf,
+   where it applies, else dwp) */
 static void run_nchw_dw_modes(tally *t, const conv_data *cd, const dlconv_conv2d_desc *d, int idx, const char *what) {
   if (!(g_algo == DLCONV_ALGO_DIRECT && d->layout == DLCONV_NCHW && d->groups == d->c_in && d->c_out == d->c_in))
     return;
-  for (int mode = 0; mode <= 1; mode++) {
+  for (int mode = 0; mode <= 2; mode++) {
     dlc_test_direct_dw_mode(mode);
     dlconv_isa isas[8];
     const int ni = cpu_isas(isas);

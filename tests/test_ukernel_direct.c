@@ -454,6 +454,64 @@ static void test_dwp_layer_shapes(void **state) {
   assert_true(tested > 0);
 }
 
+/* dwf: every plane size and kernel a family has a kernel for (probed over 1..32 x 1..32 planes,
+   k 1..7, so a kernel added for a new size is reached), 1..19 channels, with and without the
+   clamp; y checked in full, a guard of sentinels after the last plane (the kernel's masked last
+   vector). */
+static void test_dwf_kernels(void **state) {
+  (void)state;
+  int tested = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t i = 0; (kt = kernel_table(i)); i++) {
+    const dlc_f32_direct_family *f = kt->direct;
+    if (!f || !f->dwf) continue;
+    for (size_t h = 1; h <= 32; h++)
+      for (size_t wd = 1; wd <= 32; wd++)
+        for (size_t k = 1; k <= 7; k++) {
+          const dlc_f32_dwf_fn fn = f->dwf(h, wd, k);
+          if (!fn) continue;
+          const ptrdiff_t pad = (ptrdiff_t)(k - 1) / 2, H = (ptrdiff_t)h, W = (ptrdiff_t)wd;
+          for (size_t nc = 1; nc <= 19; nc += nc < 4 ? 1 : 5) {
+            const size_t plane = h * wd, taps = k * k;
+            float *x = frand_buf(nc * plane), *w = frand_buf(nc * taps), *b = frand_buf(nc);
+            float *y = sentinel_buf(nc * plane + GUARD);
+            const int clamp = (int)(nc % 2);
+            const dlc_f32_dwf_args a = {.x = x, .w = w, .bias = b, .y = y, .nc = nc,
+                                        .out_min = clamp ? -0.5f : -INFINITY, .out_max = clamp ? 0.4f : INFINITY};
+            fn(&a);
+            for (size_t c = 0; c < nc; c++)
+              for (ptrdiff_t oy = 0; oy < H; oy++)
+                for (ptrdiff_t ox = 0; ox < W; ox++) {
+                  double acc = b[c], mag = fabs(b[c]);
+                  for (ptrdiff_t ky = 0; ky < (ptrdiff_t)k; ky++)
+                    for (ptrdiff_t kx = 0; kx < (ptrdiff_t)k; kx++) {
+                      const ptrdiff_t iy = oy + ky - pad, ix = ox + kx - pad;
+                      if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                      const double t = (double)w[c * taps + (size_t)ky * k + (size_t)kx] * x[c * plane + (size_t)(iy * W + ix)];
+                      acc += t;
+                      mag += fabs(t);
+                    }
+                  acc = clampd(acc, a.out_min, a.out_max);
+                  const float got = y[c * plane + (size_t)(oy * W + ox)];
+                  if (!close_direct(got, acc, mag, taps))
+                    fail_msg("%s dwf %zux%zu k=%zu nc=%zu: channel %zu (%td, %td) = %.9g, want %.9g", f->dw_name, h, wd,
+                             k, nc, c, oy, ox, got, acc);
+                }
+            for (size_t g = 0; g < GUARD; g++)
+              if (y[nc * plane + g] != SENTINEL)
+                fail_msg("%s dwf %zux%zu k=%zu nc=%zu: wrote past the last plane", f->dw_name, h, wd, k, nc);
+            free(x);
+            free(w);
+            free(b);
+            free(y);
+            tested++;
+          }
+        }
+  }
+  printf("dwf: %d cases\n", tested);
+  if (!tested) skip();
+}
+
 static void test_dwp_kernels(void **state) {
   (void)state;
   int tested = 0;
@@ -952,6 +1010,12 @@ static const api_case API_CASES[] = {
     {1, 7, 3, 3, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},          /* kernel as big as the padded input */
     {1, 24, 14, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      /* several pixel tiles per row */
     {1, 8, 6, 20, 8, 3, 3, 1, 1, 1, 1, 0, 0, 9, 9, 8},         /* depthwise, wide left/right padding */
+    /* depthwise on the planes of the family's dwf kernels (where it has them), channel runs across
+       images */
+    {2, 37, 7, 7, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37},       /* 7 x 7, 3x3, batch 2 */
+    {1, 18, 7, 7, 18, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 18},       /* 7 x 7, 5x5 */
+    {3, 17, 14, 14, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},     /* 14 x 14, 3x3, batch 3 */
+    {1, 21, 14, 14, 21, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 21},     /* 14 x 14, 5x5 */
     /* pointwise layers run as one row of all their pixels (tiles across row ends) */
     {2, 20, 7, 7, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 7 x 7, batch 2 */
     {1, 30, 5, 9, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},        /* 45 pixels, a channel edge */
@@ -1199,7 +1263,7 @@ static void test_to_channel_last_f16(void **state) {
 
 int main(void) {
   rng_state = 0x243F6A8885A308D3ull;
-  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
+  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwf_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
                    test_api_shapes, test_api_random, test_api_nan, test_api_unsupported, test_to_channel_last,
                    test_to_channel_last_f16, test_to_channel_first);
 }

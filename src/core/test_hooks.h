@@ -61,8 +61,9 @@ void dlc_test_direct_band_rows(int rows);
 
 /* ---- direct NCHW depthwise kernels (src/direct/direct.c) -------------------------------------
    -1 (the default): the plan picks the pixels-in-lanes kernel (dwp) or channel blocks in the lanes
-   (dwt) by shape; 0: dwp; 1: dwt wherever it applies (channel multiplier 1). Read when a plan is
-   made. */
+   (dwt) or a small plane flat in the lanes (dwf) by shape; 0: dwp; 1: dwt wherever it applies
+   (channel multiplier 1); 2: dwf wherever it applies (the family's plane sizes, stride 1, padded
+   to keep the size), else dwp. Read when a plan is made. */
 void dlc_test_direct_dw_mode(int mode);
 
 #endif

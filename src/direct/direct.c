@@ -13,6 +13,8 @@
  *   dwt:  depthwise, NCHW, small planes or strided (dwt_pays): channels in the lanes, the planes of
  *         a channel tile transposed channel-last and run through the dwc kernels (see dwt_plan);
  *         weights as dwc's.
+ *   dwf:  depthwise, NCHW, stride 1 on the small planes the family has a dwf kernel for: a plane's
+ *         pixels flat in the lanes, every tap a constant shift in registers; weights as dwp's.
  *
  * conv tiles each output row into runs of <= tile-width pixels. The consecutive tiles whose every
  * pixel sees every horizontal tap (the row's interior) are one kernel call, which covers them with
@@ -28,7 +30,7 @@
  * with clipped ky. The vertical
  * padding is just a clipped [ky0, ky1) per row. Work is split over threads as (n, group, row,
  * channel tile) items for conv, (n, band of rows, channel tile) for dwc, (n, channel, row group)
- * for dwp and (n, channel tile) for dwt.
+ * for dwp, (n, channel tile) for dwt and (n, channel) for dwf.
  *
  * F16 conv (dlc_direct_f16_conv_ops, either layout) runs the same fp32 conv kernels: the packed
  * weights are binary16 (half the memory), and each task widens what its items read into its own
@@ -54,7 +56,7 @@
 
 #include "../core/test_hooks.h"
 
-enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP, MODE_DWT };
+enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP, MODE_DWT, MODE_DWF };
 
 /* Largest tile buffer a family may need (pixels x lanes). */
 #define TILE_BUF_FLOATS 2048
@@ -93,8 +95,8 @@ void dlc_test_direct_band_rows(int rows) { atomic_store_explicit(&band_hook, row
 #define BAND_HOOK() 0
 #endif
 
-/* NCHW depthwise: -1 (the default) the plan picks dwp or dwt by shape; 0 dwp; 1 dwt (where the
-   shape allows it). */
+/* NCHW depthwise: -1 (the default) the plan picks dwp, dwt or dwf by shape; 0 dwp; 1 dwt, 2 dwf
+   (where the shape allows it, else dwp). */
 #if defined(DLC_TEST_HOOKS)
 static atomic_int dw_hook = -1;
 void dlc_test_direct_dw_mode(int mode) { atomic_store_explicit(&dw_hook, mode, memory_order_relaxed); }
@@ -270,6 +272,24 @@ static void dwt_plan(dlconv_plan *p, direct_data *d) {
   p->workspace_bytes = d->ntasks * (d->dwt_xcl + d->dwt_ycl);
 }
 
+/* dwf: NCHW depthwise at stride 1 on planes that keep their size, with the family's kernel for
+   the plane (see dwf_body in the template): each plane flat in the lanes, no transpose. */
+static int dwf_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
+  const int64_t k = s->k_h, pad = (k - 1) / 2;
+  return s->cout_g == 1 && s->layout == DLCONV_NCHW && f->dwf && s->k_w == k && s->stride_h == 1 &&
+         s->stride_w == 1 && s->dil_h == 1 && s->dil_w == 1 && s->pad_t == pad && s->pad_b == pad &&
+         s->pad_l == pad && s->pad_r == pad && f->dwf((size_t)s->h_in, (size_t)s->w_in, (size_t)k) != NULL;
+}
+
+/* Where dwf beats dwt and dwp: wherever the family has a kernel (Zen 5, 1 thread, against the path
+   picked before: 3x3 on 14 x 14 planes 0.54-0.56x (dwp), on 7 x 7 0.57x (dwt); 5x5 on 7 x 7 0.61x
+   (dwt), on 14 x 14 0.90-0.93x (dwp)). */
+static int dwf_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
+  (void)s;
+  (void)f;
+  return 1;
+}
+
 /* The plan's data for mode, attached to p, once the family's tiles are known to fit the border
    buffer. */
 static dlconv_status new_data(dlconv_plan *p, const dlc_f32_direct_family *f, enum direct_mode mode, direct_data **out) {
@@ -303,9 +323,12 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
   const int depthwise = p->s.cin_g == 1;
   enum direct_mode mode = !depthwise ? MODE_CONV : p->s.layout == DLCONV_NHWC ? MODE_DWC : MODE_DWP;
-  if (mode == MODE_DWP && dwt_applies(&p->s, f)) {
+  if (mode == MODE_DWP) {
     const int forced = DW_HOOK();
-    if (forced == 1 || (forced < 0 && dwt_pays(&p->s, f))) mode = MODE_DWT;
+    if (dwf_applies(&p->s, f) && (forced == 2 || (forced < 0 && dwf_pays(&p->s, f))))
+      mode = MODE_DWF;
+    else if (dwt_applies(&p->s, f) && (forced == 1 || (forced < 0 && dwt_pays(&p->s, f))))
+      mode = MODE_DWT;
   }
   if ((mode == MODE_CONV && !f->conv[0]) || (mode == MODE_DWC && !f->dwc[0]) || (mode == MODE_DWP && !f->dwp))
     return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: isa %s lacks the %s kernel", p->kernels->name,
@@ -313,7 +336,9 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   direct_data *d = NULL;
   dlconv_status st = new_data(p, f, mode, &d);
   if (st != DLCONV_OK) return st;
-  st = mode == MODE_CONV ? pack_conv(p, d, w) : mode == MODE_DWP ? pack_dwp(p, d, w) : pack_dwc(p, d, w);
+  st = mode == MODE_CONV                     ? pack_conv(p, d, w)
+       : mode == MODE_DWP || mode == MODE_DWF ? pack_dwp(p, d, w)
+                                              : pack_dwc(p, d, w);
   if (st != DLCONV_OK) {
     direct_destroy(p);
     return dlc_fail(st, "direct: out of memory packing weights");
@@ -337,7 +362,7 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
     p->workspace_bytes = DLC_MAX(xt_slices(p), (size_t)p->s.n) * xt_image_floats(p) * sizeof(float);
   if (mode == MODE_DWT) dwt_plan(p, d);
   p->weight_density = 1.0;
-  const char *name = mode == MODE_CONV ? f->name : f->dw_name;
+  const char *name = mode == MODE_CONV ? f->name : mode == MODE_DWF ? f->dwf_name : f->dw_name;
   strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
   p->kernel[sizeof p->kernel - 1] = 0;
   return DLCONV_OK;
@@ -1233,6 +1258,25 @@ static void dwt_task(void *arg, size_t task) {
   }
 }
 
+/* Items: (image, channel); a task's run of channels is one call per image it spans. */
+static void dwf_task(void *arg, size_t task) {
+  const exec_ctx *c = arg;
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const direct_data *d = p->algo_data;
+  const dlc_f32_dwf_fn fn = p->kernels->direct->dwf((size_t)s->h_in, (size_t)s->w_in, (size_t)s->k_h);
+  const size_t cout = (size_t)s->c_out, plane = (size_t)(s->h_in * s->w_in), taps = (size_t)(s->k_h * s->k_w);
+  size_t i, end;
+  dlc_split_range(c->items, c->ntasks, task, &i, &end);
+  while (i < end) {
+    const size_t oc = i % cout, nc = DLC_MIN(end - i, cout - oc);
+    const dlc_f32_dwf_args a = {.x = c->x + i * plane, .w = d->w + oc * taps, .bias = p->bias + oc,
+                                .y = c->y + i * plane, .nc = nc, .out_min = s->out_min, .out_max = s->out_max};
+    fn(&a);
+    i += nc;
+  }
+}
+
 /* NCHW x -> channel-last copy, rows [begin, end) of all images (row = image * h_in + iy), in
    blocks of 8 channels x 64 pixels so both sides stream through a few cache lines. */
 typedef struct transpose_ctx {
@@ -1298,6 +1342,10 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
     case MODE_DWC:
       c.items = (size_t)s->n * dwc_bands(s) * d->nct;
       fn = dwc_task;
+      break;
+    case MODE_DWF:
+      c.items = (size_t)(s->n * s->c_out);
+      fn = dwf_task;
       break;
     case MODE_DWT:
       c.items = (size_t)s->n * d->nct;

@@ -120,6 +120,22 @@ typedef void (*dlc_f32_dwp_fn)(size_t nw, const dlc_f32_dwp_args *a);
 
 #define DLC_DIRECT_MAX_DWP_VECS 8
 
+/* Arguments of dwf: depthwise NCHW at stride 1, channel multiplier 1, a k x k kernel padded
+   (k - 1) / 2 on every side (planes keep their h x w size), over nc whole channels:
+     y[c][oy][ox] = clamp(bias[c] + sum over taps of w[c][ky][kx] * x[c][oy + ky - p][ox + kx - p],
+                          out_min, out_max), p = (k - 1) / 2, x zero outside its plane.
+   Channel c's planes are x + c * h * w and y + c * h * w; writes nothing else. */
+typedef struct dlc_f32_dwf_args {
+  const float *x;
+  const float *w;             /* nc x k x k */
+  const float *bias;          /* nc */
+  float *y;
+  size_t nc;
+  float out_min, out_max;
+} dlc_f32_dwf_args;
+
+typedef void (*dlc_f32_dwf_fn)(const dlc_f32_dwf_args *a);
+
 /* One input row to channel-last (the NCHW conv reads x transposed, see direct.c):
      dst[ix * ci + ic] = src[ic * plane + ix]      for ix < w, ic < ci.
    Reads and writes nothing else. */
@@ -157,6 +173,10 @@ typedef struct dlc_f32_direct_family {
   int f16_out;                /* the conv kernels honour yh (binary16 output): F16 layers may run them */
   dlc_f16_direct_to_channel_last_fn to_channel_last_f16; /* NULL: the driver's scalar loop */
   dlc_f32_direct_to_channel_first_fn to_channel_first;    /* NULL: the driver's scalar loop */
+  /* Optional: the dwf kernel for h x w planes and a k x k kernel, NULL where the family has none
+     for that shape (a kernel per plane size: its shifts are constants). */
+  dlc_f32_dwf_fn (*dwf)(size_t h, size_t w, size_t k);
+  const char *dwf_name;       /* the dwf kernels, e.g. "f32_dwconv_flat_16p__avx512" */
 } dlc_f32_direct_family;
 
 #endif

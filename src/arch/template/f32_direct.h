@@ -52,7 +52,10 @@
  *   DLC_DIRECT_DWP_F16_FAST      1 (with DWP_F16 and DWP_FAST): dwp_f16 takes the fast path too
  *                                (the F16 rows per tile are then DWP_NR); the instantiating file
  *                                also defines dwp_load_f16_whole(p, S): the binary16 p[lane * S],
- *                                all inside the row, widened */
+ *                                all inside the row, widened
+ *   DLC_DIRECT_DWF               1: the family has dwf (small planes flat in the lanes, see dwf_body)
+ *                                for 7 x 7 and 14 x 14 planes, 3x3 and 5x5 kernels (default 0: with
+ *                                fewer lanes a plane is more vectors than the registers hold) */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,6 +102,9 @@
 #else
 #define DLC_DIRECT_DWC_SLIDE 0
 #endif
+#endif
+#ifndef DLC_DIRECT_DWF
+#define DLC_DIRECT_DWF 0
 #endif
 #ifndef DLC_DIRECT_DWP_F16_FAST
 #define DLC_DIRECT_DWP_F16_FAST 0
@@ -767,6 +773,97 @@ static void dwp_f16(size_t nw, const dlc_f32_dwp_args *a) {
 }
 #endif
 
+#if DLC_DIRECT_DWF
+/* dwf (direct_ukernel.h): a small plane's pixels run flat through the lanes (a 7 x 7 plane is 4
+   vectors, not 7 rows of VL lanes of which 7 are used; channels stay in their NCHW planes, so
+   there is no transpose either way, unlike dwt). Tap (ky, kx) of output pixel q reads input pixel
+   q + (ky - p) * W + kx - p: a constant shift of the flat plane, taken from two of the plane's
+   vectors with v_shift_in, so every load is one of the plane's own vectors and no load crosses a
+   row at an offset (a flat-plane kernel with a load per tap at its offset ran 1.0-1.25x dwt's time
+   on Zen 5, its loads crossing cache lines). Rows above and below the plane read zero vectors; a
+   tap that wraps across a row end reads the neighbouring row, so each kernel column kx sums into
+   its own accumulator, masked once to the output columns where that column's taps are inside the
+   row. */
+#define DWF_SHIFT_CASE(n) \
+  case n: return v_shift_in(a, b, (n) % VL);
+INLINE vf dwf_shift(vf a, vf b, const int s) {
+  switch (s) {
+    DWF_SHIFT_CASE(1) DWF_SHIFT_CASE(2) DWF_SHIFT_CASE(3) DWF_SHIFT_CASE(4) DWF_SHIFT_CASE(5)
+    DWF_SHIFT_CASE(6) DWF_SHIFT_CASE(7) DWF_SHIFT_CASE(8) DWF_SHIFT_CASE(9) DWF_SHIFT_CASE(10)
+    DWF_SHIFT_CASE(11) DWF_SHIFT_CASE(12) DWF_SHIFT_CASE(13) DWF_SHIFT_CASE(14) DWF_SHIFT_CASE(15)
+    default: return a;
+  }
+}
+#undef DWF_SHIFT_CASE
+
+/* the largest plane and kernel of dwf_for */
+#define DWF_NV_MAX ((14 * 14 + VL - 1) / VL)
+#define DWF_K_MAX 5
+
+/* Vector i of a plane of NV vectors (REM floats in the last, 0: whole), zeros outside it. */
+INLINE vf dwf_in(const float *x, const int i, const int NV, const int REM) {
+  if (i < 0 || i >= NV) return v_zero();
+  if (i == NV - 1 && REM) return v_load_first(x + i * VL, REM);
+  return v_load(x + i * VL);
+}
+
+INLINE void dwf_body(const dlc_f32_dwf_args *a, const int H, const int W, const int K) {
+  const int P = H * W, NV = (P + VL - 1) / VL, REM = P % VL, PAD = (K - 1) / 2, FAR = 64 * VL;
+  /* column masks: lane l of vector j, kernel column kx, where output column ox reads a column of
+     the row (ox + kx - PAD in [0, W)) */
+  int32_t mk[DWF_NV_MAX][DWF_K_MAX][VL] __attribute__((aligned(64)));
+  for (int j = 0; j < NV; j++)
+    for (int kx = 0; kx < K; kx++)
+      for (int l = 0; l < VL; l++) {
+        const int ix = (j * VL + l) % W + kx - PAD;
+        mk[j][kx][l] = ix >= 0 && ix < W ? -1 : 0;
+      }
+  const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
+  for (size_t c = 0; c < a->nc; c++) {
+    const float *x = a->x + c * P, *w = a->w + c * K * K;
+    float *y = a->y + c * P;
+    const vf bias = v_set1(a->bias[c]);
+    UNROLL
+    for (int j = 0; j < NV; j++) {
+      vf acc[K];
+      UNROLL
+      for (int kx = 0; kx < K; kx++) acc[kx] = kx == PAD ? bias : v_zero();
+      UNROLL
+      for (int ky = 0; ky < K; ky++) {
+        UNROLL
+        for (int kx = 0; kx < K; kx++) {
+          /* input vector b and lanes from s on: floor division of the (possibly negative) offset */
+          const int o = j * VL + (ky - PAD) * W + kx - PAD, b = (o + FAR) / VL - FAR / VL, s = o + FAR - (b * VL + FAR);
+          const vf v0 = dwf_in(x, b, NV, REM);
+          const vf xv = s == 0 ? v0 : dwf_shift(v0, dwf_in(x, b + 1, NV, REM), s);
+          acc[kx] = v_fma(v_bcast(w + ky * K + kx), xv, acc[kx]);
+        }
+      }
+      vf r = acc[PAD];
+      UNROLL
+      for (int kx = 0; kx < K; kx++)
+        if (kx != PAD) r = v_add(r, vi_as_vf(vi_and(v_as_vi(acc[kx]), vi_load_aligned(mk[j][kx]))));
+      r = v_clamp(r, lo, hi);
+      if (j == NV - 1 && REM)
+        v_store_first(y + j * VL, REM, r);
+      else
+        v_store(y + j * VL, r);
+    }
+  }
+}
+
+static void dwf_7x7_k3(const dlc_f32_dwf_args *a) { dwf_body(a, 7, 7, 3); }
+static void dwf_7x7_k5(const dlc_f32_dwf_args *a) { dwf_body(a, 7, 7, 5); }
+static void dwf_14x14_k3(const dlc_f32_dwf_args *a) { dwf_body(a, 14, 14, 3); }
+static void dwf_14x14_k5(const dlc_f32_dwf_args *a) { dwf_body(a, 14, 14, 5); }
+
+static dlc_f32_dwf_fn dwf_for(size_t h, size_t w, size_t k) {
+  if (h == 7 && w == 7) return k == 3 ? dwf_7x7_k3 : k == 5 ? dwf_7x7_k5 : NULL;
+  if (h == 14 && w == 14) return k == 3 ? dwf_14x14_k3 : k == 5 ? dwf_14x14_k5 : NULL;
+  return NULL;
+}
+#endif
+
 /* NCHW rows to channel-last: VL channels x VL pixels at a time, VL row loads masked at the row's
    end (binary16 widened on the way), the in-register transpose, a store of the block's channels
    per pixel. (AVX-512 once borrowed AVX2's 8 x 8 binary16 version, a short row of halves through
@@ -856,4 +953,8 @@ const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
     .to_channel_last = to_channel_last,
     .to_channel_last_f16 = to_channel_last_f16,
     .to_channel_first = to_channel_first,
+#if DLC_DIRECT_DWF
+    .dwf = dwf_for,
+    .dwf_name = "f32_dwconv_flat_" DLC_STR(DLC_VL) "p__" DLC_ISA_STR,
+#endif
 };

@@ -36,6 +36,9 @@
    112 (Zen 5, 1 thread, NCHW 3x3 stride 1 on 112x112, 56x56, 28x28: 0.74-0.81x the time of 8 rows;
    16 rows ran the same in total, 1.05x at stride 2) */
 #define DLC_DIRECT_DWP_NR 14
+/* NCHW depthwise 3x3 and 5x5 at stride 1 on 7 x 7 and 14 x 14 planes, flat in the lanes (dwf): a
+   14 x 14 plane is 13 vectors, every tap two of them in registers and one valignd */
+#define DLC_DIRECT_DWF 1
 #define DLC_DIRECT_DWP_ROWS_F16(npv) ((npv) == 1 ? 8 : (npv) <= 4 ? 4 : 3)
 
 /* Pixels ixb + (v*16 + lane)*SW (SW 1 or 2) of the binary16 row xr, lanes of m, widened in
