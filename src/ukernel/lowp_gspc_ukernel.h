@@ -129,7 +129,7 @@ typedef void (*dlc_q8_gcn_fn)(size_t m, size_t ntaps, const uint8_t *const *src,
                               void *y, size_t ldy);
 typedef struct dlc_q8_gcn_family {
   const char *name; /* "q8_gspc_nhwc_4x64c4__avx512vnni" */
-  size_t mr;        /* pixels a call, at most (the driver cuts rows into tiles of mr / 2, two a call) */
+  size_t mr;        /* pixels a call, at most (the driver cuts rows into tiles of mr / 2, one or two a call) */
   size_t max_nsteps;
   dlc_q8_gcn_fn run;
 } dlc_q8_gcn_family;

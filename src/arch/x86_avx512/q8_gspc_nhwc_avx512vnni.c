@@ -18,8 +18,8 @@
  * With 16 or more output channels per group in whole vectors (g->bcast), every lane of a vector
  * takes the same quad: it is broadcast from memory (a load) rather than permuted (a shuffle, one a
  * cycle on Zen 5, which then bounds the products: WRN-40-2 g2 32 x 32 at 16 channels per group ran
- * at 40% of the peak). A call takes up to 8 pixels of a row, two tiles of at most 4 (fewer calls and
- * pointer tables than tiles of 4 a call: 0.92-0.96 of the time on 64-channel blocks). */
+ * at 40% of the peak). A call takes up to 8 pixels of a row, run as two tiles of at most 4 (the
+ * driver passes two tiles a call with the broadcasts). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
