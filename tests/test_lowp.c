@@ -514,6 +514,16 @@ static const fixed_shape FIXED[] = {
     {1, 1, 3, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NHWC},
     {1, 70, 3, 19, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 70, DLCONV_NHWC},
     {1, 16, 5, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, DLCONV_NHWC},
+    /* NHWC grouped with 16 or more output channels per group (GSPC's in-register kernel broadcasts
+       each vector's quad): 16 in / 16 out, at stride 2 with 4 groups, 4 in / 32 out (a second
+       block of one group), 16 in / 16 out in a block of 3 vectors, tiles of 1 and 2 pixels; 8 in /
+       24 out (groups across vectors: the permutes) */
+    {1, 32, 6, 9, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
+    {2, 64, 7, 9, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, DLCONV_NHWC},
+    {1, 12, 5, 6, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, DLCONV_NHWC},
+    {1, 48, 5, 1, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, DLCONV_NHWC},
+    {2, 32, 4, 2, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
+    {1, 16, 5, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {
@@ -1286,7 +1296,8 @@ static void test_q8_igemm_nhwc(void **state) {
  * group; x read in place, padding taps on the zero point's row): every mode (2: pairs with an odd
  * and an even number of taps; 4, 8, 16: 1, 2, 4 quads a tap), output channels per group 1..33 so
  * that blocks of 64 channels end in every vector (1..4 of 16 lanes, partial ones) and span one or
- * several blocks, groups 2..40, widths 1..19 and 1..5 (tiles of 1..4 pixels, the last of a row shorter),
+ * several blocks, groups 2..40, widths 1..19 and 1..5 (tiles of 1..8 pixels, the last of a row shorter; 16 or
+ * more output channels per group: broadcasts, tiles of 8 pixels up to 2 vectors, else two tiles),
  * windows 1..5 with strides, dilations and asymmetric padding (tiles with and without padding taps:
  * both kernel entries), batches 1..3, power-of-two scales (exact ties, the exact fallback of the
  * in-register store) and random ones. Each layer through GSPC and AUTO on every ISA, 1 and 2
@@ -1325,6 +1336,20 @@ static void test_q8_gspc_nhwc(void **state) {
     dlconv_conv2d_desc_init(&d, 1, groups * cin, h, w, groups * kpg, 3, 3);
     d.groups = groups;
     d.dtype = i % 4 < 2 ? DLCONV_U8 : DLCONV_S8;
+    d.layout = DLCONV_NHWC;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");
+  }
+  /* the broadcasts (16 output channels per group): each quads mode, 2..5 groups (blocks of 2, 3, 4
+     vectors, and 4 then 1), one output row of 1..8 pixels (two tiles of at most 4 with 3 or 4
+     vectors), both entries */
+  for (int i = 0; i < 192; i++) {
+    const int cin = 4 << (i / 64), groups = i / 16 % 4 + 2, m = i / 2 % 8 + 1, pad = i % 2;
+    const int h = pad ? 1 : 3, w = pad ? m : m + 2;
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 1, groups * cin, h, w, groups * 16, 3, 3);
+    d.groups = groups;
+    d.dtype = (i / 2 + i / 16) % 2 ? DLCONV_S8 : DLCONV_U8;
     d.layout = DLCONV_NHWC;
     d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
     nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");

@@ -118,6 +118,8 @@ typedef struct dlc_q8_gcn_geom {
   size_t c_in, c_out;
   int pairs;                 /* 1: pairs mode */
   size_t nsteps;             /* quads mode: quads a tap (1, 2 or 4); pairs mode: 1 */
+  int bcast;                 /* quads mode, every vector of 16 output channels in one group: its lanes'
+                                indices are equal (the kernel may broadcast the quad) */
   size_t nk;                 /* weight steps of a block */
   const uint32_t *ib;        /* per block of 64 output channels: the byte its loads start at */
   const int32_t *idx;        /* per block, nsteps x 4 vectors x 16 dwords of permute indices */
@@ -127,7 +129,7 @@ typedef void (*dlc_q8_gcn_fn)(size_t m, size_t ntaps, const uint8_t *const *src,
                               void *y, size_t ldy);
 typedef struct dlc_q8_gcn_family {
   const char *name; /* "q8_gspc_nhwc_4x64c4__avx512vnni" */
-  size_t mr;        /* pixels a call, at most */
+  size_t mr;        /* pixels a call, at most (the driver cuts rows into tiles of mr / 2, one or two a call) */
   size_t max_nsteps;
   dlc_q8_gcn_fn run;
 } dlc_q8_gcn_family;
