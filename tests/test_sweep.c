@@ -143,13 +143,17 @@ static void gen_shape(int idx, dlconv_conv2d_desc *d, data_opts *o) {
       gen_padding(&r, d);
       budget = 16000000;
     } else if (idx % 40 == 33) {  /* NCHW grouped, few channels per group, stride 2 across: GSPC's
-                                     positions in lanes, both column phases packed in one pass */
+                                     positions in lanes or groups in lanes, both column phases
+                                     packed in one pass */
       d->layout = DLCONV_NCHW;
       d->groups = rng_pick(&r, (const int[]){4, 8, 16}, 3);
       d->c_in = d->groups * rng_int(&r, 2, 8);
       d->c_out = d->groups * rng_int(&r, 1, 8);
-      d->h_in = rng_int(&r, 18, 40);
-      d->w_in = rng_int(&r, 18, 40);
+      /* a third on planes of at most 8 x 8 outputs: groups in lanes, whose stride-2 rows are
+         packed both phases in one pass too */
+      const int small = rng_chance(&r, 0.33);
+      d->h_in = small ? rng_int(&r, 8, 16) : rng_int(&r, 18, 40);
+      d->w_in = small ? rng_int(&r, 8, 16) : rng_int(&r, 18, 40);
       d->k_h = d->k_w = 3;
       d->stride_w = 2;
       d->stride_h = rng_int(&r, 1, 2);

@@ -64,8 +64,8 @@ typedef void (*dlc_f32_gspc_ukernel_fn)(const dlc_f32_gspc_params *prm, const fl
    (src is the image row at column 0 of the first channel; columns outside [q_lo, q_hi) are the
    zero padding and are never read). dst_q_stride is gpv in the thesis layout, t_i in the
    channel-blocked one (below).
-   Both phases at once (n_ph == 2; only for a family with pack_both_phases, and gpv == 1,
-   dst_q_stride == 1, col_step == 2, px_step == 1, rows inside the image): phase 0 as above at
+   Both phases at once (n_ph == 2; only for a family with pack_both_phases, and dst_q_stride ==
+   gpv, col_step == 2, px_step == 1, rows inside the image): phase 0 as above at
    dst and phase 1 (the column after each of phase 0's) at dst + ph_off, the columns outside
    [0, w_img) of the image being the zero padding; q_lo and q_hi are not read. Otherwise n_ph
    is 0 or 1. */
