@@ -62,19 +62,24 @@ static void random_vec(dlc_dnchw_vec *d, size_t vl, size_t v, size_t xspan) {
   }
 }
 
-static void check_tile(const dlc_f32_dnchw_family *f, size_t nv, size_t mr, int clamp) {
-  const size_t vl = f->vl, n_ci = (size_t)irand32(1, 3), ntaps = (size_t)irand32(1, 5);
+/* rows3: taps in rows of 3 (args.kw = 3, the kernel's constant-displacement loop), else any
+   offsets from the table */
+static void check_tile(const dlc_f32_dnchw_family *f, size_t nv, size_t mr, int clamp, int rows3) {
+  const size_t vl = f->vl, n_ci = (size_t)irand32(1, 3);
+  const size_t ntaps = rows3 ? 3 * (size_t)irand32(1, 2) : (size_t)irand32(1, 5);
+  const int x_row = irand32(5, 20);
   const size_t xspan = 40, x_c = xspan + 64 + vl + 3;   /* room for x_off + tap + lanes */
   float *x = frand_buf(n_ci * x_c + vl);
   float *w = frand_buf(n_ci * ntaps * mr), *b = frand_buf(mr);
-  int32_t tap[5];
-  for (size_t t = 0; t < ntaps; t++) tap[t] = irand32(0, 64);
+  int32_t tap[6];
+  for (size_t t = 0; t < ntaps; t++) tap[t] = rows3 ? (int32_t)(t / 3) * x_row + (int32_t)(t % 3) : irand32(0, 64);
   dlc_dnchw_vec vecs[DLC_DNCHW_MAX_NV];
   for (size_t v = 0; v < nv; v++) random_vec(&vecs[v], vl, v, xspan);
   const size_t ny = mr * Y_PLANE;
   float *y = xalloc_slack((ny + GUARD) * sizeof(float));
   for (size_t i = 0; i < ny + GUARD; i++) y[i] = SENTINEL;
-  const dlc_f32_dnchw_args a = {.x = x, .x_c = (ptrdiff_t)x_c, .n_ci = n_ci, .tap = tap, .ntaps = ntaps, .w = w,
+  const dlc_f32_dnchw_args a = {.x = x, .x_c = (ptrdiff_t)x_c, .n_ci = n_ci, .tap = tap, .ntaps = ntaps,
+                                .kw = rows3 ? 3 : 0, .x_row = x_row, .w = w,
                                 .bias = b, .y = y, .y_c = Y_PLANE, .vecs = vecs,
                                 .out_min = clamp ? -0.4f : -INFINITY, .out_max = clamp ? 0.3f : INFINITY};
   f->kernel(nv, mr)(&a);
@@ -95,7 +100,7 @@ static void check_tile(const dlc_f32_dnchw_family *f, size_t nv, size_t mr, int 
           const size_t at = m * Y_PLANE + (size_t)(vecs[v].y_off[s] + l - vecs[v].lo[s]);
           want[at] = 1;
           if (!close_dn(y[at], acc, mag, n_ci * ntaps))
-            fail_msg("%s nv=%zu mr=%zu vec %zu piece %d lane %d channel %zu: %.9g, want %.9g", f->name, nv, mr, v, s, l, m,
+            fail_msg("%s nv=%zu mr=%zu rows3=%d vec %zu piece %d lane %d channel %zu: %.9g, want %.9g", f->name, nv, mr, rows3, v, s, l, m,
                      y[at], acc);
         }
   for (size_t i = 0; i < ny + GUARD; i++)
@@ -114,8 +119,8 @@ static void test_kernels(void **state) {
     assert_true(f->max_nv >= 1 && f->max_nv <= DLC_DNCHW_MAX_NV);
     for (size_t nv = 1; nv <= f->max_nv; nv++)
       for (size_t mr = 1; mr <= f->max_mr[nv - 1]; mr++)
-        for (int rep = 0; rep < 4; rep++) {
-          check_tile(f, nv, mr, rep & 1);
+        for (int rep = 0; rep < 8; rep++) {
+          check_tile(f, nv, mr, rep & 1, (rep >> 1) & 1);
           tested++;
         }
   }

@@ -244,6 +244,8 @@ static void conv_task(void *arg, size_t task) {
       .n_ci = cin_g,
       .tap = d->tap,
       .ntaps = d->ntaps,
+      .kw = s->k_w == 3 ? 3 : 0,
+      .x_row = (ptrdiff_t)d->x_row,
       .y_c = (ptrdiff_t)plane,
       .out_min = s->out_min,
       .out_max = s->out_max,

@@ -34,6 +34,10 @@ typedef struct dlc_f32_dnchw_args {
   size_t n_ci;
   const int32_t *tap;        /* ntaps flat offsets, ky * x_row + kx */
   size_t ntaps;
+  /* 3: the taps are rows of 3, tap[t] = (t / 3) * x_row + t % 3, which the kernel may compute
+     itself (constant displacements); 0: read tap[] */
+  size_t kw;
+  ptrdiff_t x_row;
   const float *w;            /* packed [ic][t][mr] */
   const float *bias;         /* mr values */
   float *y;                  /* the plane of the tile's first output channel */

@@ -10,7 +10,7 @@
  *
  * Knobs (macros the instantiating file may set before including this file):
  *   DLC_DNCHW_MR1 .. _MR5   the most output channels of a tile of 1 .. 5 vectors (32 registers:
- *                           16, 14, 9, 6, 5: nv * mr accumulators and nv inputs in the file, the
+ *                           16, 14, 8, 6, 5: nv * mr accumulators and nv inputs in the file, the
  *                           broadcast folded into the FMA or in one more; 16 registers: 12, 6,
  *                           4, 3, 2) */
 #include <stddef.h>
@@ -23,7 +23,7 @@
 #if DLC_NREGS >= 32
 #define DLC_DNCHW_MR1 16
 #define DLC_DNCHW_MR2 14
-#define DLC_DNCHW_MR3 9
+#define DLC_DNCHW_MR3 8
 #define DLC_DNCHW_MR4 6
 #define DLC_DNCHW_MR5 5
 #else
@@ -39,6 +39,20 @@
    variable-length arrays to the compiler, on the stack */
 #define DNCHW_MR_MAX (DLC_DNCHW_MR1 > DLC_DNCHW_MR2 ? DLC_DNCHW_MR1 : DLC_DNCHW_MR2)
 
+/* One (input channel, tap) step: nv input vectors at offset o, mr broadcast weights at w. */
+INLINE void dnchw_step(vf acc[][DLC_DNCHW_MAX_NV], const float *const *xv, ptrdiff_t o, const float *w, const int NV,
+                       const int MR) {
+  vf xi[DLC_DNCHW_MAX_NV];
+  UNROLL
+  for (int v = 0; v < NV; v++) xi[v] = v_load(xv[v] + o);
+  UNROLL
+  for (int m = 0; m < MR; m++) {
+    const vf wb = v_bcast(w + m);
+    UNROLL
+    for (int v = 0; v < NV; v++) acc[m][v] = v_fma(xi[v], wb, acc[m][v]);
+  }
+}
+
 INLINE void dnchw_body(const dlc_f32_dnchw_args *a, const int NV, const int MR) {
   vf acc[DNCHW_MR_MAX][DLC_DNCHW_MAX_NV];
   UNROLL
@@ -51,24 +65,31 @@ INLINE void dnchw_body(const dlc_f32_dnchw_args *a, const int NV, const int MR) 
   UNROLL
   for (int v = 0; v < NV; v++) xv[v] = a->x + a->vecs[v].x_off;
   const float *w = a->w;
-  const int32_t *tap = a->tap;
-  const size_t nt = a->ntaps;
-  for (size_t ic = 0; ic < a->n_ci; ic++) {
-    for (size_t t = 0; t < nt; t++) {
-      const ptrdiff_t o = tap[t];
-      vf xi[DLC_DNCHW_MAX_NV];
-      UNROLL
-      for (int v = 0; v < NV; v++) xi[v] = v_load(xv[v] + o);
-      UNROLL
-      for (int m = 0; m < MR; m++) {
-        const vf wb = v_bcast(w + m);
+  if (a->kw == 3) {
+    /* rows of 3 taps: their offsets and weights at constant displacements, no tap table */
+    const ptrdiff_t xr = a->x_row;
+    const size_t kh = a->ntaps / 3;
+    for (size_t ic = 0; ic < a->n_ci; ic++) {
+      for (size_t ky = 0; ky < kh; ky++) {
+        const ptrdiff_t o = (ptrdiff_t)ky * xr;
         UNROLL
-        for (int v = 0; v < NV; v++) acc[m][v] = v_fma(xi[v], wb, acc[m][v]);
+        for (int kx = 0; kx < 3; kx++) dnchw_step(acc, xv, o + kx, w + kx * MR, NV, MR);
+        w += 3 * MR;
       }
-      w += MR;
+      UNROLL
+      for (int v = 0; v < NV; v++) xv[v] += a->x_c;
     }
-    UNROLL
-    for (int v = 0; v < NV; v++) xv[v] += a->x_c;
+  } else {
+    const int32_t *tap = a->tap;
+    const size_t nt = a->ntaps;
+    for (size_t ic = 0; ic < a->n_ci; ic++) {
+      for (size_t t = 0; t < nt; t++) {
+        dnchw_step(acc, xv, tap[t], w, NV, MR);
+        w += MR;
+      }
+      UNROLL
+      for (int v = 0; v < NV; v++) xv[v] += a->x_c;
+    }
   }
   const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
   UNROLL
