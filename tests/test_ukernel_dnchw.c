@@ -183,6 +183,8 @@ static const layer_shape SHAPES[] = {
     {1, 8, 3, 40, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      /* rows of 2.5 vectors */
     {1, 6, 9, 4, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},       /* short rows: several pieces a vector */
     {3, 2, 2, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 64, 40, 40, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    /* inputs past the band size: bands of tiles */
+    {2, 128, 37, 44, 34, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
 };
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
 
