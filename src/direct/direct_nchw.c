@@ -120,7 +120,9 @@ static int fits(const dlc_conv_shape *s, const dlc_isa_kernels *k) {
      0.0384 / - / 0.0405, 128>128 8 x 8 0.049 / 0.034.
    So: planes of at least 32 columns (16 when grouped), at least 9 of 10 lanes outputs, up to 64
    input channels a group (weights of an oc block in L1; more not measured), 8 or more output
-   channels a group when grouped (GSPC's positions in lanes has tiles for fewer). */
+   channels a group when grouped (GSPC's positions in lanes has tiles for fewer), and a group's
+   padded input up to 2 bands (VGG-16's 64x224x224>64 and 64x112x112>128, in bands, ran 0.79-1.12x
+   direct.c's time on a machine too loaded to tell). */
 int dlc_direct_nchw_pays(const dlc_conv_shape *s, const dlc_isa_kernels *k) {
   if (!fits(s, k)) return 0;
   const size_t vl = k->dnchw->vl, w = (size_t)s->w_out, x_row = row_len(s);
@@ -129,7 +131,9 @@ int dlc_direct_nchw_pays(const dlc_conv_shape *s, const dlc_isa_kernels *k) {
   const size_t plane = (size_t)(s->h_out * s->w_out);
   const size_t vecs = w >= vl ? (size_t)s->h_out * dlc_div_up(w, vl) : dlc_div_up((size_t)s->h_out * x_row, vl);
   const int grouped = s->groups > 1;
-  return w >= (grouped ? 16u : 32u) && plane * 10 >= vecs * vl * 9 && s->cin_g <= 64 && (!grouped || s->cout_g >= 8);
+  const size_t in_bytes = (size_t)s->cin_g * (size_t)(s->h_in + s->pad_t + s->pad_b + 1) * x_row * sizeof(float);
+  return w >= (grouped ? 16u : 32u) && plane * 10 >= vecs * vl * 9 && s->cin_g <= 64 && (!grouped || s->cout_g >= 8) &&
+         in_bytes <= 2 * BAND_BYTES;
 }
 
 int dlc_direct_nchw_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
