@@ -9,6 +9,7 @@
 #include "../core/env.h"
 #include "../gemm_im2col/gemm.h"
 #include "../gspc/gspc.h"
+#include "../direct/direct.h"
 #include "../gspc/gspc_pos.h"
 #include "../ukernel/config.h"
 #include "names.h"
@@ -96,6 +97,9 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
     const int x86 = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
     const int64_t strided_max = isa == DLCONV_ISA_AVX512 ? (s->layout == DLCONV_NCHW ? 32 : 16) : 8;
     if (!strided && s->cin_g > 16 && x86 && s->layout == DLCONV_NHWC) return DLCONV_ALGO_DIRECT;
+    /* NCHW at stride 1 where direct runs it with pixels in the lanes (direct_nchw.c, which says
+       where that beats GSPC) */
+    if (!strided && s->layout == DLCONV_NCHW && dlc_direct_nchw_pays(s, dlc_kernels_for(isa))) return DLCONV_ALGO_DIRECT;
     return s->cin_g <= (strided ? strided_max : 32) ? DLCONV_ALGO_GSPC : DLCONV_ALGO_DIRECT;
   }
   if (pointwise) {

@@ -28,7 +28,8 @@
 #define ANY_LAYOUT (NCHW | NHWC)
 
 static const dlc_impl impls[] = {
-    /* direct */
+    /* direct: fp32 NCHW at stride 1 with pixels in the lanes, no transpose of x or y */
+    {"direct_nchw", DLCONV_ALGO_DIRECT, F32, NCHW, dlc_direct_nchw_applies, &dlc_direct_nchw_ops},
     {"direct", DLCONV_ALGO_DIRECT, F32, ANY_LAYOUT, NULL, &dlc_direct_ops},
     /* F16 with several input channels per group on the fp32 conv kernels, where the family stores
        binary16; elsewhere direct_lowp_conv (NCHW), as int8 */

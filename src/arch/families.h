@@ -38,6 +38,8 @@ extern const dlc_q8_igemm_family dlc_q8_igemm__avx512vnni;
 extern const dlc_q8_dwn_family dlc_q8_dwn__avx512vnni;
 extern const dlc_q8_gcn_family dlc_q8_gcn__avx512vnni;
 extern const dlc_q8_dw4_family dlc_q8_dw4__avx512vbmi;
+/* fp32 NCHW with pixels in the lanes (template/f32_dnchw.h), AVX-512 only: 32 registers hold its tiles */
+extern const dlc_f32_dnchw_family dlc_f32_dnchw__avx512;
 extern const dlc_q8_dwc_family dlc_q8_dwc__avx512vbmi;
 void dlc_q8_store_t__avx512vbmi(size_t np, size_t m, const int32_t *c, size_t ldc, const dlc_q8_params *q, size_t c0,
                                 void *y, size_t ldy);

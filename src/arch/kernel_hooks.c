@@ -147,6 +147,31 @@ GSPC_GET(3)
 GSPC_GET(4)
 typedef dlc_f32_gspc_ukernel_fn (*gspc_get_fn)(size_t, size_t, size_t, size_t);
 typedef dlc_f32_gspc_ukernel_fn (*gspc_get_blocked_fn)(size_t, size_t, size_t);
+/* dnchw (fp32 NCHW, pixels in the lanes): kernels from the family's kernel(); the first element of
+   the tile's first row piece */
+SLOT_TABLE(dnchw, dlc_f32_dnchw_fn, 128)
+#define DNCHW_T(i)                                                             \
+  static void dnchw_t##i(const dlc_f32_dnchw_args *a) {                        \
+    dnchw_orig[i](a);                                                          \
+    perturb(a->y + a->vecs[0].y_off[0]);                                       \
+  }
+L64(DNCHW_T, 0)
+L64(DNCHW_T, 01)
+#define ADDR_DNCHW(i) dnchw_t##i,
+static const dlc_f32_dnchw_fn dnchw_tramp[] = {L64(ADDR_DNCHW, 0) L64(ADDR_DNCHW, 01)};
+static const dlc_f32_dnchw_family *dnchw_real[N_ISA];
+#define DNCHW_GET(I)                                                              \
+  static dlc_f32_dnchw_fn dnchw_get_##I(size_t nv, size_t mr) {                   \
+    return dnchw_bind(dnchw_real[I]->kernel(nv, mr), dnchw_tramp);                \
+  }
+DNCHW_GET(0)
+DNCHW_GET(1)
+DNCHW_GET(2)
+DNCHW_GET(3)
+DNCHW_GET(4)
+typedef dlc_f32_dnchw_fn (*dnchw_get_fn)(size_t, size_t);
+static const dnchw_get_fn dnchw_get[N_ISA] = {dnchw_get_0, dnchw_get_1, dnchw_get_2, dnchw_get_3, dnchw_get_4};
+
 static const gspc_get_fn gspc_get[N_ISA] = {gspc_get_0, gspc_get_1, gspc_get_2, gspc_get_3, gspc_get_4};
 static const gspc_get_blocked_fn gspc_get_blocked[N_ISA] = {gspc_get_blocked_0, gspc_get_blocked_1,
                                                             gspc_get_blocked_2, gspc_get_blocked_3,
@@ -163,6 +188,7 @@ typedef struct corrupt_table {
   dlc_f32_spack_ukernel_fn spack_kernels[MAX_SPACK_TILES];
   dlc_f32_gspc_family gspc;
   dlc_f32_csr_family csr;
+  dlc_f32_dnchw_family dnchw;
 } corrupt_table;
 
 static corrupt_table tables[N_ISA];
@@ -210,6 +236,12 @@ const dlc_isa_kernels *dlc_kernel_hook_table(const dlc_isa_kernels *real) {
     n.csr = *real->csr;
     n.csr.spmm = csr_bind(real->csr->spmm, csr_tramp);
     n.t.csr = &c->csr;
+  }
+  if (real->dnchw) {
+    dnchw_real[real->isa] = real->dnchw;
+    n.dnchw = *real->dnchw;
+    n.dnchw.kernel = dnchw_get[real->isa];
+    n.t.dnchw = &c->dnchw;
   }
   n.built = 1;
   pthread_mutex_lock(&lock);

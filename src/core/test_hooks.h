@@ -65,5 +65,10 @@ void dlc_test_direct_band_rows(int rows);
    (channel multiplier 1); 2: dwf wherever it applies (the family's plane sizes, stride 1, padded
    to keep the size), else dwp. Read when a plan is made. */
 void dlc_test_direct_dw_mode(int mode);
+/* ---- direct NCHW convolutions with pixels in the lanes (src/direct/direct_nchw.c) -------------
+   -1 (the default): the implementation takes the stride-1 layers where it pays
+   (dlc_direct_nchw_pays); 0: never (direct.c's transposing path runs them); 1: wherever its
+   kernels apply. Read when a plan is made. */
+void dlc_test_direct_nchw_mode(int mode);
 
 #endif

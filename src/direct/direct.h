@@ -10,6 +10,12 @@
    depthwise) kernels. */
 extern const dlc_impl_ops dlc_direct_ops;
 
+/* direct_nchw.c: fp32 NCHW at stride 1 with pixels in the lanes, where the table has the family. */
+extern const dlc_impl_ops dlc_direct_nchw_ops;
+int dlc_direct_nchw_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k);
+/* Whether it runs the layer faster than direct.c (and, grouped, than GSPC): AUTO asks. */
+int dlc_direct_nchw_pays(const dlc_conv_shape *s, const dlc_isa_kernels *k);
+
 /* direct.c: F16 with c_in/groups > 1, both layouts, on the fp32 conv kernels where the family
    stores binary16 (f16_out) and the F16 family widens runs of halves. */
 extern const dlc_impl_ops dlc_direct_f16_conv_ops;

@@ -11,6 +11,7 @@
 #include "dlconv.h"
 #include "csr_ukernel.h"
 #include "direct_ukernel.h"
+#include "dnchw_ukernel.h"
 #include "gemm_ukernel.h"
 #include "gspc_ukernel.h"
 #include "lowp_dw_ukernel.h"
@@ -47,6 +48,8 @@ typedef struct dlc_isa_kernels {
   const dlc_q8_dwn_family *q8_dwn;
   /* int8 NHWC grouped convolutions of few channels per group in registers (same CPUs as q8_igemm) */
   const dlc_q8_gcn_family *q8_gcn;
+  /* fp32 NCHW stride-1 convolutions with pixels in the lanes (NULL where an ISA has none) */
+  const dlc_f32_dnchw_family *dnchw;
 } dlc_isa_kernels;
 
 /* The table for isa if this build has it and this CPU can run it, else NULL (src/arch/config.c). */

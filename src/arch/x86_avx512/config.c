@@ -32,6 +32,7 @@ static void fill(void) {
   table.gspc = &dlc_f32_gspc__avx512;
   table.csr = &dlc_f32_csr__avx512;
   table.f16_gemm = &dlc_f16_gemm__avx512;
+  table.dnchw = &dlc_f32_dnchw__avx512;
 #if defined(DLC_HAVE_AVX512VNNI)
   if (f->avx512_vnni) {
     table.q8_gemm = &dlc_q8_gemm__avx512vnni;
