@@ -252,7 +252,7 @@ static void copy_plane(const dlcv_ctx *c, size_t plane) {
   const dlcv_data *d = c->d;
   const size_t nslot = d->v.nslot, slot = plane % nslot, cu = plane / nslot % d->v.cpg, g = plane / nslot / d->v.cpg;
   int16_t *dst = c->copy + plane * d->planeq * d->v.u;
-  if (dlc_lowp_vpos_copy_plane_d4(c->p, &d->v, c->x, c->img, g, cu, slot, d->hq, dst)) return;
+  if (dlc_lowp_vpos_copy_plane_d4(c->p, &d->v, c->x, c->img, g, cu, slot, 0, d->hq, dst)) return;
   for (size_t yq = 0; yq < d->hq; yq++)
     dlc_lowp_vpos_copy_row_nchw(c->p, &d->v, c->x, c->img, g, cu, slot, yq, dst + yq * d->v.wq * d->v.u);
 }
