@@ -1226,6 +1226,54 @@ static void nhwc_sweep_run(nhwc_sweep *sw, const dlconv_conv2d_desc *d, int i, i
   layer_free(&L);
 }
 
+/* Int8 NCHW convolutions through direct, whose copy of x is made by each task for the rows its jobs
+ * read (one plane's rows packed in one call where the channels are whole quads and the rows
+ * contiguous): planes whose rows are shorter than, as long as, and longer than a 16-unit vector
+ * (a run across rows stored in pieces), widths that do and do not divide 64, pads 0..2, strides 1
+ * and 2, 4..68 input channels (whole quads and a short last one), groups 1..2, batches 1..2, 1, 2
+ * and 3 threads (tasks with different rows, the halo rows copied by both), and the three modes
+ * forced (in place, packed, transposed). Every ISA. */
+static void test_q8_direct_nchw_rows(void **state) {
+  (void)state;
+  const double t0 = now_s();
+  const long r0 = g_runs;
+  static const int hw[][2] = {{8, 8}, {16, 16}, {32, 32}, {7, 7}, {14, 14}, {5, 13}, {11, 20}, {3, 17}, {9, 4}, {6, 33}};
+  static const int cins[] = {4, 8, 16, 32, 12, 5, 68};
+  rng_t r = lowp_rng(1600);
+  dlconv_isa isas[8];
+  const int ni = isa_list(isas);
+  long layers = 0;
+  for (int i = 0; i < 40; i++) {
+    const int h = hw[i % 10][0], w = hw[i % 10][1], cin = cins[i % 7], groups = i % 5 == 4 && cin % 2 == 0 ? 2 : 1;
+    const int cout = groups * rng_int(&r, 1, 40), k = i % 9 == 8 ? 1 : 3;
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 1 + (i % 7 == 3), cin, h, w, cout, k, k);
+    d.groups = groups;
+    d.dtype = i % 2 ? DLCONV_S8 : DLCONV_U8;
+    d.layout = DLCONV_NCHW;
+    d.stride_h = d.stride_w = i % 4 == 3 ? 2 : 1;
+    const int pad = k == 1 ? 0 : i % 6 == 5 ? 0 : i % 6 == 4 ? 2 : 1;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+    if (h + 2 * pad < k || w + 2 * pad < k) continue;
+    gen_opts o = GEN_RANDOM;
+    o.pow2 = i % 3 == 0;
+    layer L;
+    layer_make(&L, &d, 0, &r, &o);
+    layers++;
+    for (int j = 0; j < ni; j++)
+      for (int th = 1; th <= 3; th++) run_layer(&L, DLCONV_ALGO_DIRECT, isas[j], th, 0, th == 1 && j == 0);
+    for (int mode = 0; mode <= 2; mode++) {
+      dlc_test_direct_lowp_packed(mode);
+      for (int j = 1; j < ni; j++)
+        for (int th = 1; th <= 3; th += 2) run_layer(&L, DLCONV_ALGO_DIRECT, isas[j], th, 0, 0);
+      dlc_test_direct_lowp_packed(-1);
+    }
+    layer_free(&L);
+  }
+  printf("q8 NCHW direct rows: %ld layers, %ld runs (%.2f s)\n", layers, g_runs - r0, now_s() - t0);
+  if (g_fails) fail_msg("%ld failures", g_fails);
+}
+
 /* Int8 NHWC depthwise layers (depth multiplier 1), which direct runs in registers where the CPU
  * has AVX512-VNNI (q8_dwconv_nhwc: tiles of 4 pixels x blocks of 64 channels, two pixels a vector
  * for blocks of at most 32, x read in place, padding taps on the zero point's row): channels
@@ -2128,6 +2176,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_q8_gspc_nhwc, setup_test),
       cmocka_unit_test_setup(test_q8_gspc_nchw, setup_test),
       cmocka_unit_test_setup(test_q8_dw_nhwc, setup_test),
+      cmocka_unit_test_setup(test_q8_direct_nchw_rows, setup_test),
       cmocka_unit_test_setup(test_q8_requant_order, setup_test),
       cmocka_unit_test_setup(test_f16_nan, setup_test),
       cmocka_unit_test_setup(test_f16_overflow, setup_test),

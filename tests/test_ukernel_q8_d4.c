@@ -483,6 +483,65 @@ static void test_pack_quads(void **state) {
   print_message("[ pack_quads ] %zu cases\n", cases);
 }
 
+/* pack_plane: h x n planes, contiguous (ldx == n: the run across rows, stored in pieces at each row
+   end) and not (ldx past the row, step 2), ldd from n (rows adjacent) to n + 3; each channel's
+   plane exactly its bytes against a guard page, dst exactly up to its last row's end against a
+   guard page after it (or before it, with sentinels after), the units between rows sentinels that
+   must stay. Every n up to 20 (a 16-unit vector within one row, across two or more), 31..33, 64,
+   65 and h up to 9 (runs past 64 units ending anywhere in a vector). */
+static void test_pack_plane(void **state) {
+  (void)state;
+  static const size_t ns[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 14, 15, 16, 17, 18, 20, 28, 31, 32, 33, 56, 64, 65};
+  const dlc_q8d4_gemm_family *fams[MAX_FAMILIES];
+  const size_t nfam = families(fams);
+  size_t cases = 0;
+  for (size_t s = 0; s < nfam; s++) {
+    const dlc_q8d4_gemm_family *f = fams[s];
+    if (!f->pack_plane) continue;
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+      for (size_t h = 1; h <= 9; h++)
+        for (int mode = 0; mode < 6; mode++) {
+          const size_t n = ns[ni], step = mode >= 4 ? 2 : 1, pad = mode % 2 ? 3 : 0;
+          const size_t ldx = mode < 2 ? n : mode < 4 ? n + 5 : 2 * n + 1, ldd = n + pad;
+          const int at_end = (mode / 2 + (int)h) % 2;
+          const uint8_t flip = (h + ni) % 2 ? 0x80 : 0;
+          const size_t span = (h - 1) * ldx + (n - 1) * step + 1;
+          gbuf gr[4], gd;
+          uint8_t *rows[4], *copy[4];
+          for (int r = 0; r < 4; r++) {
+            rows[r] = gbuf_open(&gr[r], span, (r + at_end) & 1);
+            copy[r] = xalloc_slack(span + 1);
+            for (size_t j = 0; j < span; j++) rows[r][j] = copy[r][j] = (uint8_t)next_u32();
+          }
+          const size_t used = 4 * ((h - 1) * ldd + n), dbytes = at_end ? used : used + 80;
+          uint8_t *dst = gbuf_open(&gd, dbytes, at_end);
+          memset(dst, GUARD_BYTE, dbytes);
+
+          f->pack_plane(h, n, rows[0], rows[1], rows[2], rows[3], ldx, step, flip, dst, ldd);
+
+          for (int r = 0; r < 4; r++)
+            if (memcmp(rows[r], copy[r], span)) fail_msg("%s pack_plane h=%zu n=%zu: wrote to row %d", f->name, h, n, r);
+          for (size_t i = 0; i < dbytes; i++) {
+            const size_t unit = i / 4, y = unit / ldd, j = unit % ldd;
+            const int in = i < used && j < n;
+            const uint8_t want = in ? (uint8_t)(copy[i % 4][y * ldx + j * step] ^ flip) : GUARD_BYTE;
+            if (dst[i] != want)
+              fail_msg("%s pack_plane h=%zu n=%zu ldx=%zu step=%zu ldd=%zu flip=0x%02x: dst[%zu] (row %zu, unit %zu, "
+                       "channel %zu) = 0x%02x, want 0x%02x",
+                       f->name, h, n, ldx, step, ldd, flip, i, y, j, i % 4, dst[i], want);
+          }
+          for (int r = 0; r < 4; r++) gbuf_close(&gr[r]), free(copy[r]);
+          gbuf_close(&gd);
+          cases++;
+        }
+  }
+  if (!cases) {
+    say_skipped("pack_plane");
+    return;
+  }
+  print_message("[ pack_plane ] %zu cases\n", cases);
+}
+
 /* pack_quads feeding ukernel: four s8 input rows packed with flip 0x80 and the weights give the
    same tile as the signed product plus 128 * (row sums of A), the identity the drivers rely on
    (x ^ 0x80 = x + 128 as u8 for s8 x). */
@@ -1821,7 +1880,7 @@ static void test_ukernel_qv(void **state) {
 
 int main(void) {
   rng_state = 0x9E3779B97F4A7C15ull;
-  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_pack_quads,
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_wide_ldc, test_ukernel_ib, test_pack_quads, test_pack_plane,
                    test_pack_then_ukernel, test_gemv, test_ukernel_t, test_s32_transpose, test_q8_store_t,
                    test_ukernel_q, test_ukernel_qv);
 }

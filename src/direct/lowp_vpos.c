@@ -281,15 +281,17 @@ static inline void fill_units(uint8_t *o, uint8_t zu, size_t n) {
 }
 
 int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
-                                size_t cu, size_t slot, size_t hq, int16_t *dst) {
+                                size_t cu, size_t slot, size_t y0, size_t y1, int16_t *dst) {
   const dlc_conv_shape *s = &p->s;
   if (!v->d4 || s->stride_w > 2) return 0;
   const size_t plane = (size_t)(s->h_in * s->w_in), nch = DLC_MIN((size_t)4, (size_t)s->cin_g - 4 * cu);
   const uint8_t *r0 = (const uint8_t *)x + (img * (size_t)s->c_in + g * (size_t)s->cin_g + 4 * cu) * plane;
   const dlc_q8d4_pack_quads_fn pack = p->kernels->q8_d4->pack_quads;
   uint8_t *o = (uint8_t *)dst;
+  const size_t wq = v->wq, wi = (size_t)s->w_in;
   if (s->stride_h == 1 && s->stride_w == 1 && !s->pad_t && !s->pad_b && !s->pad_l && !s->pad_r && nch == 4) {
-    pack(plane, r0, r0 + plane, r0 + 2 * plane, r0 + 3 * plane, 1, v->flip, o);
+    const size_t off = y0 * wi; /* wq == w_in: the rows are one run */
+    pack((y1 - y0) * wi, r0 + off, r0 + plane + off, r0 + 2 * plane + off, r0 + 3 * plane + off, 1, v->flip, o + 4 * off);
     return 1;
   }
   /* each input row the phase reads is one pack; the padding between two such rows (a row's right
@@ -297,13 +299,32 @@ int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, co
      (a call per row through the general copy, with its clipping, cost as much as the packing on
      32 x 32 planes; at stride 2 the copy took half of a grouped layer's time) */
   const int64_t sh = s->stride_h, sw = s->stride_w, py = v->slot_py[slot], px = v->slot_px[slot];
-  const size_t wq = v->wq, wi = (size_t)s->w_in;
   size_t xlo, xhi;
   inside_columns(s, wq, px, &xlo, &xhi);
   const int64_t ix0 = (int64_t)xlo * sw + px - s->pad_l;
-  size_t from = 0; /* the first unit not yet written */
-  if (xlo < xhi)
-    for (size_t yq = 0; yq < hq; yq++) {
+  size_t from = y0 * wq; /* the first unit not yet written */
+  const dlc_q8d4_pack_plane_fn pack_plane = p->kernels->q8_d4->pack_plane;
+  if (xlo < xhi && nch == 4 && pack_plane) {
+    /* the rows the phase reads in one call (a contiguous plane as one run: 32 x 32 3x3 u8, the copy
+       had taken 8% of the layer in its calls per row), the padding around and between them filled */
+    size_t ylo = 0, yhi = 0;
+    for (size_t yq = y0; yq < y1; yq++) {
+      const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
+      if (iy < 0 || iy >= s->h_in) continue;
+      if (yhi == 0) ylo = yq;
+      yhi = yq + 1;
+    }
+    if (yhi > ylo) {
+      const size_t iy0 = (size_t)((int64_t)ylo * sh + py - s->pad_t);
+      const uint8_t *r = r0 + iy0 * wi + (size_t)ix0;
+      fill_units(o + 4 * from, v->zu, ylo * wq + xlo - from);
+      pack_plane(yhi - ylo, xhi - xlo, r, r + plane, r + 2 * plane, r + 3 * plane, (size_t)sh * wi, (size_t)sw, v->flip,
+                 o + 4 * (ylo * wq + xlo), wq);
+      for (size_t yq = ylo; yq + 1 < yhi; yq++) fill_units(o + 4 * (yq * wq + xhi), v->zu, wq - (xhi - xlo));
+      from = (yhi - 1) * wq + xhi;
+    }
+  } else if (xlo < xhi)
+    for (size_t yq = y0; yq < y1; yq++) {
       const int64_t iy = (int64_t)yq * sh + py - s->pad_t;
       if (iy < 0 || iy >= s->h_in) continue;
       const size_t at = yq * wq + xlo;
@@ -313,7 +334,7 @@ int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, co
       pack(xhi - xlo, r[0], r[1], r[2], r[3], (size_t)sw, v->flip, o + 4 * at);
       from = yq * wq + xhi;
     }
-  fill_units(o + 4 * from, v->zu, hq * wq - from);
+  fill_units(o + 4 * from, v->zu, y1 * wq - from);
   return 1;
 }
 

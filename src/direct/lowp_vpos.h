@@ -82,13 +82,13 @@ void dlc_lowp_vpos_offsets(const dlc_lowp_vpos *v, const dlc_conv_shape *s, size
 void dlc_lowp_vpos_copy_row_nchw(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
                                  size_t cu, size_t slot, size_t yq, int16_t *dst);
 
-/* d4 with stride_w <= 2 (pack_quads' steps): the sub-plane (group g, channel unit cu, phase slot;
-   hq rows of wq units) in one call: x's four planes interleaved in one pass where there is no
+/* d4 with stride_w <= 2 (pack_quads' steps): rows [y0, y1) of the sub-plane (group g, channel unit
+   cu, phase slot; rows of wq units, dst its row 0) in one call: x's four planes interleaved in one pass where there is no
    padding and stride 1 (a 7 x 7 layer's rows cost a call each), else a pack per input row with the
    padding between rows filled as one run; channels past the group's end hold the padding byte.
    0 where that does not hold (nothing written). */
 int dlc_lowp_vpos_copy_plane_d4(const dlconv_plan *p, const dlc_lowp_vpos *v, const void *x, size_t img, size_t g,
-                                size_t cu, size_t slot, size_t hq, int16_t *dst);
+                                size_t cu, size_t slot, size_t y0, size_t y1, int16_t *dst);
 
 /* The same row for every channel unit of group g from NHWC x: unit cu's row at dst + cu * cu_stride
    (int16 elements). */

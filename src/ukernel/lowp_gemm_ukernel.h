@@ -89,6 +89,17 @@ typedef void (*dlc_q8_widen_run_fn)(size_t n, const void *src, size_t step, int3
  * reads no half of a row past its n-th. */
 typedef void (*dlc_f16_pack_cols_f32_fn)(size_t kc, size_t n, const uint16_t *src, size_t ld, float *dst);
 
+/* Optional: pack_quads over h rows at once (a plane of the direct copy, or a stride phase of it):
+ * row y of channel r starts at rows[r] + y * ldx, and
+ *   dst[4 * (y * ldd + j) + r] = rows[r][y * ldx + j * step] ^ flip      for y < h, j < n, r < 4
+ * step 1 or 2; reads nothing of a row past rows[r][y * ldx + (n - 1) * step], writes those bytes
+ * only (the units between two rows are left alone). Where the rows are contiguous (step 1,
+ * ldx == n) it packs them as one run, stored row by row: a call per row of a small plane cost more
+ * than its packing. */
+typedef void (*dlc_q8d4_pack_plane_fn)(size_t h, size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                       const uint8_t *r3, size_t ldx, size_t step, uint8_t flip, uint8_t *dst,
+                                       size_t ldd);
+
 /* Optional: dense layers with few rows of x (batch 1: a matrix-vector product, bound by the
  * stream of weights: 2 bytes a weight as binary16 where the GEMM path reads them as packed
  * panels and spends a register tile on one column). A is one panel of gemv_mr output channels,
@@ -214,6 +225,7 @@ typedef struct dlc_q8d4_gemm_family {
   dlc_q8d4_gemm_q_fn ukernel_q; /* optional */
   dlc_q8d4_gemm_qv_fn ukernel_qv; /* optional */
   dlc_q8d4_pack_quads_fn pack_quads;
+  dlc_q8d4_pack_plane_fn pack_plane; /* optional */
   size_t gemv_mr;   /* rows of a gemv panel (0: no gemv) */
   dlc_q8d4_gemv_fn gemv;
   const char *gemv_name;

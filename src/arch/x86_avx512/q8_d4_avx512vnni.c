@@ -348,6 +348,20 @@ INLINE __m512i row64(const uint8_t *r, size_t len, size_t step, __m512i flip) {
   return _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1), flip);
 }
 
+/* 64 columns of four rows (a, b, c, d) into 64 units: out[l] holds units 16 l .. 16 l + 15. */
+INLINE void quads64(__m512i a, __m512i b, __m512i c, __m512i d, __m512i out[4]) {
+  const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+  const __m512i cd0 = _mm512_unpacklo_epi8(c, d), cd1 = _mm512_unpackhi_epi8(c, d);
+  const __m512i q0 = _mm512_unpacklo_epi16(ab0, cd0), q1 = _mm512_unpackhi_epi16(ab0, cd0);
+  const __m512i q2 = _mm512_unpacklo_epi16(ab1, cd1), q3 = _mm512_unpackhi_epi16(ab1, cd1);
+  const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+  const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xEE), t3 = _mm512_shuffle_i32x4(q2, q3, 0xEE);
+  out[0] = _mm512_shuffle_i32x4(t0, t1, 0x88);
+  out[1] = _mm512_shuffle_i32x4(t0, t1, 0xDD);
+  out[2] = _mm512_shuffle_i32x4(t2, t3, 0x88);
+  out[3] = _mm512_shuffle_i32x4(t2, t3, 0xDD);
+}
+
 /* 64 columns of each row into 64 units: bytes interleave into pairs (rows 0-1, 2-3) and pairs
    into quads within 128-bit lanes, so that lane l of q[k] holds columns 16 l + 4 k .. + 3; a 4 x 4
    transpose of lanes puts columns 16 l .. 16 l + 15 into o[l]. Blocks short of 64 columns store
@@ -362,16 +376,9 @@ INLINE void pack_quads_step(size_t n, const uint8_t *r0, const uint8_t *r1, cons
       pack_quads16(len, r0 + o, r1 + o, r2 + o, r3 + o, step, flip, dst + 4 * j);
       return;
     }
-    const __m512i a = row64(r0 + o, len, step, f), b = row64(r1 + o, len, step, f);
-    const __m512i c = row64(r2 + o, len, step, f), d = row64(r3 + o, len, step, f);
-    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
-    const __m512i cd0 = _mm512_unpacklo_epi8(c, d), cd1 = _mm512_unpackhi_epi8(c, d);
-    const __m512i q0 = _mm512_unpacklo_epi16(ab0, cd0), q1 = _mm512_unpackhi_epi16(ab0, cd0);
-    const __m512i q2 = _mm512_unpacklo_epi16(ab1, cd1), q3 = _mm512_unpackhi_epi16(ab1, cd1);
-    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
-    const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xEE), t3 = _mm512_shuffle_i32x4(q2, q3, 0xEE);
-    const __m512i out[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xDD),
-                            _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xDD)};
+    __m512i out[4];
+    quads64(row64(r0 + o, len, step, f), row64(r1 + o, len, step, f), row64(r2 + o, len, step, f),
+            row64(r3 + o, len, step, f), out);
     uint8_t *dj = dst + 4 * j;
     if (len == 64) {
       for (size_t l = 0; l < 4; l++) _mm512_storeu_si512(dj + 64 * l, out[l]);
@@ -390,6 +397,52 @@ static void q8d4_pack_quads(size_t n, const uint8_t *r0, const uint8_t *r1, cons
     pack_quads_step(n, r0, r1, r2, r3, 2, flip, dst);
   else
     pack_quads_step(n, r0, r1, r2, r3, 1, flip, dst);
+}
+
+/* pack_plane: contiguous rows (step 1, ldx == n) as one run of h x n columns, 64 at a time, each
+   16-unit vector stored as its pieces on each row it crosses (one full store where n is a multiple
+   of 16; a piece's base may lie before dst, its first lanes masked off, so the address is formed as
+   an integer); other rows one pack_quads_step each, without a call per row. */
+INLINE __mmask64 unit_bytes(size_t lo, size_t hi) { /* bytes of units [lo, hi), hi <= 16 */
+  const __mmask64 below = hi >= 16 ? ~(__mmask64)0 : (((__mmask64)1 << (4 * hi)) - 1u);
+  return below & ~(((__mmask64)1 << (4 * lo)) - 1u);
+}
+
+static void q8d4_pack_plane(size_t h, size_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                            const uint8_t *r3, size_t ldx, size_t step, uint8_t flip, uint8_t *dst, size_t ldd) {
+  if (step != 1 || ldx != n) {
+    for (size_t y = 0; y < h; y++) {
+      const size_t o = y * ldx;
+      if (step == 2)
+        pack_quads_step(n, r0 + o, r1 + o, r2 + o, r3 + o, 2, flip, dst + 4 * y * ldd);
+      else
+        pack_quads_step(n, r0 + o, r1 + o, r2 + o, r3 + o, 1, flip, dst + 4 * y * ldd);
+    }
+    return;
+  }
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  const size_t total = h * n;
+  size_t y = 0, x = 0; /* the row and column of the next unit to store */
+  for (size_t j = 0; j < total; j += 64) {
+    const size_t len = total - j < 64 ? total - j : 64;
+    __m512i out[4];
+    quads64(row64(r0 + j, len, 1, f), row64(r1 + j, len, 1, f), row64(r2 + j, len, 1, f), row64(r3 + j, len, 1, f),
+            out);
+    for (size_t l = 0; l < 4 && 16 * l < len; l++) {
+      const size_t cnt = len - 16 * l < 16 ? len - 16 * l : 16;
+      for (size_t k = 0; k < cnt;) {
+        const size_t run = n - x < cnt - k ? n - x : cnt - k;
+        const uintptr_t at = (uintptr_t)(dst + 4 * (y * ldd + x)) - 4 * (uintptr_t)k;
+        _mm512_mask_storeu_epi8((void *)at, unit_bytes(k, k + run), out[l]);
+        k += run;
+        x += run;
+        if (x == n) {
+          x = 0;
+          y++;
+        }
+      }
+    }
+  }
 }
 
 /* gemv: 64 rows (four zmm of weights, 256 bytes per group of four k) against nb <= 4 rows of x,
@@ -538,6 +591,7 @@ const dlc_q8d4_gemm_family dlc_q8d4_gemm__avx512vnni = {
     .ukernel_q = q8d4_gemm_q_8x32c4,
     .ukernel_qv = q8d4_gemm_qv_8x32c4,
     .pack_quads = q8d4_pack_quads,
+    .pack_plane = q8d4_pack_plane,
     .gemv_mr = GEMV_MR,
     .gemv = q8d4_gemv_64c4,
     .gemv_name = "q8_gemv_64c4__avx512vnni",
