@@ -335,7 +335,8 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
      96x56x56>24 0.86, 64x56x56>128 0.96, 256x28x28>512 0.97, 16x32x32>32 0.89, 64x16x16>64 0.95.
      Not where the panel's rows crowd a few L1 sets (64 sets of 64-byte lines on x86 cores: rows
      4 KB apart share one) and the M tiles after the first would find them evicted: 32x32x32>32,
-     32 rows in one set, 1.18; there the first tile reads x in place and stores the panel for the
+     32 rows in one set, 1.18, 16x32x32>32 (16 rows, and the C tile's rows in the same set) 1.10;
+     there the first tile reads x in place and stores the panel for the
      others as it goes (B_COPY_FIRST), in the shadow of its FMAs where the copy stalled on its
      loads. A packed panel is contiguous and spreads over all sets. Neither with a short K and x
      out of L2, where the first tile's k loop is too short to cover its loads from memory while
@@ -349,7 +350,7 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
     size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
     int x_out_of_l2 = d->K * row_bytes > l2 / 2;
     if (!(d->kc < 24 && x_out_of_l2) && d->mblocks == 1 && d->M <= 192)
-      d->b_mode = d->mc <= d->mt || dlc_div_up(d->kc, sets) <= 16 ? B_IN_PLACE : B_COPY_FIRST;
+      d->b_mode = d->mc <= d->mt || (sets > 1 && dlc_div_up(d->kc, sets) <= 16) ? B_IN_PLACE : B_COPY_FIRST;
   }
   d->a_in_place = dlc_gemm_nhwc_a_in_place(s, p->kernels);
   if (d->nhwc || d->trans)
