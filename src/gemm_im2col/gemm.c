@@ -19,7 +19,8 @@
  * next panel's input rows stream in behind the hardware prefetchers. NHWC (weights = B, prepacked):
  *   for pc (K chunk) { for ir (MR rows) { pack A micro-panel; for jr (NR cols) ukernel } }
  * so B streams from L2 (a block of kc x nc, half of L2) and A from L1 (MR broadcasts per k step);
- * each A micro-panel is packed just before its sweep, so it is still in L1 when used.
+ * each A micro-panel is packed just before its sweep, so it is still in L1 when used. A 1x1 layer
+ * (strided ones subsampled first) is not packed: ukernel_lda broadcasts its pixels from x.
  *
  * Threads: the jobs are (outer item, M block, N block) with outer = (image, group) for NCHW and
  * group for NHWC; task t of ntasks <= p->nthreads takes a contiguous range of jobs and packs into

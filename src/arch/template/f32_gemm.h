@@ -13,7 +13,8 @@
  * or n <= VL columns computes only what it stores (an NCHW layer with 64 channels has an 8-row
  * edge on AVX-512; a dense layer with batch 1 is a 1-row GEMM); C is read with masked loads and
  * written with v_store_first, so nothing past the m x n corner is touched. ukernel_ldb is the
- * full-width tile with B's rows ldb floats apart (an NCHW 1x1 layer's input rows, read in place).
+ * full-width tile with B's rows ldb floats apart (an NCHW 1x1 layer's input rows, read in place);
+ * ukernel_lda the tile with A's rows lda floats apart (an NHWC 1x1 layer's pixels, read in place).
  *
  * Knobs (macros the instantiating file may set before including this file):
  *   DLC_GEMM_MR                  rows of the tile, a literal (it names the family); default
