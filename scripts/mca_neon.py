@@ -34,6 +34,7 @@ KERNELS = [
     ("f32 gemm 12x8", "f32_gemm_neon", "tile_12x2", ["cortex-a76", "neoverse-n1"]),
     ("f32 gemm 12x8 (C^T)", "f32_gemm_neon", "tile_ct_12x2", ["cortex-a76", "neoverse-n1"]),
     ("f32 gemm 12x8, B in place", "f32_gemm_neon", "tile_ldb_12", ["cortex-a76", "neoverse-n1"]),
+    ("f32 gemm 12x8, A in place", "f32_gemm_neon", "tile_lda_12x2", ["cortex-a76", "neoverse-n1"]),
     ("f32 direct conv 14x8", "f32_direct_neon", "conv_2v_tile", ["cortex-a76", "neoverse-n1"]),
     ("f32 direct conv 16x4", "f32_direct_neon", "conv_1v_tile", ["cortex-a76", "neoverse-n1"]),
     ("f32 dwconv NHWC 12x8", "f32_direct_neon", "dwc_2v_tile", ["cortex-a76", "neoverse-n1"]),

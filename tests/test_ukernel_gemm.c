@@ -41,6 +41,8 @@ typedef struct uk_case {
   size_t ldb;    /* > 0: test ukernel_ldb (n = nr), B(k, j) at b[k * ldb + j], NaN between the rows;
                     with ct, ukernel_ct_ldb (n <= nr / 2), B ending at its last row's n-th float */
   int copy;      /* with ldb: pass ukernel_ldb a bcopy panel and check it holds B packed */
+  size_t lda;    /* > 0: test ukernel_lda, A(i, k) at a[i * lda + k], NaN between the rows and
+                    nothing past the last row's kc-th float */
 } uk_case;
 
 /* Runs one kernel call on random panels whose padding (rows >= m of A, columns >= n of B) holds
@@ -57,6 +59,12 @@ static void run_uk_case(const uk_case *t) {
     for (size_t j = 0; j < (k + 1 < kc ? ldb : blast); j++) b[k * ldb + j] = j < n ? frand() : NAN;
   }
   if (t->nan_row >= 0) a[(size_t)t->nan_row] = NAN;
+  float *a_rows = NULL;
+  if (t->lda) {
+    size_t len = (m - 1) * t->lda + kc;
+    a_rows = xalloc(len * sizeof(float));
+    for (size_t q = 0; q < len; q++) a_rows[q] = q % t->lda < kc ? a[(q % t->lda) * mr + q / t->lda] : NAN;
+  }
   float bias[DLC_GEMM_NR_MAX + DLC_GEMM_MR_MAX];
   for (size_t i = 0; i < sizeof bias / sizeof bias[0]; i++) bias[i] = frand();
   /* C sits GUARD floats into its buffer; the row stride leaves a gap after each row. With ct the
@@ -79,6 +87,8 @@ static void run_uk_case(const uk_case *t) {
   }
   if (t->ldb && t->ct)
     t->f->ukernel_ct_ldb(m, n, kc, a, b, ldb, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
+  else if (t->lda)
+    t->f->ukernel_lda(m, n, kc, a_rows, t->lda, b, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
   else if (t->ldb)
     t->f->ukernel_ldb(m, kc, a, b, ldb, bcopy, c, ldc, t->accumulate, t->ep_kind == EP_NONE ? NULL : &ep);
   else
@@ -131,7 +141,7 @@ static void run_uk_case(const uk_case *t) {
   /* Families with f16_out: the same call with the epilogue's yh writes the tile to yh as
      binary16, each value the rounding of what C got above (same arithmetic, one rounding more),
      and leaves C and everything around the tile in yh alone. */
-  if (!t->ct && !t->ldb && t->ep_kind != EP_NONE && t->f->f16_out) {
+  if (!t->ct && !t->ldb && !t->lda && t->ep_kind != EP_NONE && t->f->f16_out) {
     float *cfirst = xalloc(m * n * sizeof(float));
     for (size_t i = 0; i < m; i++)
       for (size_t j = 0; j < n; j++) cfirst[i * n + j] = c[CIDX(i, j)], c[CIDX(i, j)] = c0[i * n + j];
@@ -168,6 +178,7 @@ static void run_uk_case(const uk_case *t) {
     free(cfirst);
   }
   free(a);
+  free(a_rows);
   free(b);
   free(buf);
   free(c0);
@@ -198,7 +209,7 @@ static void test_ukernel_edges(void **state) {
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
               for (int ct = 0; ct <= 1; ct++) {
                 size_t cols = ct ? m : n;
-                uk_case t = {f, m, n, kcs[ki], cols + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, ct, 0, 0};
+                uk_case t = {f, m, n, kcs[ki], cols + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, ct, 0, 0, 0};
                 if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
                 if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
                 run_uk_case(&t);
@@ -225,7 +236,7 @@ static void test_ukernel_ldb(void **state) {
         for (int acc = 0; acc <= 1; acc++)
           for (int ep = 0; ep < N_EP; ep++) {
             size_t ldb = ki == 4 ? 1024 + m : f->nr + (m * 3 + ki + (size_t)ep) % 7;
-            uk_case t = {f, m, f->nr, kcs[ki], f->nr + 1 + m % 3, acc, ep, -INFINITY, INFINITY, -1, 0, ldb, 0};
+            uk_case t = {f, m, f->nr, kcs[ki], f->nr + 1 + m % 3, acc, ep, -INFINITY, INFINITY, -1, 0, ldb, 0, 0};
             if ((m + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
             if (ep != EP_NONE && (m + ki) % 4 == 1) t.nan_row = (int)(ki % m);
             run_uk_case(&t);
@@ -234,6 +245,33 @@ static void test_ukernel_ldb(void **state) {
           }
   }
   printf("ukernel_ldb: %d families\n", tested);
+}
+
+/* ukernel_lda (A read in place, an NHWC 1x1 layer's pixels): every (m, n) edge, the kcs above, row
+   strides from just past kc (unaligned) to a 4 KB plane row, accumulate or not, every epilogue. */
+static void test_ukernel_lda(void **state) {
+  (void)state;
+  static const size_t kcs[] = {1, 2, 3, 5, 17, 300};
+  int tested = 0;
+  const dlc_isa_kernels *kt;
+  for (size_t s = 0; (kt = kernel_table(s)); s++) {
+    if (!kt->gemm || !kt->gemm->ukernel_lda) continue;
+    const dlc_f32_gemm_family *f = kt->gemm;
+    tested++;
+    for (size_t m = 1; m <= f->mr; m++)
+      for (size_t n = 1; n <= f->nr; n++)
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+          for (int acc = 0; acc <= 1; acc++)
+            for (int ep = 0; ep < N_EP; ep++) {
+              if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr) continue;
+              size_t lda = ki == 4 ? 1024 : kcs[ki] + (m * 3 + n + ki + (size_t)ep) % 7;
+              uk_case t = {f, m, n, kcs[ki], n + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, 0, 0, 0, lda};
+              if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
+              if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
+              run_uk_case(&t);
+            }
+  }
+  printf("ukernel_lda: %d families\n", tested);
 }
 
 /* ukernel_ct_ldb (an NCHW 1x1 layer's last few pixels against A panels of weights read as B):
@@ -256,7 +294,7 @@ static void test_ukernel_ct_ldb(void **state) {
               if (kcs[ki] > 100 && (ep != EP_BIAS_COL || acc == 0) && m != f->mr && n != f->nr / 2) continue;
               size_t ldb = (m + n + ki) % 2 ? f->mr : n + (m * 3 + ki + (size_t)ep) % 7;
               if (ldb < n) ldb = n;
-              uk_case t = {f, m, n, kcs[ki], m + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, 1, ldb, 0};
+              uk_case t = {f, m, n, kcs[ki], m + (m * 7 + n) % 5, acc, ep, -INFINITY, INFINITY, -1, 1, ldb, 0, 0};
               if ((m + n + ki) % 3 == 0) t.lo = -0.5f, t.hi = 0.25f;
               if (ep != EP_NONE && (m + n + ki) % 4 == 1) t.nan_row = (int)((n + ki) % m);
               run_uk_case(&t);
@@ -273,7 +311,7 @@ static void test_ukernel_wide_ldc(void **state) {
     if (!kt->gemm) continue;
     const dlc_f32_gemm_family *f = kt->gemm;
     for (int ct = 0; ct <= 1; ct++) {
-      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct, 0, 0};
+      uk_case t = {f, f->mr, f->nr, 64, 3137, 1, EP_BIAS_ROW, 0.0f, 6.0f, -1, ct, 0, 0, 0};
       run_uk_case(&t);
       t.m = f->mr - 1 > 0 ? f->mr - 1 : 1;
       t.n = f->nr / 2 + 1;
@@ -457,6 +495,9 @@ static const conv_case conv_cases[] = {
     {"pointwise, 32x32 plane, 2 M tiles", {2, 40, 32, 32, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, 0.0f, INFINITY},
     {"1x1 stride 2, 64x64 plane", {1, 24, 64, 64, 17, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"pointwise, 16 out, K > kc", {2, 600, 9, 13, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
+    /* NHWC pointwise reads the pixels in place (ukernel_lda) but where their rows are 4 KB apart
+       (1024 channels), which it packs */
+    {"pointwise, rows 4 KB apart", {2, 1024, 3, 5, 37, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, -INFINITY, INFINITY},
     {"kernel larger than image with padding", {1, 2, 3, 4, 5, 5, 6, 1, 1, 1, 1, 2, 2, 3, 2, 1}, -INFINITY,
      INFINITY},
 };
@@ -609,6 +650,6 @@ static void test_driver_nan(void **state) {
 
 int main(void) {
   rng_state = 0x2545F4914F6CDD1Dull;
-  return RUN_TESTS(test_ukernel_edges, test_ukernel_ldb, test_ukernel_ct_ldb, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
+  return RUN_TESTS(test_ukernel_edges, test_ukernel_ldb, test_ukernel_lda, test_ukernel_ct_ldb, test_ukernel_wide_ldc, test_pack_rows, test_pack_cols, test_copy, test_copy_s2,
                    test_driver_conv, test_driver_dense, test_driver_nan);
 }

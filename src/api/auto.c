@@ -76,6 +76,11 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
      of x (gemm.c): for the choice below it is not strided. */
   int unpadded = s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   int subsampled = pointwise && unpadded && s->layout == DLCONV_NCHW;
+  /* NHWC too where the pointwise layer then reads its pixels in place; x86, Zen 5, 1 thread, GEMM
+     / direct: WRN-40-2 32x32x32>64 /2 AVX-512 0.69 (AVX2 0.71), 64x16x16>128 /2 0.77 (0.69). */
+  const int x86_isa = isa == DLCONV_ISA_AVX2 || isa == DLCONV_ISA_AVX512;
+  if (pointwise && unpadded && s->layout == DLCONV_NHWC && x86_isa && s->groups == 1)
+    subsampled = dlc_gemm_nhwc_a_in_place(s, dlc_kernels_for(isa));
   /* Grouped: GSPC up to 32 input channels per group (x86 NHWC: 16); when strided, 16 on AVX-512
      (NCHW: 32), else 8.
      NCHW, Zen 5, 1 thread, GSPC / direct (its repack by loads, zips and evens): WRN-40-2 g2..g16
@@ -118,6 +123,12 @@ static dlconv_algo vector_first_choice(const dlc_conv_shape *s, dlconv_isa isa) 
        resnext50, densenet121 and resnet18: 0.85-1.02 on 784 to 12544 pixels, 0.92-1.04 on 196;
        the AVX2 kernels on the same machine, 28 x 28 and larger: 0.44-1.07, median 0.95). */
     int any_plane = s->layout == DLCONV_NHWC;
+    /* But GEMM reads them in place too now (ukernel_lda): AVX-512 on 28 x 28 planes and larger,
+       Zen 5, 1 thread, GEMM / direct, best of 3: mobilenet_v2 32x112x112>16 0.82, 96..192 > 24..32
+       0.97-0.99, efficientnet_b0 144..240x28x28>40 0.90-0.91, resnext50 256x56x56>128 and
+       512x28x28>256 1.00; 14 x 14 and smaller 0.98-1.03 stay on direct, as does AVX2 (0.92-1.04). */
+    if (any_plane && isa == DLCONV_ISA_AVX512 && pixels >= 28 * 28 && dlc_gemm_nhwc_a_in_place(s, dlc_kernels_for(isa)))
+      any_plane = 0;
     /* NCHW 14 x 14 projections stay on GEMM on x86 (Zen 5, 1 thread, direct / GEMM, best of 5-6:
        AVX-512 mobilenet_v2 and efficientnet_b0 192..672 > 64..112 1.03-1.14, densenet121
        256..640 > 128 1.01-1.03, resnext50 1024 > 512 1.05; AVX2 mobilenet_v2 and efficientnet_b0

@@ -216,6 +216,7 @@ const dlc_isa_kernels *dlc_kernel_hook_table(const dlc_isa_kernels *real) {
   if (real->gemm) {
     n.gemm = *real->gemm;
     n.gemm.ukernel = gemm_bind(real->gemm->ukernel, gemm_tramp);
+    n.gemm.ukernel_lda = NULL;   /* the driver then packs A for the perturbed ukernel */
     n.t.gemm = &c->gemm;
   }
   if (real->spack && real->spack->vh * real->spack->vw <= MAX_SPACK_TILES) {

@@ -19,7 +19,8 @@
  * next panel's input rows stream in behind the hardware prefetchers. NHWC (weights = B, prepacked):
  *   for pc (K chunk) { for ir (MR rows) { pack A micro-panel; for jr (NR cols) ukernel } }
  * so B streams from L2 (a block of kc x nc, half of L2) and A from L1 (MR broadcasts per k step);
- * each A micro-panel is packed just before its sweep, so it is still in L1 when used.
+ * each A micro-panel is packed just before its sweep, so it is still in L1 when used. A 1x1 layer
+ * (strided ones subsampled first) is not packed: ukernel_lda broadcasts its pixels from x.
  *
  * Threads: the jobs are (outer item, M block, N block) with outer = (image, group) for NCHW and
  * group for NHWC; task t of ntasks <= p->nthreads takes a contiguous range of jobs and packs into
@@ -71,6 +72,8 @@ typedef struct gemm_data {
   dlc_f32_gemm_copy_s2_fn copy_s2;
   dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
   dlc_f32_gemm_ukernel_ct_ldb_fn ukernel_ct_ldb;   /* NCHW pointwise: the few pixels past the last full panel */
+  dlc_f32_gemm_ukernel_lda_fn ukernel_lda;
+  int a_in_place;         /* NHWC pointwise: A rows (pixels) read from x by ukernel_lda, not packed */
   /* NCHW pointwise, full B panels: 0 packed by pack_cols; B_IN_PLACE read from x by ukernel_ldb;
      B_COPY_FIRST read from x by the first M tile, which packs them for the others */
   int b_mode;
@@ -230,6 +233,23 @@ static void pack_weights_b(const dlc_conv_shape *s, const float *w, gemm_data *d
   }
 }
 
+/* NHWC pointwise: the micro-kernel broadcasts each pixel's channels from x itself, c_in floats
+   apart, rather than from a panel transposed into the workspace first; the transposes cost some
+   17% of a layer with 32 channels out (one B panel per A panel): Zen 5, AVX-512, 1 thread, in
+   place / packed: 32x32x32>32 0.87, 16x32x32>32 0.87, 64x16x16>64 0.94, 128x56x56>256 0.97. Not
+   where the tile's rows crowd a few L1 sets (rows 4 KB apart share one; 12 ways on Zen 5): more
+   than 8 rows in a set would evict each other between the B panels that re-read them. */
+int dlc_gemm_nhwc_a_in_place(const dlc_conv_shape *s, const dlc_isa_kernels *k) {
+  const dlc_f32_gemm_family *fam = k ? k->gemm : NULL;
+  /* strided: subsampled first (gemm_plan), then pointwise */
+  if (!fam || !fam->ukernel_lda || s->layout != DLCONV_NHWC || s->k_h != 1 || s->k_w != 1 || s->pad_t || s->pad_b ||
+      s->pad_l || s->pad_r)
+    return 0;
+  size_t row_bytes = (size_t)s->c_in * sizeof(float), low = row_bytes & (~row_bytes + 1);
+  size_t sets = low >= 4096 ? 1 : 4096 / low;   /* distinct sets a column of the rows maps to */
+  return dlc_div_up(fam->mr, sets) <= 8;
+}
+
 static void gemm_destroy(dlconv_plan *p) {
   gemm_data *d = p->algo_data;
   if (d) {
@@ -258,14 +278,16 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
   d->copy_s2 = fam->copy_s2;
   d->ukernel_ldb = fam->ukernel_ldb;
   d->ukernel_ct_ldb = fam->ukernel_ct_ldb;
+  d->ukernel_lda = fam->ukernel_lda;
   d->nhwc = s->layout == DLCONV_NHWC;
   int unpadded_1x1 = s->k_h == 1 && s->k_w == 1 && s->pad_t == 0 && s->pad_b == 0 && s->pad_l == 0 && s->pad_r == 0;
   d->pointwise = unpadded_1x1 && s->stride_h == 1 && s->stride_w == 1;
   /* A strided 1x1 layer (a ResNet downsample) gathered into the im2col panels costs a strided
      scalar load per float and M block; subsampled once per execute (a quarter of x at stride 2)
      it runs as a pointwise layer. Measured on Zen 2, 256x56x56>512 /2: 3.49 ms as im2col, 2.27 ms
-     for the same GEMM as a pointwise layer. */
-  d->subsample = !d->nhwc && unpadded_1x1 && !d->pointwise;
+     for the same GEMM as a pointwise layer. NHWC likewise where the pointwise layer then reads
+     its pixels in place: each pixel's channels are one run to copy. */
+  d->subsample = unpadded_1x1 && !d->pointwise && (!d->nhwc || dlc_gemm_nhwc_a_in_place(s, p->kernels));
   d->pointwise |= d->subsample;
   d->plane = d->subsample ? P : (size_t)(s->h_in * s->w_in);
   d->K = (size_t)(s->cin_g * s->k_h * s->k_w);
@@ -314,7 +336,8 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
      96x56x56>24 0.86, 64x56x56>128 0.96, 256x28x28>512 0.97, 16x32x32>32 0.89, 64x16x16>64 0.95.
      Not where the panel's rows crowd a few L1 sets (64 sets of 64-byte lines on x86 cores: rows
      4 KB apart share one) and the M tiles after the first would find them evicted: 32x32x32>32,
-     32 rows in one set, 1.18; there the first tile reads x in place and stores the panel for the
+     32 rows in one set, 1.18, 16x32x32>32 (16 rows, and the C tile's rows in the same set) 1.10;
+     there the first tile reads x in place and stores the panel for the
      others as it goes (B_COPY_FIRST), in the shadow of its FMAs where the copy stalled on its
      loads. A packed panel is contiguous and spreads over all sets. Neither with a short K and x
      out of L2, where the first tile's k loop is too short to cover its loads from memory while
@@ -328,8 +351,9 @@ static dlconv_status gemm_plan(dlconv_plan *p, const void *weights) {
     size_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20, 256 << 10, 8 << 20);
     int x_out_of_l2 = d->K * row_bytes > l2 / 2;
     if (!(d->kc < 24 && x_out_of_l2) && d->mblocks == 1 && d->M <= 192)
-      d->b_mode = d->mc <= d->mt || dlc_div_up(d->kc, sets) <= 16 ? B_IN_PLACE : B_COPY_FIRST;
+      d->b_mode = d->mc <= d->mt || (sets > 1 && dlc_div_up(d->kc, sets) <= 16) ? B_IN_PLACE : B_COPY_FIRST;
   }
+  d->a_in_place = dlc_gemm_nhwc_a_in_place(s, p->kernels);
   if (d->nhwc || d->trans)
     pack_weights_b(s, w, d);
   else
@@ -630,6 +654,17 @@ static void run_job_nhwc(const dlc_exec *c, size_t g, size_t mb, size_t nb, floa
     int last = pc + kc == d->K;
     for (size_t ir = m0; ir < m1; ir += mr) {
       size_t m = DLC_MIN(mr, m1 - ir);
+      if (d->a_in_place) {
+        /* the pixels' channel runs are the A rows: no packing */
+        const float *a = (const float *)c->x + ir * (size_t)s->c_in + g * (size_t)s->cin_g + pc;
+        for (size_t jr = j0; jr < j1; jr += nr) {
+          if (jr + nr < j1) prefetch_tile(y_g + ir * c_out + jr + nr, c_out, m, DLC_MIN(nr, j1 - jr - nr));
+          ep.bias = p->bias + g * (size_t)s->cout_g + jr;
+          d->ukernel_lda(m, DLC_MIN(nr, j1 - jr), kc, a, (size_t)s->c_in, b_g + b_panel(d, pc, jr / nr),
+                         y_g + ir * c_out + jr, c_out, pc > 0, last ? &ep : NULL);
+        }
+        continue;
+      }
       pack_a_nhwc(d, s, c->x, g, ir, m, pc, kc, apack);
       for (size_t jr = j0; jr < j1; jr += nr) {
         if (jr + nr < j1) prefetch_tile(y_g + ir * c_out + jr + nr, c_out, m, DLC_MIN(nr, j1 - jr - nr));
@@ -702,6 +737,20 @@ static void subsample_task(void *arg, size_t t) {
   const dlc_exec *c = arg;
   const dlc_conv_shape *s = &c->p->s;
   const gemm_data *d = c->p->algo_data;
+  if (d->nhwc) {   /* output rows [begin, end) of all images: each pixel's channels, a run of c_in */
+    size_t rows = (size_t)(s->n * s->h_out), parts = DLC_MIN((size_t)d->ntasks, rows), begin, end;
+    if (t >= parts) return;
+    dlc_split_range(rows, parts, t, &begin, &end);
+    size_t ci = (size_t)s->c_in, wo = (size_t)s->w_out, ho = (size_t)s->h_out;
+    size_t step = (size_t)s->stride_w * ci;
+    for (size_t r = begin; r < end; r++) {
+      size_t img = r / ho, oy = r % ho;
+      const float *src = (const float *)c->x + ((img * (size_t)s->h_in + oy * (size_t)s->stride_h) * (size_t)s->w_in) * ci;
+      float *dst = (float *)c->ws + r * wo * ci;
+      for (size_t ox = 0; ox < wo; ox++) d->copy(dst + ox * ci, src + ox * step, ci);
+    }
+    return;
+  }
   size_t planes = (size_t)(s->n * s->c_in), parts = DLC_MIN((size_t)d->ntasks, planes), begin, end;
   if (t >= parts) return;
   dlc_split_range(planes, parts, t, &begin, &end);

@@ -8,6 +8,9 @@
 
 /* gemm.c: fp32, every shape. */
 extern const dlc_impl_ops dlc_gemm_ops;
+/* Whether gemm.c reads an NHWC pointwise layer's pixels (A rows, c_in floats apart) in place with
+   the family's ukernel_lda, rather than packing them; k may be NULL (then 0). */
+int dlc_gemm_nhwc_a_in_place(const dlc_conv_shape *s, const dlc_isa_kernels *k);
 
 /* gemv_q8d4.c: int8 dense layers (NHWC 1 x 1 on 1 x 1 pixels) of at most 8 rows on the q8_d4
    family's gemv. k may be NULL (AUTO asking about an ISA the build lacks). */

@@ -81,6 +81,13 @@ typedef void (*dlc_f32_gemm_ukernel_ct_ldb_fn)(size_t m, size_t n, size_t kc, co
                                                size_t ldb, float *c, size_t ldc, int accumulate,
                                                const dlc_f32_gemm_epilogue *ep);
 
+/* ukernel with A read in place, row i at a + i * lda (k along the row), instead of from a packed
+ * panel: an NHWC 1x1 layer's pixels, each a contiguous run of input channels. 1 <= m <= mr,
+ * 1 <= n <= nr; reads a[i * lda + k] for i < m, k < kc only. Optional (NULL: the driver packs). */
+typedef void (*dlc_f32_gemm_ukernel_lda_fn)(size_t m, size_t n, size_t kc, const float *a, size_t lda,
+                                            const float *b, float *c, size_t ldc, int accumulate,
+                                            const dlc_f32_gemm_epilogue *ep);
+
 typedef struct dlc_f32_gemm_family {
   const char *name;   /* micro-kernel and tile for dlconv_plan_info.kernel, e.g. "f32_gemm_14x32__avx512" */
   size_t mr, nr;      /* register tile; nr <= DLC_GEMM_NR_MAX, mr <= DLC_GEMM_MR_MAX */
@@ -96,6 +103,7 @@ typedef struct dlc_f32_gemm_family {
   dlc_f32_gemm_ukernel_ldb_fn ukernel_ldb;
   dlc_f32_gemm_ukernel_ct_ldb_fn ukernel_ct_ldb;
   int f16_out;        /* ukernel honours the epilogue's yh (binary16 output) */
+  dlc_f32_gemm_ukernel_lda_fn ukernel_lda;
 } dlc_f32_gemm_family;
 
 #define DLC_GEMM_MR_MAX 32

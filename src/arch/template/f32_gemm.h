@@ -13,7 +13,8 @@
  * or n <= VL columns computes only what it stores (an NCHW layer with 64 channels has an 8-row
  * edge on AVX-512; a dense layer with batch 1 is a 1-row GEMM); C is read with masked loads and
  * written with v_store_first, so nothing past the m x n corner is touched. ukernel_ldb is the
- * full-width tile with B's rows ldb floats apart (an NCHW 1x1 layer's input rows, read in place).
+ * full-width tile with B's rows ldb floats apart (an NCHW 1x1 layer's input rows, read in place);
+ * ukernel_lda the tile with A's rows lda floats apart (an NHWC 1x1 layer's pixels, read in place).
  *
  * Knobs (macros the instantiating file may set before including this file):
  *   DLC_GEMM_MR                  rows of the tile, a literal (it names the family); default
@@ -94,10 +95,12 @@ INLINE void store_ct(const size_t M, const size_t NV, size_t n, vf *acc0, vf *ac
 /* ldb: NR for a packed panel (B prefetched a fixed distance ahead in it); otherwise the row
    stride of a B read in place, whose rows the hardware prefetchers follow. COPY: B's vectors are
    also stored to bcopy, packed. BMASK (NV = 1): B's rows are read only to their n-th float (an A
-   panel of weights read as B, whose last row ends the buffer). */
-INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int COPY, const int BMASK, size_t n, size_t kc,
-                      const float *restrict a, const float *restrict b, const size_t ldb, float *restrict bcopy,
-                      float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+   panel of weights read as B, whose last row ends the buffer). AIN: A is read in place, row i at
+   a + i * lda (an NHWC 1x1 layer's pixels), not from a packed panel (lda unused). */
+INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int COPY, const int BMASK, const int AIN,
+                      size_t n, size_t kc, const float *restrict a, const size_t lda, const float *restrict b, const size_t ldb,
+                      float *restrict bcopy, float *restrict c, size_t ldc, int accumulate,
+                      const dlc_f32_gemm_epilogue *ep) {
   vf acc0[MR], acc1[MR];
   FOR_ROWS {
     acc0[i] = v_zero();
@@ -109,6 +112,11 @@ INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int
     }
   }
   const vmask bm = v_first(BMASK ? (ptrdiff_t)n : (ptrdiff_t)VL);
+  /* A in place: a base pointer every third row, the rows between at 1 and 2 strides from it
+     (x86 addresses base + 1 or 2 x index), so that 14 rows need 5 pointers and a stride in
+     registers rather than 14 offsets, some of them spilled and reloaded each k step. */
+  const float *ab[(MR + 2) / 3];
+  if (AIN) UNROLL for (size_t j = 0; j < (M + 2) / 3; j++) ab[j] = a + 3 * j * lda;
   /* Unrolled by the compiler rather than by hand: a hand-unrolled body made GCC 12 rotate
      accumulators through the stack; this form keeps all 2 * MR in registers. */
   _Pragma("GCC unroll 4") for (size_t k = 0; k < kc; k++) {
@@ -123,11 +131,15 @@ INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int
       bcopy += NR;
     }
     FOR_ROWS {
-      const vf ai = v_bcast(a + i);
+      const vf ai = v_bcast(AIN ? ab[i / 3] + (i % 3) * lda : a + i);
       acc0[i] = v_fma(ai, b0, acc0[i]);
       if (NV == 2) acc1[i] = v_fma(ai, b1, acc1[i]);
     }
-    a += MR;
+    if (AIN) {
+      UNROLL for (size_t j = 0; j < (M + 2) / 3; j++) ab[j]++;
+    } else {
+      a += MR;
+    }
     b += ldb;
   }
   if (CT) {
@@ -204,7 +216,7 @@ INLINE void tile_body_m(const size_t M, const size_t NV, const int CT, const int
 INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int COPY, size_t n, size_t kc,
                       const float *restrict a, const float *restrict b, const size_t ldb, float *restrict bcopy,
                       float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
-  tile_body_m(M, NV, CT, COPY, 0, n, kc, a, b, ldb, bcopy, c, ldc, accumulate, ep);
+  tile_body_m(M, NV, CT, COPY, 0, 0, n, kc, a, 0, b, ldb, bcopy, c, ldc, accumulate, ep);
 }
 
 #define DEFINE_TILE(M, NV)                                                                            \
@@ -231,9 +243,16 @@ INLINE void tile_body(const size_t M, const size_t NV, const int CT, const int C
   static void tile_ct_ldb_##M(size_t n, size_t kc, const float *restrict a, const float *restrict b,  \
                               size_t ldb, float *restrict c, size_t ldc, int accumulate,              \
                               const dlc_f32_gemm_epilogue *ep) {                                      \
-    tile_body_m(M, 1, 1, 0, 1, n, kc, a, b, ldb, NULL, c, ldc, accumulate, ep);                       \
+    tile_body_m(M, 1, 1, 0, 1, 0, n, kc, a, 0, b, ldb, NULL, c, ldc, accumulate, ep);                   \
   }
-#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2) DEFINE_TILE_LDB(M) DEFINE_TILE_CT_LDB(M)
+#define DEFINE_TILE_LDA(M, NV)                                                                        \
+  static void tile_lda_##M##x##NV(size_t n, size_t kc, const float *restrict a, size_t lda,           \
+                                  const float *restrict b, float *restrict c, size_t ldc,             \
+                                  int accumulate, const dlc_f32_gemm_epilogue *ep) {                  \
+    tile_body_m(M, NV, 0, 0, 0, 1, n, kc, a, lda, b, NR, NULL, c, ldc, accumulate, ep);                  \
+  }
+#define DEFINE_TILES(M, unused) DEFINE_TILE(M, 1) DEFINE_TILE(M, 2) DEFINE_TILE_LDB(M) DEFINE_TILE_CT_LDB(M) \
+  DEFINE_TILE_LDA(M, 1) DEFINE_TILE_LDA(M, 2)
 DLC_REPEAT(DLC_GEMM_MR, DEFINE_TILES, )
 
 #define TILE_NAME(M, NV) tile_##M##x##NV,
@@ -266,6 +285,17 @@ static void gemm_ukernel_ct_ldb(size_t m, size_t n, size_t kc, const float *a, c
 static void gemm_ukernel_ct(size_t m, size_t n, size_t kc, const float *a, const float *b, float *c, size_t ldc,
                             int accumulate, const dlc_f32_gemm_epilogue *ep) {
   tiles_ct[n > VL][m - 1](n, kc, a, b, c, ldc, accumulate, ep);
+}
+
+typedef void (*tile_lda_fn)(size_t n, size_t kc, const float *restrict a, size_t lda, const float *restrict b,
+                            float *restrict c, size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep);
+#define TILE_LDA_NAME(M, NV) tile_lda_##M##x##NV,
+static const tile_lda_fn tiles_lda[2][MR] = {{DLC_REPEAT(DLC_GEMM_MR, TILE_LDA_NAME, 1)},
+                                             {DLC_REPEAT(DLC_GEMM_MR, TILE_LDA_NAME, 2)}};
+
+static void gemm_ukernel_lda(size_t m, size_t n, size_t kc, const float *a, size_t lda, const float *b, float *c,
+                             size_t ldc, int accumulate, const dlc_f32_gemm_epilogue *ep) {
+  tiles_lda[n > VL][m - 1](n, kc, a, lda, b, c, ldc, accumulate, ep);
 }
 
 static void gemm_ukernel(size_t m, size_t n, size_t kc, const float *a, const float *b, float *c, size_t ldc,
@@ -346,5 +376,6 @@ const dlc_f32_gemm_family DLC_FAMILY_NAME(f32_gemm) = {
     .copy_s2 = gemm_copy_s2,
     .ukernel_ldb = gemm_ukernel_ldb,
     .ukernel_ct_ldb = gemm_ukernel_ct_ldb,
+    .ukernel_lda = gemm_ukernel_lda,
     .f16_out = DLC_GEMM_F16_OUT,
 };
