@@ -146,6 +146,7 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
   prm->out_min = s->out_min;
   prm->out_max = s->out_max;
   prm->rows3 = rows3;
+  prm->fast_rows = dlc_gspc_pos_fast_rows(d->wq, wo, ho, vl);
 
   const size_t jobs = groups * (size_t)s->n * d->n_pb * d->n_ob;
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
