@@ -642,7 +642,10 @@ static void gspc_pack_copy(const dlc_f32_gspc_pack_args *a) {
   const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo, scs = a->src_c_stride;
   const float *const src0 = a->src + a->col0;
   float *const dst0 = a->dst;
-  for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
+  for (size_t q = 0; q < nq; q += DLC_VL) {
+    /* a row of more than VL columns ends in a whole vector over the previous one's last columns
+       rather than a short one (the 34-column rows of a 32 x 32 plane: 2 copies a row, not 3) */
+    const size_t q0 = nq > DLC_VL && q + DLC_VL > nq ? nq - DLC_VL : q;
     const vmask m = v_range(q_lo - (ptrdiff_t)q0, q_hi - (ptrdiff_t)q0);
     const vtail t = v_tail((ptrdiff_t)(nq - q0));
     const float *src = src0 + (ptrdiff_t)q0;
