@@ -224,9 +224,10 @@ static void ukernels_of(const dlc_f32_gspc_family *f) {
    no, rows narrower than a vector, about one and about two vectors wide, a tile starting at a row
    and inside one, the last rows cut by h_out, clamp on and off; taps of any offsets, and 3 x 3 taps
    in rows of 3 (rows3: the loads shifted in lanes, reading the vector after the tile's last, which
-   the channel stride leaves just room for). Everything else must stay put. */
+   the channel stride leaves just room for); vectors stored masked row by row, and whole below
+   fast_rows (the lanes past a row stored again later). Everything else must stay put. */
 static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_t no, size_t nv, size_t wq,
-                      size_t w_out, size_t p0, size_t n_oc, int clamp, int rows3) {
+                      size_t w_out, size_t p0, size_t n_oc, int clamp, int rows3, int fast) {
   enum { NIC = 3 };
   const size_t vl = f->t_o, end = p0 + nv * vl, ntap = rows3 ? 9 : 3;
   const ptrdiff_t w = (ptrdiff_t)wq;
@@ -243,6 +244,7 @@ static void pos_check(const dlc_f32_gspc_family *f, dlc_f32_gspc_pos_fn k, size_
   prm.h_out = (end - 1) / wq; /* the row the tile ends in is dropped (when it has outputs) */
   if (prm.h_out == 0) prm.h_out = 1;
   prm.out_ch_stride = (ptrdiff_t)(prm.h_out * w_out + 3);
+  prm.fast_rows = fast ? dlc_gspc_pos_fast_rows(wq, w_out, prm.h_out, vl) : 0;
   prm.out_min = clamp ? -0.25f : -INFINITY;
   prm.out_max = clamp ? 0.5f : INFINITY;
   const size_t nin = NIC * (size_t)prm.in_c_stride, nw = NIC * ntap * no, nout = no * (size_t)prm.out_ch_stride + 2 * GUARD;
@@ -298,7 +300,9 @@ static void pos_ukernels_of(const dlc_f32_gspc_family *f) {
         for (size_t p0 = 0; p0 <= 3 * vl; p0 += 3 * vl)
           for (size_t n_oc = 1; n_oc <= no; n_oc++)
             for (int rows3 = 0; rows3 <= 1; rows3++)
-              pos_check(f, k, no, nv, shapes[sh][0], shapes[sh][1], p0, n_oc, (int)((n_oc + sh + rows3) % 2), rows3);
+              for (int fast = 0; fast <= 1; fast++)
+                pos_check(f, k, no, nv, shapes[sh][0], shapes[sh][1], p0, n_oc, (int)((n_oc + sh + rows3) % 2), rows3,
+                          fast);
     }
   assert_true(n_tested > 0);
   assert_null(f->get_pos(3, 1));

@@ -146,6 +146,7 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
   prm->out_min = s->out_min;
   prm->out_max = s->out_max;
   prm->rows3 = rows3;
+  prm->fast_rows = dlc_gspc_pos_fast_rows(d->wq, wo, ho, vl);
 
   const size_t jobs = groups * (size_t)s->n * d->n_pb * d->n_ob;
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, jobs));
@@ -166,12 +167,16 @@ dlconv_status dlc_gspc_pos_plan(dlconv_plan *p, const dlc_f32_gspc_family *f, co
    column phases' planes in one pass over the rows (n_ph 2; one call per phase loaded every row
    twice, half of it dropped each time: the repack was half of WRN-40-2 g16's 32 x 32 stride-2
    layer, Zen 5). Only the plane rows [r0, r1) are written (the rows the task's positions read,
-   see task_rows); the slack after the planes is always zeroed. */
+   see task_rows). The padding rows (outside the image) and the slack after the planes are the
+   same zeros for every group and image, so they are written once, on a task's first repack
+   (zero_pads), not per group: the memsets per channel and group cost as much as a small group's
+   copy (Zen 5, WRN-40-2 g16 32 x 32: 2 channels of 34 x 34 floats). The row bounds of each phase
+   row and each phase's columns are worked out once per call, not per channel. */
 static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float *x, size_t n, size_t g, size_t r0,
-                       size_t r1, float *slab) {
+                       size_t r1, int zero_pads, float *slab) {
   const dlc_conv_shape *s = &p->s;
   const size_t sh = (size_t)s->stride_h, sw = (size_t)s->stride_w, cin = (size_t)s->cin_g, hq = d->hq, wq = d->wq;
-  const size_t hw = (size_t)(s->h_in * s->w_in), plane = hq * wq;
+  const size_t hw = (size_t)(s->h_in * s->w_in), plane = hq * wq, cs = d->ch_stride;
   const float *xg = x + (n * (size_t)s->c_in + g * cin) * hw;
   dlc_f32_gspc_pack_args a = {
       .dst_c_stride = wq,
@@ -187,49 +192,50 @@ static void pack_group(const dlconv_plan *p, const dlc_gspc_pos *d, const float 
       .ph_off = plane,
   };
   const int both = d->fam->pack_both_phases && sw == 2;
-  for (size_t c = 0; c < cin; c++) {
-    float *ch = slab + c * d->ch_stride;
-    for (size_t ry = 0; ry < sh; ry++) {
-      /* plane rows i inside the image: 0 <= i*s_h + ry - pad_t < h_in */
-      const int64_t first = (int64_t)ry - s->pad_t;
-      const int64_t i_lo = first >= 0 ? 0 : (-first + (int64_t)sh - 1) / (int64_t)sh;
-      int64_t i_hi = s->h_in - first <= 0 ? 0 : (s->h_in - first + (int64_t)sh - 1) / (int64_t)sh;
-      if (i_hi > (int64_t)hq) i_hi = (int64_t)hq;
-      size_t lo_row = (size_t)DLC_MIN(i_lo, (int64_t)hq), hi_row = (size_t)DLC_MAX(i_hi, (int64_t)lo_row);
-      /* the padding rows in [r0, r1) zeroed, the image's rows clipped to it */
-      const size_t z0 = DLC_MIN(lo_row, r1), z1 = DLC_MAX(hi_row, r0);
-      for (size_t rx = 0; rx < sw; rx++) {
-        float *pl = ch + (ry * sw + rx) * plane;
-        if (z0 > r0) memset(pl + r0 * wq, 0, (z0 - r0) * wq * sizeof(float));
-        if (r1 > z1) memset(pl + z1 * wq, 0, (r1 - z1) * wq * sizeof(float));
-      }
-      lo_row = DLC_MAX(lo_row, r0);
-      hi_row = DLC_MIN(hi_row, r1);
-      if (hi_row <= lo_row) continue;
-      const float *src = xg + c * hw + (ptrdiff_t)((int64_t)lo_row * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
-      if (both) {
-        a.dst = ch + ry * sw * plane + lo_row * wq;
-        a.src = src;
-        a.n_c = hi_row - lo_row;
-        a.col0 = -(ptrdiff_t)s->pad_l;
-        a.n_ph = 2;
+  for (size_t ry = 0; ry < sh; ry++) {
+    /* plane rows i inside the image: 0 <= i*s_h + ry - pad_t < h_in */
+    const int64_t first = (int64_t)ry - s->pad_t;
+    const int64_t i_lo = first >= 0 ? 0 : (-first + (int64_t)sh - 1) / (int64_t)sh;
+    int64_t i_hi = s->h_in - first <= 0 ? 0 : (s->h_in - first + (int64_t)sh - 1) / (int64_t)sh;
+    if (i_hi > (int64_t)hq) i_hi = (int64_t)hq;
+    const size_t lo_row = (size_t)DLC_MIN(i_lo, (int64_t)hq), hi_row = (size_t)DLC_MAX(i_hi, (int64_t)lo_row);
+    if (zero_pads)
+      for (size_t c = 0; c < cin; c++)
+        for (size_t rx = 0; rx < sw; rx++) {
+          float *pl = slab + c * cs + (ry * sw + rx) * plane;
+          if (lo_row) memset(pl, 0, lo_row * wq * sizeof(float));
+          if (hq > hi_row) memset(pl + hi_row * wq, 0, (hq - hi_row) * wq * sizeof(float));
+        }
+    /* the image's rows clipped to [r0, r1) */
+    const size_t lo = DLC_MAX(lo_row, r0), hi = DLC_MIN(hi_row, r1);
+    if (hi <= lo) continue;
+    const float *src = xg + (ptrdiff_t)((int64_t)lo * (int64_t)sh + first) * (ptrdiff_t)s->w_in;
+    a.n_c = hi - lo;
+    if (both) {
+      a.col0 = -(ptrdiff_t)s->pad_l;
+      a.n_ph = 2;
+      for (size_t c = 0; c < cin; c++) {
+        a.dst = slab + c * cs + ry * sw * plane + lo * wq;
+        a.src = src + c * hw;
         d->fam->pack(&a);
-        a.n_ph = 0;
-        continue;
       }
-      for (size_t rx = 0; rx < sw; rx++) {
-        float *pl = ch + (ry * sw + rx) * plane;
-        ptrdiff_t col0;
-        dlc_gspc_phase_columns(s, rx, wq, &col0, &a.q_lo, &a.q_hi);
-        a.dst = pl + lo_row * wq;
-        a.src = src;
-        a.n_c = hi_row - lo_row;
-        a.col0 = col0;
+      a.n_ph = 0;
+      continue;
+    }
+    for (size_t rx = 0; rx < sw; rx++) {
+      ptrdiff_t col0;
+      dlc_gspc_phase_columns(s, rx, wq, &col0, &a.q_lo, &a.q_hi);
+      a.col0 = col0;
+      for (size_t c = 0; c < cin; c++) {
+        a.dst = slab + c * cs + (ry * sw + rx) * plane + lo * wq;
+        a.src = src + c * hw;
         d->fam->pack(&a);
       }
     }
+  }
+  if (zero_pads) {
     const size_t used = sh * sw * plane;
-    memset(ch + used, 0, (d->ch_stride - used) * sizeof(float));
+    for (size_t c = 0; c < cin; c++) memset(slab + c * cs + used, 0, (cs - used) * sizeof(float));
   }
 }
 
@@ -248,31 +254,45 @@ static void task_rows(const dlconv_plan *p, const dlc_gspc_pos *d, size_t pb0, s
   *r1 = DLC_MIN((pos1 + reach) / d->wq + 1, d->hq);
 }
 
+/* The jobs' indices (group, image, position block, oc block) stepped from one job to the next
+   rather than divided out of the job number per job (four divisions a job were a tenth of the
+   driver's time on WRN-40-2 g16's 2-channel groups, Zen 5). */
 void dlc_gspc_pos_task(const dlc_exec *c, const dlc_gspc_pos *d, size_t task) {
   const dlconv_plan *p = c->p;
   const dlc_conv_shape *s = &p->s;
   const size_t n_img = (size_t)s->n, kpg = (size_t)s->cout_g, vl = d->fam->t_o;
-  const size_t plane_out = (size_t)(s->h_out * s->w_out);
+  const size_t plane_out = (size_t)(s->h_out * s->w_out), n_ob = d->n_ob, n_pb = d->n_pb, per_gn = n_pb * n_ob;
   float *slab = (float *)(c->ws + task * d->slab * sizeof(float));
   size_t begin, end;
-  dlc_split_range((size_t)s->groups * n_img * d->n_pb * d->n_ob, d->ntasks, task, &begin, &end);
-  size_t held = (size_t)-1;
-  for (size_t job = begin; job < end; job++) {
-    const size_t ob = job % d->n_ob, pb = job / d->n_ob % d->n_pb, gn = job / (d->n_ob * d->n_pb);
-    const size_t n = gn % n_img, g = gn / n_img;
-    if (gn != held) {
-      /* the task's position blocks of this (group, image) */
-      const size_t per_gn = d->n_pb * d->n_ob, last = DLC_MIN(end, (gn + 1) * per_gn) - 1;
-      size_t r0, r1;
-      task_rows(p, d, pb, last / d->n_ob % d->n_pb + 1, &r0, &r1);
-      pack_group(p, d, c->x, n, g, r0, r1, slab);
-      held = gn;
+  dlc_split_range((size_t)s->groups * n_img * per_gn, d->ntasks, task, &begin, &end);
+  if (begin >= end) return;
+  size_t gn = begin / per_gn, pb = begin % per_gn / n_ob, ob = begin % n_ob;
+  size_t n = gn % n_img, g = gn / n_img;
+  int packed = 0;
+  for (size_t job = begin; job < end;) {
+    /* the task's position blocks [pb, pb_end) of this (group, image) */
+    const size_t gn_end = DLC_MIN(end, (gn + 1) * per_gn), pb_end = (gn_end - 1 - gn * per_gn) / n_ob + 1;
+    size_t r0, r1;
+    task_rows(p, d, pb, pb_end, &r0, &r1);
+    pack_group(p, d, c->x, n, g, r0, r1, !packed, slab);
+    packed = 1;
+    float *y_gn = (float *)c->y + (n * (size_t)s->c_out + g * kpg) * plane_out;
+    const float *w_g = d->w + g * n_ob * d->blk, *b_g = d->bias + g * n_ob * d->no;
+    for (; job < gn_end; job++) {
+      const size_t oc0 = ob * d->no, n_oc = DLC_MIN(d->no, kpg - oc0);
+      const dlc_f32_gspc_pos_fn k = pb + 1 == n_pb && d->tail ? d->tail : d->kern;
+      k(&d->prm, slab, w_g + ob * d->blk, b_g + ob * d->no, y_gn + oc0 * plane_out, pb * d->nv * vl, n_oc);
+      if (++ob == n_ob) {
+        ob = 0;
+        pb++;
+      }
     }
-    const size_t oc0 = ob * d->no, n_oc = DLC_MIN(d->no, kpg - oc0);
-    float *y = (float *)c->y + (n * (size_t)s->c_out + g * kpg + oc0) * plane_out;
-    const float *w = d->w + (g * d->n_ob + ob) * d->blk, *bias = d->bias + (g * d->n_ob + ob) * d->no;
-    const dlc_f32_gspc_pos_fn k = pb + 1 == d->n_pb && d->tail ? d->tail : d->kern;
-    k(&d->prm, slab, w, bias, y, pb * d->nv * vl, n_oc);
+    pb = 0;
+    gn++;
+    if (++n == n_img) {
+      n = 0;
+      g++;
+    }
   }
 }
 

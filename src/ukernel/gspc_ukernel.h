@@ -106,7 +106,19 @@ typedef struct dlc_f32_gspc_pos_params {
      stride_w 1, dil_w 1): a row's input is loaded once and its columns 1 and 2 shifted in lanes
      (the tile then reads up to 2 VL floats past the last position of a row, not VL - 1 + 2) */
   int rows3;
+  /* a vector of positions whose first is in a row below fast_rows, and not the tile's last, may
+     be stored whole at that row's place (its lanes past the row, each a later output of the same
+     tile, are stored again by the tile's later stores; dlc_gspc_pos_fast_rows); 0: never */
+  size_t fast_rows;
 } dlc_f32_gspc_pos_params;
+
+/* fast_rows for a plane of h_out rows of w_out outputs, wq virtual positions a row, vl lanes: a
+   whole vector at row r's place writes up to (wq + vl - 2) / w_out rows past r, outputs less than
+   2 vl positions past its first (so computed by it or by the next vector), if those rows exist. */
+static inline size_t dlc_gspc_pos_fast_rows(size_t wq, size_t w_out, size_t h_out, size_t vl) {
+  const size_t spill = (wq + vl - 2) / w_out;
+  return spill * (wq - w_out) <= vl && spill < h_out ? h_out - spill : 0;
+}
 
 typedef void (*dlc_f32_gspc_pos_fn)(const dlc_f32_gspc_pos_params *prm, const float *in, const float *w,
                                     const float *bias, float *out, size_t p0, size_t n_oc);

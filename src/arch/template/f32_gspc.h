@@ -309,7 +309,11 @@ INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, c
   }
   /* Row r's outputs in the vector of positions [q0, q0 + VL) are its lanes [a, a + w_out), a =
      r*wq - q0: each row's mask is worked out once for the NO channels, r and a stepped from one
-     vector to the next without divisions. */
+     vector to the next without divisions. Below fast_rows, every vector but the tile's last is
+     stored whole at its first row's place, unmasked: the lanes past that row land on outputs of
+     the next rows that this vector's later pieces or the next vector store again, in order (the
+     masked pieces, 1.5 a vector on 32-wide rows, were a fifth of WRN-40-2 g16's 32 x 32 tile,
+     Zen 5), so only a vector that runs into the next row still takes a masked store. */
   const vf lo = v_set1(prm->out_min), hi = v_set1(prm->out_max);
   const ptrdiff_t wq = (ptrdiff_t)prm->wq, wo = (ptrdiff_t)prm->w_out, cs = prm->out_ch_stride;
   vf b[8];
@@ -323,7 +327,18 @@ INLINE void gspc_pos_tile(const dlc_f32_gspc_pos_params *prm, const float *in, c
     UNROLL
     for (size_t o = 0; o < no; o++) y[o] = v_clamp(v_add(acc[o][v], b[o]), lo, hi);
     size_t rr = r;
-    for (ptrdiff_t aa = a; aa < DLC_VL && rr < prm->h_out; aa += wq, rr++) {
+    ptrdiff_t aa = a;
+    if (v + 1 < nv && r < prm->fast_rows) {
+      float *dst = out + (ptrdiff_t)r * wo - a;
+      UNROLL
+      for (size_t o = 0; o < no; o++) {
+        if (o >= n_oc) break;
+        v_store(dst + (ptrdiff_t)o * cs, y[o]);
+      }
+      aa += wq;
+      rr++;
+    }
+    for (; aa < DLC_VL && rr < prm->h_out; aa += wq, rr++) {
       const vmask m = v_range(aa, aa + wo);
       float *dst = out + (ptrdiff_t)rr * wo - aa;
       UNROLL
@@ -627,7 +642,10 @@ static void gspc_pack_copy(const dlc_f32_gspc_pack_args *a) {
   const ptrdiff_t q_hi = (ptrdiff_t)(a->q_hi < nq ? a->q_hi : nq), q_lo = (ptrdiff_t)a->q_lo, scs = a->src_c_stride;
   const float *const src0 = a->src + a->col0;
   float *const dst0 = a->dst;
-  for (size_t q0 = 0; q0 < nq; q0 += DLC_VL) {
+  for (size_t q = 0; q < nq; q += DLC_VL) {
+    /* a row of more than VL columns ends in a whole vector over the previous one's last columns
+       rather than a short one (the 34-column rows of a 32 x 32 plane: 2 copies a row, not 3) */
+    const size_t q0 = nq > DLC_VL && q + DLC_VL > nq ? nq - DLC_VL : q;
     const vmask m = v_range(q_lo - (ptrdiff_t)q0, q_hi - (ptrdiff_t)q0);
     const vtail t = v_tail((ptrdiff_t)(nq - q0));
     const float *src = src0 + (ptrdiff_t)q0;
