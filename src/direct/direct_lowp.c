@@ -228,7 +228,9 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
    the zero point's correction fits the s32 bias; *taken says whether it did. Tasks take contiguous
    ranges of tiles of pixels. */
 /* pixels a tile of the family's for c channels */
-static size_t dwn_mr(const dlc_q8_dwn_family *f, size_t c) { return c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr; }
+static size_t dwn_mr(const dlc_q8_dwn_family *f, size_t c) {
+  return c <= 16 && f->mr_quad ? f->mr_quad : c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr;
+}
 
 static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
   const dlc_conv_shape *s = &p->s;
