@@ -523,6 +523,14 @@ static void dwl_task_dw4(void *arg, size_t t) {
         const uint8_t *src = xp + iy * wi;
         const size_t room = plane_in - iy * wi; /* bytes of the plane from src on */
         size_t i = 0;
+        /* 16 bytes a step first (one SSE2 load, xor and store: the 8-byte steps had been a third
+           of a 32 x 32 x 32 layer's time) */
+        for (; i + 16 <= wi; i += 16) {
+          uint64_t v[2];
+          memcpy(v, src + i, 16);
+          v[0] ^= flip8, v[1] ^= flip8;
+          memcpy(dst + i, v, 16);
+        }
         for (; i + 8 <= wi; i += 8) {
           uint64_t v;
           memcpy(&v, src + i, 8);
