@@ -514,6 +514,11 @@ static const fixed_shape FIXED[] = {
     {1, 1, 3, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, DLCONV_NHWC},
     {1, 70, 3, 19, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 70, DLCONV_NHWC},
     {1, 16, 5, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, DLCONV_NHWC},
+    /* NHWC depthwise in padded bands of rows (about 64 KB of copied input rows each): several bands
+       an image, the last one short, a task starting inside a band; strided and dilated with a pad
+       on one side only */
+    {1, 144, 19, 60, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144, DLCONV_NHWC},
+    {2, 96, 31, 50, 96, 3, 3, 2, 2, 2, 2, 2, 1, 0, 3, 96, DLCONV_NHWC},
     /* NHWC grouped with 16 or more output channels per group (GSPC's in-register kernel broadcasts
        each vector's quad): 16 in / 16 out, at stride 2 with 4 groups, 4 in / 32 out (a second
        block of one group), 16 in / 16 out in a block of 3 vectors, tiles of 1 and 2 pixels; 8 in /

@@ -2,8 +2,8 @@
  * src/direct/lowp_dw_ukernel.h) of the avx512 table (set where the CPU has AVX512-VNNI), against a
  * reference written here from the contract alone:
  *
- *   run(m, c, ntaps, ind, w, flip, q, ql, y, ldy), 1 <= m <= mr, c >= 1 (mr: mr_narrow where set
- *   and c <= 32):
+ *   run(m, c, ntaps, ind, w, flip, q, ql, y, ldy), 1 <= m <= mr, c >= 1 (mr: mr_quad where set
+ *   and c <= 16, mr_narrow where set and c <= 32):
  *   C(i, j) = sum over t < ntaps of wt(t, j) * (int) (ind[t * mr + i][j] ^ flip)
  *   w:  block b (64 channels) at w + 256 b ntaps; byte 4 l + k' of vector k of tap t
  *       (w + 256 b ntaps + (4 t + k) 64 + 4 l + k') is wt(t, 64 b + 4 l + k) where k' == k, else 0,
@@ -21,7 +21,7 @@
  * dlc_q8_derive(q, ntaps * 255 * 128, c, mult_f) as dwn_plan (src/direct/direct_lowp.c) does, and
  * ql built from it as dwn_plan builds it.
  *
- * Covered: every m 1..mr (1..mr_narrow for c <= 32) against every c 1..70 and 96, 127, 128, 129,
+ * Covered: every m 1..mr (1..mr_narrow for c <= 32, 1..mr_quad for c <= 16) against every c 1..70 and 96, 127, 128, 129,
  * 144, 192, 200, 384, 960
  * (every partial block, one and several blocks), ntaps 1, 2, 3, 9, 25, 49 (and 64,
  * DLC_IND_MAX_TAPS), flip 0 / 0x80 each with u8 and s8 outputs; per-channel multipliers; biases up
@@ -29,11 +29,11 @@
  * fallback (power-of-two multipliers with biases that put outputs on exact half-integers, fp32
  * ties the double lacks, and biases found by search that put one row of chosen channels within
  * 2^-13 of a tie where the fp32 product rounds the other way: fallback on some rows of a tile only,
- * in a partial last block, and in blocks of <= 32 channels on rows 0..1 only or 2..3 only, where a
- * kernel may hold two pixels in one vector; and, as the kernel screens a row of accumulators by the
+ * in a partial last block, in blocks of <= 32 channels on rows 0..1 only or 2..3 only, where a
+ * kernel may hold two pixels in one vector, and of <= 16 on rows 0..3 only or 4..7 only (four); and, as the kernel screens a row of accumulators by the
  * largest |d| of its four vectors (channel 4 l + k in lane l of vector k), rows whose only near
  * ties, built so that a missed screen stores a wrong byte, lie in one vector, each in turn, in
- * blocks of 64, partial ones and those of <= 32 channels, a row two pixels), no screen (mult_f
+ * blocks of 64, partial ones and those of <= 32 channels, a row two pixels, or <= 16, four), no screen (mult_f
  * NULL, multipliers out of range), the narrow screen (the kernel's exact store for every row),
  * finite clamps (integer, half-integer, equal,
  * one-sided), saturation at both ends, zero points 0, 128, odd, at the type's ends. The summary
@@ -50,10 +50,11 @@
  * in x at any byte offset (some on the same bytes, some in a second buffer), or one run for all
  * taps; pstep c (pixels adjacent: with c = 32 + 64 k, the last block's pairs of pixels one 64-byte
  * window), 2c, more than c, 32 with other c (gaps, or overlapping pixels where c > 32, the last
- * block's pairs then one window too), less than c, 0 and negative; the tap whose last pixel is
+ * block's pairs then one window too), 16 likewise (a last block of 16 channels: quads of pixels one
+ * window), less than c, 0 and negative; the tap whose last pixel is
  * x's last bytes against a guard page, for every m (with pstep 32 and a last block of 32 channels:
  * a full last pair, even m, may read its 64 bytes at once; an odd m's last pixel alone must not
- * read 32 more), or the first pixel right after one; tap against a guard page; the same checks.
+ * read 32 more; pstep 16 and a last block of 16 likewise for quads), or the first pixel right after one; tap against a guard page; the same checks.
  *
  * A fault (a read or write past an operand into a guard page) names its case on stderr before
  * cmocka reports it. Every table under test's family is tested (support/kernel_tables.h); where none
@@ -91,8 +92,13 @@ static size_t round_up64(size_t c) { return (c + NB - 1) / NB * NB; }
 
 /* The pixels a tile of f takes for c channels (the contract's mr: ind's pointers a tap), and the
    most over all c. */
-static size_t mr_for(const dlc_q8_dwn_family *f, size_t c) { return c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr; }
-static size_t mr_max(const dlc_q8_dwn_family *f) { return f->mr_narrow > f->mr ? f->mr_narrow : f->mr; }
+static size_t mr_for(const dlc_q8_dwn_family *f, size_t c) {
+  return c <= 16 && f->mr_quad ? f->mr_quad : c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr;
+}
+static size_t mr_max(const dlc_q8_dwn_family *f) {
+  const size_t a = f->mr_narrow > f->mr ? f->mr_narrow : f->mr;
+  return f->mr_quad > a ? f->mr_quad : a;
+}
 
 /* The families under test: each table's q8_dwn, each once. Where this build has the VNNI kernel and
    this CPU runs it, the avx512 table must carry it (src/arch/<isa>/config.c), so losing it from the
@@ -116,8 +122,8 @@ static size_t families(const dlc_q8_dwn_family *out[MAX_FAMILIES]) {
     assert_non_null(f->run);
     assert_true(f->mr >= 1 && mr_max(f) <= MAX_MR);
     if (!said)
-      printf("q8_dwn family under test: %s (mr %zu, %zu up to 32 channels%s)\n", f->name, f->mr, mr_for(f, 32),
-             f->run_s ? ", run_s" : ", no run_s");
+      printf("q8_dwn family under test: %s (mr %zu, %zu up to 32 channels, %zu up to 16%s)\n", f->name, f->mr,
+             mr_for(f, 32), mr_for(f, 16), f->run_s ? ", run_s" : ", no run_s");
   }
   if (!said && !n)
     printf("q8_dwn family under test: none (%s: the q8_dwn tests skip)\n",
@@ -188,11 +194,11 @@ typedef struct stats {
   size_t rows_fast, rows_fallback, mixed_blocks, fallback_partial_single, fallback_partial_last, fast_partial;
   /* blocks of at most 32 channels (a kernel may hold two pixels in a vector there) with m >= 3:
      fallback on rows 0..1 only or 2..3 only while the others are fast */
-  size_t mixed_small_pairs;
+  size_t mixed_small_pairs, mixed_small_quads; /* the same for <= 16 channels, m >= 5: rows 0..3 or 4..7 */
   /* rows of accumulators screened in one vector only, a lane there wrong past a missed screen (as
      o.lone_vec), in blocks of <= 32 channels (a row two pixels); vec_ties: channels built near a
      tie and those where building failed */
-  size_t lone_pair[4], vec_tie_chans, vec_tie_missed;
+  size_t lone_pair[4], lone_quad[4], vec_tie_chans, vec_tie_missed;
   size_t gap_cases, null_rows_cases, bad_rows_cases, guard_tail_cases, zp_128, zp_odd;
   /* run_s only: pstep's kinds; pstep 32 with c != 32; with pstep 32 and a last block of 32
      channels, the last pixel of a tap x's last bytes against the guard page, per m (the pair
@@ -200,6 +206,7 @@ typedef struct stats {
      last block under 32 channels with pstep 32 against the guard; the first pixel right after
      the start guard; taps on the same bytes; taps in the second buffer; dilated windows */
   size_t by_ps[N_PS], p32_other, adj_end_by_m[MAX_MR + 1], b32_apart, p32_small_end, start_guard_cases;
+  size_t p16_other; /* pstep 16 with c != 16 */
   size_t alias_cases, zbuf_cases, dil_cases;
 } stats;
 
@@ -374,7 +381,7 @@ static ptrdiff_t pick_pstep(size_t nc) {
   if (r < 5) return pc;
   if (r < 8) return 2 * pc;
   if (r < 10) return next_u32() % 2 ? pc + (ptrdiff_t)irand(1, 40) : pc * (ptrdiff_t)irand(3, 4);
-  if (r < 12) return 32;
+  if (r < 12) return next_u32() % 3 ? 32 : 16;
   if (r < 14) return nc > 1 ? (ptrdiff_t)irand(1, (int64_t)nc - 1) : pc;
   if (r < 15) return 0;
   return -pc * (ptrdiff_t)irand(1, 2) - (next_u32() % 2 ? 0 : (ptrdiff_t)irand(1, 40));
@@ -606,20 +613,24 @@ static void run_case(dcase *c) {
       }
     }
     /* the kernel's rows of accumulators, whose screen is one max over their four vectors: a pixel,
-       or in a block of <= 32 channels a pair (pixel 2 r in lanes 0..7, 2 r + 1 in 8..15; without
-       a pixel 2 r + 1 its lanes hold the bias alone, which the screen sees as well) */
-    const int pair = j1 - j0 <= 32;
-    for (size_t r = 0; q->screen_wide && r < (pair ? (m + 1) / 2 : m); r++) {
-      q8o_row a = px[pair ? 2 * r : r];
-      if (pair && 2 * r + 1 < m) {
-        a.screened |= px[2 * r + 1].screened, a.wrong |= px[2 * r + 1].wrong;
-      } else if (pair) {
-        for (size_t j = j0; j < j1; j++) q8o_row_add(&a, j % 4, q8o_screen(q, j, q->bias[j]) & Q8O_SCREENED);
+       in a block of <= 32 channels a pair (pixel 2 r in lanes 0..7, 2 r + 1 in 8..15; without
+       a pixel 2 r + 1 its lanes hold the bias alone, which the screen sees as well), in one of <= 16
+       (where the family has mr_quad) four pixels (4 r + u in lanes 4 u .. 4 u + 3) */
+    const size_t grp = j1 - j0 <= 16 && c->f->mr_quad ? 4 : j1 - j0 <= 32 ? 2 : 1;
+    for (size_t r = 0; q->screen_wide && r < (m + grp - 1) / grp; r++) {
+      q8o_row a = px[grp * r];
+      for (size_t u = 1; u < grp; u++) {
+        if (grp * r + u < m) {
+          a.screened |= px[grp * r + u].screened, a.wrong |= px[grp * r + u].wrong;
+        } else {
+          for (size_t j = j0; j < j1; j++) q8o_row_add(&a, j % 4, q8o_screen(q, j, q->bias[j]) & Q8O_SCREENED);
+        }
       }
       const int lone = q8o_row_lone(&a);
       if (lone >= 0) {
         st->o.lone_vec[lone]++;
-        st->lone_pair[lone] += pair;
+        st->lone_pair[lone] += grp == 2;
+        st->lone_quad[lone] += grp == 4;
       }
     }
     st->rows_fast += nfast, st->rows_fallback += nfall;
@@ -627,6 +638,10 @@ static void run_case(dcase *c) {
     if (q->screen_wide && j1 - j0 <= 32 && m >= 3) {
       const unsigned lo2 = fall_rows & 3u, hi2 = fall_rows >> 2 & 3u;
       st->mixed_small_pairs += (lo2 != 0) != (hi2 != 0);
+    }
+    if (q->screen_wide && j1 - j0 <= 16 && m >= 5) {
+      const unsigned lo4 = fall_rows & 15u, hi4 = fall_rows >> 4 & 15u;
+      st->mixed_small_quads += (lo4 != 0) != (hi4 != 0);
     }
   }
   q8o_count_case(&st->o, q, c->rq, c->ind_kind, flip, c->is_signed);
@@ -644,7 +659,8 @@ static void run_case(dcase *c) {
     const size_t last = nc % NB; /* the last block's channels where partial */
     st->by_ps[ps_kind(c->pstep, nc)]++;
     st->p32_other += c->pstep == 32 && nc != 32;
-    if (c->pstep == 32 && last == 32 && last_at_guard) st->adj_end_by_m[m]++;
+    st->p16_other += c->pstep == 16 && nc != 16;
+    if (((c->pstep == 32 && last == 32) || (c->pstep == 16 && last == 16)) && last_at_guard) st->adj_end_by_m[m]++;
     st->b32_apart += last == 32 && c->pstep != 32 && m >= 2;
     st->p32_small_end += c->pstep == 32 && last != 0 && last < 32 && last_at_guard && m >= 2;
     st->start_guard_cases += head_at_guard;
@@ -923,8 +939,10 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   assert_true(totals.o.by_screen[0] > 0 && totals.o.by_screen[1] > 0 && totals.o.by_screen[2] > 0);
   assert_true(totals.rows_fast > 0 && totals.rows_fallback > 0 && totals.mixed_blocks > 0);
   if (f->mr >= 3) assert_true(totals.mixed_small_pairs > 0);
-  /* rows whose screen hangs on one vector alone, each vector, in pairs too (test_vector_ties) */
+  if (f->mr_quad) assert_true(totals.mixed_small_quads > 0);
+  /* rows whose screen hangs on one vector alone, each vector, in pairs and quads too (test_vector_ties) */
   for (size_t v = 0; v < 4; v++) assert_true(totals.o.lone_vec[v] > 0 && totals.lone_pair[v] > 0);
+  for (size_t v = 0; f->mr_quad && v < 4; v++) assert_true(totals.lone_quad[v] > 0);
   assert_true(totals.fallback_partial_single > 0 && totals.fallback_partial_last > 0 && totals.fast_partial > 0);
   assert_true(totals.gap_cases > 0 && totals.null_rows_cases > 0 && totals.guard_tail_cases > 0);
   assert_true(totals.zp_128 > 0 && totals.zp_odd > 0);
@@ -944,6 +962,7 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   assert_true(t->o.cases > totals.o.cases);
   for (size_t k = 0; k < N_PS; k++) assert_true(t->by_ps[k] > 0);
   assert_true(t->p32_other > 0 && t->b32_apart > 0 && t->p32_small_end > 0);
+  if (f->mr_quad) assert_true(t->p16_other > 0);
   /* the pair load's edge: a full last pair (even m) and a pixel alone (odd m) against the guard */
   for (size_t m = 1; m <= mr_max(f); m++) assert_true(t->adj_end_by_m[m] > 0);
   assert_true(t->guard_tail_cases > 0 && t->start_guard_cases > 0 && t->gap_cases > 0);
@@ -953,7 +972,9 @@ static void summary_of(const dlc_q8_dwn_family *f) {
   assert_true(t->o.by_screen[0] > 0 && t->o.by_screen[1] > 0 && t->o.by_screen[2] > 0);
   assert_true(t->rows_fast > 0 && t->rows_fallback > 0 && t->mixed_blocks > 0);
   if (f->mr >= 3) assert_true(t->mixed_small_pairs > 0);
+  if (f->mr_quad) assert_true(t->mixed_small_quads > 0);
   for (size_t v = 0; v < 4; v++) assert_true(t->o.lone_vec[v] > 0 && t->lone_pair[v] > 0);
+  for (size_t v = 0; f->mr_quad && v < 4; v++) assert_true(t->lone_quad[v] > 0);
   for (size_t a = 0; a < 2; a++)
     for (size_t b = 0; b < 2; b++) assert_true(t->o.by_sign[a][b] > 0);
   for (size_t k = 0; k < N_TAP_LIST; k++) assert_true(t->by_taps[k] > 0);

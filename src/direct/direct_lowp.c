@@ -92,6 +92,10 @@ typedef struct dwl_data {
   int8_t *wn;               /* ceil(c_out / 64) blocks of k_h * k_w x 4 x 64 bytes */
   dlc_q8_params ql;         /* q4 with bias and mult_f in the kernel's lane order (owned arrays) */
   dlc_nhwc_ind ind;
+  /* Padded bands (dwn with run_s and padding): a band of up to band output rows of one image
+     reads band_in input rows, copied with their padding (the zero point's byte) into the task's
+     workspace, pw pixels a row, so that every tile of the band is strided (see dwl_task_dwn) */
+  size_t band, band_in, pw, band_bytes;
 } dwl_data;
 
 static void dwl_destroy(dlconv_plan *p) {
@@ -224,7 +228,9 @@ static dlconv_status dw4_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
    the zero point's correction fits the s32 bias; *taken says whether it did. Tasks take contiguous
    ranges of tiles of pixels. */
 /* pixels a tile of the family's for c channels */
-static size_t dwn_mr(const dlc_q8_dwn_family *f, size_t c) { return c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr; }
+static size_t dwn_mr(const dlc_q8_dwn_family *f, size_t c) {
+  return c <= 16 && f->mr_quad ? f->mr_quad : c <= 32 && f->mr_narrow ? f->mr_narrow : f->mr;
+}
 
 static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *taken) {
   const dlc_conv_shape *s = &p->s;
@@ -256,6 +262,23 @@ static dlconv_status dwn_plan(dlconv_plan *p, dwl_data *d, const void *w, int *t
   d->ntasks = DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out));
   p->packed_weight_bytes = cr * taps * 4 + cr * 8;
   p->workspace_bytes = 0;
+  /* Where the copy costs less than the padded tiles' pointers: those are built per block of 64
+     channels, the copy is a pass over x whose bytes a stride of 2 makes 4 an output pixel. Zen 5,
+     1 thread, u8, bands / pointers: WRN-40-2 16 to 128 channels 0.60-0.82 (stride 2 too);
+     MobileNetV2, EfficientNet-B0, ShuffleNetV2 stride 1 up to 232 channels 0.82-1.01, 384 and
+     more 0.98-1.10, stride 2 above 64 channels 1.10-1.26. */
+  const int band_pays = co <= 64 || (s->stride_h == 1 && s->stride_w == 1 && co <= 256);
+  if (f->run_s && band_pays && (s->pad_t | s->pad_b | s->pad_l | s->pad_r)) {
+    /* the pixels a padded row needs: those of output columns 0 .. w_out - 1's windows */
+    d->pw = (size_t)((s->w_out - 1) * s->stride_w + (s->k_w - 1) * s->dil_w + 1);
+    const size_t prow = d->pw * co, span = (size_t)((s->k_h - 1) * s->dil_h + 1), sh = (size_t)s->stride_h;
+    /* a band's rows within about 64 KB (L2), at least one output row */
+    const size_t rows_fit = DLC_MAX(span, ((size_t)64 << 10) / prow);
+    d->band = DLC_MIN((size_t)s->h_out, (rows_fit - span) / sh + 1);
+    d->band_in = (d->band - 1) * sh + span;
+    d->band_bytes = dlc_round_up(d->band_in * prow, 64);
+    p->workspace_bytes = d->ntasks * d->band_bytes;
+  }
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   *taken = 1;
   return DLCONV_OK;
@@ -500,6 +523,14 @@ static void dwl_task_dw4(void *arg, size_t t) {
         const uint8_t *src = xp + iy * wi;
         const size_t room = plane_in - iy * wi; /* bytes of the plane from src on */
         size_t i = 0;
+        /* 16 bytes a step first (one SSE2 load, xor and store: the 8-byte steps had been a third
+           of a 32 x 32 x 32 layer's time) */
+        for (; i + 16 <= wi; i += 16) {
+          uint64_t v[2];
+          memcpy(v, src + i, 16);
+          v[0] ^= flip8, v[1] ^= flip8;
+          memcpy(dst + i, v, 16);
+        }
         for (; i + 8 <= wi; i += 8) {
           uint64_t v;
           memcpy(&v, src + i, 8);
@@ -650,6 +681,58 @@ static void dwl_task_wide(void *arg, size_t t) {
   }
 }
 
+/* Padded bands: the band's input rows copied with their padding, then every tile strided in the
+   copy. A tile with a padding tap through the pointers had cost as much as its products again
+   (building a pointer per tap and pixel), and on rows of 32 or fewer every row has two such tiles
+   (WRN-40-2 32 x 32 x 32: half the tiles). The copy is one pass over the band's input. */
+static void dwn_bands(const dlc_exec *c, size_t t, size_t begin, size_t end) {
+  const dlconv_plan *p = c->p;
+  const dlc_conv_shape *s = &p->s;
+  const dwl_data *d = p->algo_data;
+  const dlc_q8_dwn_family *f = p->kernels->q8_dwn;
+  const size_t co = (size_t)s->c_out, ho = (size_t)s->h_out, wo = (size_t)s->w_out, wi = (size_t)s->w_in;
+  const size_t kh = (size_t)s->k_h, kw = (size_t)s->k_w, prow = d->pw * co;
+  const size_t nt = dlc_div_up(wo, dwn_mr(f, co)); /* tiles per row */
+  const ptrdiff_t pstep = (ptrdiff_t)((size_t)s->stride_w * co);
+  uint8_t *ws = (uint8_t *)c->ws + t * d->band_bytes;
+  const uint8_t zp = d->ind.zp;
+  /* a padded row: pl pixels of padding, nin pixels of x, the rest padding */
+  const size_t pl = (size_t)DLC_MIN(s->pad_l, (int64_t)d->pw);
+  const size_t nin = DLC_MIN(wi, d->pw - pl), pr = d->pw - pl - nin;
+  const uint8_t *tap[DLC_IND_MAX_TAPS];
+  for (size_t r = begin; r < end;) {
+    const size_t img = r / ho, oy0 = r % ho;
+    const size_t nb = DLC_MIN(d->band, DLC_MIN(ho - oy0, end - r));
+    const int64_t iy0 = (int64_t)oy0 * s->stride_h - s->pad_t;
+    const size_t rows_in = (nb - 1) * (size_t)s->stride_h + (kh - 1) * (size_t)s->dil_h + 1;
+    const uint8_t *xi = (const uint8_t *)c->x + img * (size_t)s->h_in * wi * co;
+    for (size_t j = 0; j < rows_in; j++) {
+      const int64_t iy = iy0 + (int64_t)j;
+      uint8_t *dst = ws + j * prow;
+      if (iy < 0 || iy >= s->h_in || !nin) {
+        memset(dst, zp, prow);
+        continue;
+      }
+      memset(dst, zp, pl * co);
+      memcpy(dst + pl * co, xi + (size_t)iy * wi * co, nin * co);
+      memset(dst + (pl + nin) * co, zp, pr * co);
+    }
+    for (size_t b = 0; b < nb; b++) {
+      const uint8_t *row = ws + b * (size_t)s->stride_h * prow;
+      uint8_t *yr = (uint8_t *)c->y + (r + b) * wo * co;
+      for (size_t tt = 0; tt < nt; tt++) {
+        const size_t ox0 = tt * wo / nt, m = (tt + 1) * wo / nt - ox0;
+        const uint8_t *o = row + ox0 * (size_t)s->stride_w * co;
+        for (size_t ky = 0; ky < kh; ky++)
+          for (size_t kx = 0; kx < kw; kx++)
+            tap[ky * kw + kx] = o + ky * (size_t)s->dil_h * prow + kx * (size_t)s->dil_w * co;
+        f->run_s(m, co, kh * kw, tap, pstep, d->wn, d->flip, &d->q4, &d->ql, yr + ox0 * co, co);
+      }
+    }
+    r += nb;
+  }
+}
+
 /* int8 NHWC in registers, tiles within an output row: one along a row of x inside the image goes to run_s with a pointer
    per tap (most of them), the others to run with a pointer per tap and pixel. (Cutting a row at its padded ends, so
    that only those pixels take the pointers, made more calls than it saved: no faster on rows of 32, 5 to 15 %
@@ -665,6 +748,10 @@ static void dwl_task_dwn(void *arg, size_t t) {
   const uint8_t *ind[DLC_IND_MAX_TAPS * DLC_LOWP_MR_MAX];
   size_t begin, end;
   dlc_split_range((size_t)s->n * ho, d->ntasks, t, &begin, &end);
+  if (d->band) {
+    dwn_bands(c, t, begin, end);
+    return;
+  }
   for (size_t r = begin; r < end; r++) {
     const size_t img = r / ho, oy = r % ho;
     for (size_t tt = 0; tt < nt; tt++) {

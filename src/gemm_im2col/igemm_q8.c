@@ -83,6 +83,10 @@ typedef struct igemm_data {
   int8_t *col_wpack[IGEMM_MAX_BORDER];
   int32_t *col_bias;         /* nborder x c_out */
   dlc_q8_params col_q[IGEMM_MAX_BORDER];
+  /* Padded rows (row mode outside line mode): per output row, its k_h windows' rows of x copied
+     with their padding into the task's workspace, pw pixels each, prow bytes apart (ws_bytes a
+     task), and every tile of the row strided in the copy (see padded_rows) */
+  size_t pw, prow, ws_bytes;
 } igemm_data;
 
 int dlc_igemm_q8_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k) {
@@ -315,6 +319,13 @@ static dlconv_status igemm_plan(dlconv_plan *p, const void *w) {
   p->packed_weight_bytes = G * d->gstride;
   for (size_t b = 0; b < d->nborder; b++) p->packed_weight_bytes += G * d->col_gstride[b]; /* border columns' taps */
   p->workspace_bytes = 0;
+  if (rows && !d->lines && f->ukernel_s && (s->pad_t | s->pad_b | s->pad_l | s->pad_r)) {
+    d->pw = (size_t)((s->w_out - 1) * s->stride_w + s->k_w); /* dilation_w 1 in row mode */
+    d->prow = d->pw * d->cin;
+    /* the last run of the last row reads kq * 4 bytes from its start */
+    d->ws_bytes = dlc_round_up((size_t)s->k_h * d->prow + d->kq * 4, 64);
+    p->workspace_bytes = d->ntasks * d->ws_bytes;
+  }
   p->exec_tasks = d->ntasks;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   return DLCONV_OK;
@@ -396,6 +407,54 @@ static void lines_panel(const dlc_exec *c, size_t g, size_t c0, size_t n, size_t
   for (size_t b = 0; b < d->nborder; b++) border_column(c, b, g, c0, n, n0, r0, r1, ind);
 }
 
+/* Row mode's padded rows: per output row (or the part of one in [q_begin, q_end)), the k_h rows of
+   x its windows read, copied with the zero point's byte as padding (k_h x w_in x c_in bytes: an RGB
+   3 x 3 stem's 300 a row), then its tiles, as even as mr_s allows, strided in the copy. Through
+   pointers, the tiles at the image's border (with the runs they copy) and those crossing a row end
+   had taken two thirds of a 3x32x32>16 stem's time. */
+static void padded_rows(const dlc_exec *c, size_t t, size_t c0, size_t n, const int8_t *wp, size_t q_begin,
+                        size_t q_end) {
+  const igemm_data *d = c->p->algo_data;
+  const dlc_conv_shape *s = &c->p->s;
+  const dlc_q8_igemm_family *f = c->p->kernels->q8_igemm;
+  const size_t co = (size_t)s->c_out, wo = (size_t)s->w_out, P = (size_t)(s->h_out * s->w_out);
+  const size_t kh = (size_t)s->k_h, wi = (size_t)s->w_in, cin = d->cin, prow = d->prow;
+  const size_t mr_s = tile_rows_s(d, f, n);
+  uint8_t *ws = (uint8_t *)c->ws + t * d->ws_bytes;
+  const uint8_t zp = d->ind.zp;
+  /* a padded row: pl pixels of padding, nin pixels of x, the rest padding */
+  const size_t pl = (size_t)DLC_MIN(s->pad_l, (int64_t)d->pw);
+  const size_t nin = DLC_MIN(wi, d->pw - pl), pr = d->pw - pl - nin;
+  const ptrdiff_t pstep = (ptrdiff_t)((size_t)s->stride_w * cin);
+  const uint8_t *tap[DLC_IND_ROW_MAX_TAPS];
+  memset(ws + kh * prow, zp, d->ws_bytes - kh * prow);
+  for (size_t q0 = q_begin; q0 < q_end;) {
+    const size_t img = q0 / P, oy = q0 % P / wo, ox_a = q0 % wo, ox_b = DLC_MIN(wo, ox_a + (q_end - q0));
+    const uint8_t *xi = (const uint8_t *)c->x + img * (size_t)s->h_in * wi * cin;
+    for (size_t ky = 0; ky < kh; ky++) {
+      const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + (int64_t)ky * s->dil_h;
+      uint8_t *dst = ws + ky * prow;
+      tap[ky] = dst;
+      if (iy < 0 || iy >= s->h_in || !nin) {
+        memset(dst, zp, prow);
+        continue;
+      }
+      memset(dst, zp, pl * cin);
+      memcpy(dst + pl * cin, xi + (size_t)iy * wi * cin, nin * cin);
+      memset(dst + (pl + nin) * cin, zp, pr * cin);
+    }
+    const size_t len = ox_b - ox_a, nt = dlc_div_up(len, mr_s);
+    for (size_t tt = 0; tt < nt; tt++) {
+      const size_t o0 = ox_a + tt * len / nt, m = ox_a + (tt + 1) * len / nt - o0;
+      const uint8_t *tp[DLC_IND_ROW_MAX_TAPS];
+      for (size_t ky = 0; ky < kh; ky++) tp[ky] = tap[ky] + (ptrdiff_t)o0 * pstep;
+      f->ukernel_s(m, n, kh, d->kq, tp, pstep, wp, d->flip, &d->q4, c0, (uint8_t *)c->y + (q0 - ox_a + o0) * co + c0,
+                   co);
+    }
+    q0 += len;
+  }
+}
+
 static void igemm_task(void *arg, size_t t) {
   const dlc_exec *c = arg;
   const igemm_data *d = c->p->algo_data;
@@ -418,6 +477,10 @@ static void igemm_task(void *arg, size_t t) {
       const int8_t *wp = d->wpack + g * d->gstride + n0 * d->ind.ntaps * d->kq * 4;
       if (d->lines) {
         lines_panel(c, g, c0, n, n0, wp, q_begin, q_end, ind, scratch);
+        continue;
+      }
+      if (d->ws_bytes) {
+        padded_rows(c, t, c0, n, wp, q_begin, q_end);
         continue;
       }
       /* the tile's first pixel (image, row, column) steps along (three divisions per tile were a

@@ -108,9 +108,9 @@ typedef struct dlc_lowp_dw_family {
 } dlc_lowp_dw_family;
 
 /* NHWC int8 depthwise (depth multiplier 1) in registers: a tile of m <= mr (mr_narrow where set
- * and c <= 32) output pixels x all c channels, each tap of each pixel read in place through a
+ * and c <= 32, mr_quad where set and c <= 16) output pixels x all c channels, each tap of each pixel read in place through a
  * pointer, as the q8_igemm family does (lowp_gemm_ukernel.h; the pointers: src/quant/lowp_ind.h),
- * ind then ntaps x mr_narrow pointers. A tap's 64 channels are one 64-byte
+ * ind then ntaps x mr_narrow (mr_quad) pointers. A tap's 64 channels are one 64-byte
  * load, and four vpdpbusd against the tap's weights spread over four vectors, weight k of each
  * dword lane only (the other three bytes 0), add channel 4 l + k into lane l of accumulator k: no
  * widening, no shuffles. The accumulators' lanes are thus strided channels, which the
@@ -137,6 +137,7 @@ typedef struct dlc_q8_dwn_family {
   const char *name; /* e.g. "q8_dwconv_nhwc_6x64c4__avx512vnni" */
   size_t mr;
   size_t mr_narrow; /* optional: where c <= 32, m <= mr_narrow and ind holds ntaps x mr_narrow (0: mr) */
+  size_t mr_quad;   /* optional: where c <= 16, m <= mr_quad and ind holds ntaps x mr_quad (0: as c <= 32) */
   dlc_q8_dwn_fn run;
   dlc_q8_dwn_s_fn run_s; /* optional */
 } dlc_q8_dwn_family;

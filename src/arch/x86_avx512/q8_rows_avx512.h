@@ -32,7 +32,8 @@ static inline __attribute__((always_inline)) __mmask16 dlc_rows_vmask(size_t NV,
  * c0 + 4 l + b, all four vectors, and ql holds q's bias and mult_f in that lane order (64 a block,
  * zeros past n; ql = q otherwise): one byte shuffle per 16-byte lane puts the packs' bytes in
  * channel order. Strided pairs (STRIDED 2, n <= 32): a row of accumulators holds two pixels (lanes
- * 0..7 and 8..15 of each), each as strided, with ql's first 8 entries of a vector for both. */
+ * 0..7 and 8..15 of each), each as strided, with ql's first 8 entries of a vector for both; strided
+ * quads (STRIDED 4, n <= 16): four pixels (lanes 4 j .. 4 j + 3 pixel j), ql's first 4 entries. */
 typedef struct dlc_q8_rows_k {
   int fast, clamp, is_signed;
   __m512i lo8, hi8;         /* the clamp's bounds as bytes of the type (inside it: quant.h) */
@@ -60,6 +61,7 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_setup(const int ST
     k->cm[v] = STRIDED ? (__mmask16)0xFFFF : dlc_rows_vmask(NV, n, v);
     k->mf[v] = k->fast ? _mm512_maskz_loadu_ps(k->cm[v], ql->mult_f + c0 + 16 * v) : _mm512_setzero_ps();
     if (STRIDED == 2) k->mf[v] = _mm512_shuffle_f32x4(k->mf[v], k->mf[v], 0x44);
+    if (STRIDED == 4) k->mf[v] = _mm512_shuffle_f32x4(k->mf[v], k->mf[v], 0x00);
   }
 }
 
@@ -109,6 +111,7 @@ static inline __attribute__((always_inline)) void dlc_q8_row_defer(const int STR
   _Pragma("GCC unroll 4") for (size_t v = 0; v < NV; v++) {
     __m512i bv = _mm512_maskz_loadu_epi32(k->cm[v], ql->bias + c0 + 16 * v);
     if (STRIDED == 2) bv = _mm512_shuffle_i64x2(bv, bv, 0x44);
+    if (STRIDED == 4) bv = _mm512_shuffle_i32x4(bv, bv, 0x00);
     _mm512_storeu_si512(a + 16 * v, _mm512_sub_epi32(acc[v], bv));
   }
 }
@@ -119,12 +122,13 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_exact(const int ST
                                                                     int32_t a[][16 * DLC_ROWS_NV], size_t n,
                                                                     const dlc_q8_params *q, size_t c0, uint8_t *y,
                                                                     size_t ldy) {
+  const size_t P = STRIDED >= 2 ? (size_t)STRIDED : 1; /* pixels a row of accumulators */
   for (size_t i = 0; exact && i < M; i++) {
-    const size_t row = STRIDED == 2 ? i / 2 : i, half = STRIDED == 2 ? 8 * (i % 2) : 0;
+    const size_t row = i / P, part = 16 / P * (i % P); /* the pixel's first lane */
     if (exact >> row & 1) {
       int32_t u[16 * DLC_ROWS_NV];
       if (STRIDED)
-        for (size_t j = 0; j < n; j++) u[j] = a[row][16 * (j % 4) + half + j / 4];
+        for (size_t j = 0; j < n; j++) u[j] = a[row][16 * (j % 4) + part + j / 4];
       dlc_q8_store__avx512(n, STRIDED ? u : a[row], q, c0, 1, y + i * ldy);
     }
   }
@@ -139,19 +143,29 @@ static inline __attribute__((always_inline)) void dlc_q8_rows_store_any(const in
                                                                         uint8_t *y, size_t ldy) {
   dlc_q8_rows_k k;
   dlc_q8_rows_setup(STRIDED, NV, &k, n, q, ql, c0);
-  const size_t R = STRIDED == 2 ? (M + 1) / 2 : M; /* rows of accumulators */
+  const size_t P = STRIDED >= 2 ? (size_t)STRIDED : 1; /* pixels a row of accumulators */
+  const size_t R = (M + P - 1) / P;                    /* rows of accumulators */
   int32_t a[DLC_ROWS_MAX_M][16 * DLC_ROWS_NV];
   unsigned exact = 0; /* rows for the exact store */
   _Pragma("GCC unroll 6") for (size_t i = 0; i < R; i++) {
-    uint8_t *yi = y + i * (STRIDED == 2 ? 2 : 1) * ldy;
+    uint8_t *yi = y + i * P * ldy;
     __m512i z;
     const __m512i z0 = _mm512_setzero_si512();
     const __m512i a0 = acc[i][0], a1 = NV > 1 ? acc[i][1] : z0, a2 = NV > 2 ? acc[i][2] : z0,
                   a3 = NV > 3 ? acc[i][3] : z0;
     if (dlc_q8_row_wide(STRIDED, NV, &k, a0, a1, a2, a3, &z)) {
-      _mm512_mask_storeu_epi8(yi, k.row_mask, z);
-      if (STRIDED == 2 && 2 * i + 1 < M)
-        _mm256_mask_storeu_epi8(yi + ldy, (__mmask32)k.row_mask, _mm512_extracti64x4_epi64(z, 1));
+      if (STRIDED == 4 && n == 16 && ldy == 16 && 4 * i + 3 < M) {
+        _mm512_storeu_si512(yi, z); /* four pixels of 16 channels, one after another */
+      } else if (STRIDED == 4) {
+        _mm_mask_storeu_epi8(yi, (__mmask16)k.row_mask, _mm512_castsi512_si128(z));
+        if (4 * i + 1 < M) _mm_mask_storeu_epi8(yi + ldy, (__mmask16)k.row_mask, _mm512_extracti32x4_epi32(z, 1));
+        if (4 * i + 2 < M) _mm_mask_storeu_epi8(yi + 2 * ldy, (__mmask16)k.row_mask, _mm512_extracti32x4_epi32(z, 2));
+        if (4 * i + 3 < M) _mm_mask_storeu_epi8(yi + 3 * ldy, (__mmask16)k.row_mask, _mm512_extracti32x4_epi32(z, 3));
+      } else {
+        _mm512_mask_storeu_epi8(yi, k.row_mask, z);
+        if (STRIDED == 2 && 2 * i + 1 < M)
+          _mm256_mask_storeu_epi8(yi + ldy, (__mmask32)k.row_mask, _mm512_extracti64x4_epi64(z, 1));
+      }
     } else {
       dlc_q8_row_defer(STRIDED, NV, &k, ql, c0, a0, a1, a2, a3, a[i]);
       exact |= 1u << i;
