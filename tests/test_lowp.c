@@ -529,6 +529,16 @@ static const fixed_shape FIXED[] = {
     {1, 48, 5, 1, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, DLCONV_NHWC},
     {2, 32, 4, 2, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
     {1, 16, 5, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
+    /* NHWC grouped with as many output as input channels per group, 4, 8 or 16, on 64 channels a
+       block or 32 (the in-register kernel's lanes mode, two pixels a vector with 32): 8 per group
+       on 64 and on 32 with odd widths, 4 per group in two blocks and on 32 at stride 2, 16 per group
+       dilated, and 16 per group on 32 at stride 1 with an odd width (a pair in one load) */
+    {1, 64, 5, 11, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, DLCONV_NHWC},
+    {2, 32, 5, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, DLCONV_NHWC},
+    {1, 128, 4, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, DLCONV_NHWC},
+    {1, 32, 7, 13, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, DLCONV_NHWC},
+    {1, 64, 6, 10, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, DLCONV_NHWC},
+    {1, 32, 9, 33, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, DLCONV_NHWC},
 };
 
 static void fixed_desc(const fixed_shape *f, dlconv_dtype t, dlconv_conv2d_desc *d) {
@@ -1403,6 +1413,22 @@ static void test_q8_gspc_nhwc(void **state) {
     dlconv_conv2d_desc_init(&d, 1, groups * cin, h, w, groups * 16, 3, 3);
     d.groups = groups;
     d.dtype = (i / 2 + i / 16) % 2 ? DLCONV_S8 : DLCONV_U8;
+    d.layout = DLCONV_NHWC;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+    nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");
+  }
+  /* lanes mode (as many output as input channels per group, 4, 8, 16: 1, 2, 4 steps; 32 channels
+     two pixels a vector, 64 one block, 128 two): one output row of 1..8 pixels (two tiles above 4
+     without pairs), strided unpadded (3 rows, 1 output row) and across the padding (2 output rows:
+     a padded kernel row each, both columns at the ends), at stride 1 (pairs in one load) and 2 */
+  for (int i = 0; i < 144; i++) {
+    const int cin = 4 << (i % 3), co = 32 << (i / 3 % 3), m = i / 9 % 8 + 1, pad = i / 72, st = i % 4 == 3 ? 2 : 1;
+    const int h = pad ? st + 1 : 3, w = st * (m - 1) + (pad ? 1 : 3);
+    dlconv_conv2d_desc d;
+    dlconv_conv2d_desc_init(&d, 1, co, h, w, co, 3, 3);
+    d.groups = co / cin;
+    d.stride_h = d.stride_w = st;
+    d.dtype = (i / 2 + i / 9) % 2 ? DLCONV_S8 : DLCONV_U8;
     d.layout = DLCONV_NHWC;
     d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
     nhwc_sweep_run(&sw, &d, i, i % every != 0, DLCONV_ALGO_GSPC, "q8_gspc_nhwc");

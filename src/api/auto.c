@@ -263,13 +263,15 @@ static int spack_lowp_nhwc_pays(const dlc_conv_shape *s) {
    0.46-0.63; the indirect GEMM 32 per group 0.50-0.56. Since the direct quad kernels keep grouped
    layers in place (direct_lowp_conv.c), direct wins back the stride-1 layers with 16 or more per
    group on planes above 8 x 8 (GSPC / direct: WRN-40-2 g4 64x16x16 1.10, ResNeXt-50 512x14x14 g32
-   1.09; 128x8x8 with 16 per group stays GSPC, 0.82). */
+   1.09; 128x8x8 with 16 per group stays GSPC, 0.82), but for the in-register kernel's lanes mode
+   up to 16 x 16 (WRN-40-2 g4 64x16x16: 0.81; on 32 x 32 with 32 channels direct stays ahead, GSPC /
+   direct 1.2 with 4, 8 and 16 per group). */
 static int nchw_on_nhwc_pays(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_isa_kernels *k, int gemm) {
   const int strided = s->stride_h > 1 || s->stride_w > 1;
   const int64_t pixels = s->h_out * s->w_out;
   if (s->layout != DLCONV_NCHW || s->groups == 1 || s->cin_g == 1) return 0;
   if (dlc_gspc_q8t_applies(s, dtype, k)) {
-    if (!strided && s->cin_g >= 16 && pixels > 8 * 8) return 0;
+    if (!strided && s->cin_g >= 16 && pixels > 8 * 8 && !(dlc_gspc_q8n_lanes(s) && pixels <= 16 * 16)) return 0;
     return !gemm && (strided || pixels <= 16 * 16 || s->c_out >= 64 || (s->cin_g == 2 && s->c_out >= 32));
   }
   return gemm && dlc_igemm_q8t_applies(s, dtype, k) && s->cin_g >= 32 && (strided || pixels <= 16 * 16);

@@ -9,7 +9,11 @@
  * requantises and stores every channel of its pixels itself. The plan packs the s8 weights by step
  * (a tap's quads, or two taps' channel pairs with 2 per group) and the permute indices per block of
  * 64 output channels. Tasks take contiguous ranges of output rows; a row is cut into tiles of at
- * most mr pixels, run with a pointer per tap where the tile lies inside the image. */
+ * most mr pixels, run with a pointer per tap where the tile lies inside the image. In lanes mode
+ * (as many output as input channels per group, 4, 8 or 16; c_out 32 or a multiple of 64) the
+ * weights and the requantisation's bias and multipliers follow the kernel's lane order, and every
+ * tile runs strided: one at the image's border with a mask of the pixels each tap reads (building a
+ * pointer per pixel and tap there took a quarter of WRN-40-2 g2's 32 x 32 layer). */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +26,7 @@
 
 typedef struct gq_data {
   dlc_q8_params q4;  /* the plan's requantisation with zu * sum(w) out of the bias */
+  dlc_q8_params ql;  /* lanes mode: q4 with bias and mult_f in the kernel's lane order (owned arrays) */
   dlc_q8_gcn_geom g;
   uint32_t *ib;
   int32_t *idx;
@@ -48,12 +53,19 @@ int dlc_gspc_q8n_applies(const dlc_conv_shape *s, dlconv_dtype dtype, const dlc_
   return 1;
 }
 
+int dlc_gspc_q8n_lanes(const dlc_conv_shape *s) {
+  const size_t cin = (size_t)s->cin_g, co = (size_t)s->c_out;
+  return (cin == 4 || cin == 8 || cin == 16) && (size_t)s->cout_g == cin && (co % 64 == 0 || co == 32);
+}
+
 static void gq_destroy(dlconv_plan *p) {
   gq_data *d = p->algo_data;
   if (!d) return;
   dlc_free(d->ib);
   dlc_free(d->idx);
   dlc_free(d->w);
+  dlc_free(d->ql.bias);
+  dlc_free(d->ql.mult_f);
   dlc_nhwc_ind_free(&d->ind);
   dlc_q8_d4_params_free(&d->q4);
   dlc_free(d);
@@ -72,7 +84,18 @@ static void pack(const dlc_conv_shape *s, const int8_t *w, gq_data *d) {
     for (size_t j = 0; j < 64 && c0 + j < co; j++) {
       const size_t oc = c0 + j, v = j / 16, l = j % 16, gl = oc / kpg - g0; /* group from the block's first */
       const int8_t *wo = w + oc * cin * taps;                                /* [ic][tap] */
-      if (d->g.pairs) {
+      if (d->g.lanes) {
+        /* channel c0 + 4 l + k in lane l of vector k (with 32 channels also in lane l + 8), its quad
+           at step st the inputs 4 st .. 4 st + 3 of its group */
+        const size_t k = j % 4, l = j / 4;
+        for (size_t t = 0; t < taps; t++)
+          for (size_t st = 0; st < ns; st++)
+            for (size_t e = 0; e < 4; e++)
+              for (size_t h = 0; h < (co == 32 ? 2u : 1u); h++)
+                wb[((t * ns + st) * 4 + k) * 64 + 4 * (l + 8 * h) + e] = wo[(4 * st + e) * taps + t];
+        d->ql.bias[64 * b + 16 * k + l] = d->q4.bias[oc];
+        if (d->ql.mult_f) d->ql.mult_f[64 * b + 16 * k + l] = d->q4.mult_f[oc];
+      } else if (d->g.pairs) {
         /* the kernel interleaves the two taps' loads by words (vpunpcklwd, vpunpckhwd): the group's
            pair, word gl of a load, is then dword 4 (gl / 8) + gl % 4 of the low (gl % 8 < 4) or the
            high result (16 more: the second table of vpermt2d) */
@@ -116,11 +139,21 @@ static dlconv_status gq_plan(dlconv_plan *p, const void *w) {
   d->g.pairs = cin == 2;
   d->g.nsteps = cin == 2 ? 1 : cin / 4;
   d->g.bcast = cin != 2 && (size_t)s->cout_g % 16 == 0;
+  /* lanes: WRN-40-2 g2..g8's layers of 4, 8 and 16 channels per group (one load and in-lane shuffles
+     a pixel and tap, where the broadcasts take a load per product and the permutes a shuffle) */
+  d->g.lanes = dlc_gspc_q8n_lanes(s);
   d->g.nk = cin == 2 ? dlc_div_up(taps, 2) : taps * d->g.nsteps;
   d->ib = dlc_calloc(nblk * sizeof *d->ib);
   d->idx = dlc_calloc(nblk * d->g.nsteps * 64 * sizeof *d->idx);
   d->w = dlc_calloc(nblk * d->g.nk * 256);
-  st = d->ib && d->idx && d->w ? dlc_nhwc_ind_init(&d->ind, p, 0, (size_t)s->c_in, f->mr)
+  int ok_l = 1;
+  if (d->g.lanes) {
+    d->ql = d->q4;
+    d->ql.bias = dlc_calloc(nblk * 64 * sizeof(int32_t));
+    d->ql.mult_f = d->q4.mult_f ? dlc_calloc(nblk * 64 * sizeof(float)) : NULL;
+    ok_l = d->ql.bias && (!d->q4.mult_f || d->ql.mult_f);
+  }
+  st = d->ib && d->idx && d->w && ok_l ? dlc_nhwc_ind_init(&d->ind, p, 0, (size_t)s->c_in, f->mr)
                                : dlc_fail(DLCONV_ERR_OUT_OF_MEMORY, "gspc: out of memory packing weights");
   if (st != DLCONV_OK) {
     gq_destroy(p);
@@ -129,6 +162,8 @@ static dlconv_status gq_plan(dlconv_plan *p, const void *w) {
   pack(s, w, d);
   d->g.ib = d->ib;
   d->g.idx = d->idx;
+  d->g.ql = &d->ql;
+  d->g.zp = d->ind.zp;
   d->flip = dlc_q8_d4_flip(p);
   d->ntasks = DLC_MAX((size_t)1, DLC_MIN((size_t)p->nthreads, (size_t)(s->n * s->h_out)));
   p->exec_tasks = d->ntasks;
@@ -137,6 +172,39 @@ static dlconv_status gq_plan(dlconv_plan *p, const void *w) {
   p->weight_density = 1.0;
   snprintf(p->kernel, sizeof p->kernel, "%s", f->name);
   return DLCONV_OK;
+}
+
+/* A tile of m <= 8 pixels of output row oy (image img) from column ox0, strided even where it reaches
+   into the padding (lanes mode, the family's vm): a pointer per tap for its first pixel, where the
+   window may start outside the image (never read there), per tap the pixels that read x, and the
+   pixels' spacing to *pstep. Returns whether every tap of every pixel lies in the image. */
+static int edge_row(const dlc_conv_shape *s, const uint8_t *x, size_t img, size_t oy, size_t ox0, size_t m,
+                    const uint8_t **tap, uint8_t *vm, ptrdiff_t *pstep) {
+  const int64_t cin = s->c_in, wi = s->w_in, sw = s->stride_w, ix0 = (int64_t)ox0 * sw - s->pad_l;
+  const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_t, mm = (int64_t)m;
+  const uintptr_t base = (uintptr_t)(x + img * (size_t)(s->h_in * wi * cin));
+  const unsigned all = (1u << m) - 1;
+  unsigned full = all, cols[DLC_IND_MAX_TAPS];
+  for (int64_t kx = 0; kx < s->k_w; kx++) {
+    /* pixels i with 0 <= ix + i sw < w_in: [lo, hi) */
+    const int64_t ix = ix0 + kx * s->dil_w;
+    const int64_t lo = ix >= 0 ? 0 : DLC_MIN(mm, (-ix + sw - 1) / sw);
+    const int64_t hi = ix >= wi ? 0 : DLC_MIN(mm, (wi - ix + sw - 1) / sw);
+    cols[kx] = hi > lo ? (all >> (mm - hi)) & ~((1u << lo) - 1) : 0;
+  }
+  for (int64_t ky = 0, t = 0; ky < s->k_h; ky++) {
+    const int64_t iy = iy0 + ky * s->dil_h;
+    const int row_in = iy >= 0 && iy < s->h_in;
+    for (int64_t kx = 0; kx < s->k_w; kx++, t++) {
+      const unsigned bits = row_in ? cols[kx] : 0;
+      vm[t] = (uint8_t)bits;
+      full &= bits;
+      /* in integers: the address may lie outside x (its pixels are not read there) */
+      tap[t] = (const uint8_t *)(base + (uintptr_t)((iy * wi + ix0 + kx * s->dil_w) * cin));
+    }
+  }
+  *pstep = (ptrdiff_t)(sw * cin);
+  return full == all;
 }
 
 static void gq_task(void *arg, size_t t) {
@@ -150,7 +218,7 @@ static void gq_task(void *arg, size_t t) {
      (the kernel runs a call as two halves; cutting rows into calls of mr made 28 pixels 4 calls of
      4 + 3). Zen 5, u8: two a call 0.88-0.94 of one a call on the broadcasts' WRN-40-2 and ResNeXt-50
      layers, 1.02-1.04 on the permutes' ResNeXt-50 28 x 28 ones. */
-  const size_t nh = dlc_div_up(wo, f->mr / 2), per = d->g.bcast ? 2 : 1;
+  const size_t nh = dlc_div_up(wo, f->mr / 2), per = d->g.bcast || d->g.lanes ? 2 : 1;
   const uint8_t *ind[DLC_IND_MAX_TAPS * 16];
   size_t begin, end;
   dlc_split_range((size_t)s->n * ho, d->ntasks, t, &begin, &end);
@@ -160,12 +228,18 @@ static void gq_task(void *arg, size_t t) {
       const size_t ox0 = tt * wo / nh, m = DLC_MIN(tt + per, nh) * wo / nh - ox0;
       uint8_t *y = (uint8_t *)c->y + (r * wo + ox0) * co;
       ptrdiff_t pstep;
+      if (d->g.lanes) {
+        uint8_t vm[DLC_IND_MAX_TAPS];
+        const int inside = edge_row(s, c->x, img, oy, ox0, m, ind, vm, &pstep);
+        f->run(m, d->ind.ntaps, ind, pstep, 1, inside ? NULL : vm, &d->g, d->w, d->flip, &d->q4, y, co);
+        continue;
+      }
       if (dlc_nhwc_ind_strided_row(&d->ind, s, c->x, 0, img, oy, ox0, m, 0, kh, ind, &pstep)) {
-        f->run(m, d->ind.ntaps, ind, pstep, 1, &d->g, d->w, d->flip, &d->q4, y, co);
+        f->run(m, d->ind.ntaps, ind, pstep, 1, NULL, &d->g, d->w, d->flip, &d->q4, y, co);
         continue;
       }
       dlc_nhwc_ind_build(&d->ind, s, c->x, 0, r * wo + ox0, m, ind, NULL);
-      f->run(m, d->ind.ntaps, ind, 0, 0, &d->g, d->w, d->flip, &d->q4, y, co);
+      f->run(m, d->ind.ntaps, ind, 0, 0, NULL, &d->g, d->w, d->flip, &d->q4, y, co);
     }
   }
 }

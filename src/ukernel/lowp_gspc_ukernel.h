@@ -108,7 +108,12 @@ typedef struct dlc_lowp_gspc_family {
  *        the 32 dwords of lo then hi (vpermt2d).
  * src, STRIDED 0: ntaps x mr pointers, tap-major (src[t * mr + i]: a pixel's channel 0, or the
  *        zero point's row of at least c_in bytes, lowp_ind.h); STRIDED 1: a pointer per tap, pixel
- *        i at src[t] + i * pstep. Each byte is xor'ed with flip (0x80 for S8).
+ *        i at src[t] + i * pstep; with vm (lanes mode only, else NULL), ntaps <= 64 and m <= 8,
+ *        pixel i's tap t reads x only where bit i of vm[t] is set (the others, in the padding, are
+ *        the zero point's bytes; their pointers are never read). Each byte is xor'ed with flip
+ *        (0x80 for S8).
+ *        Lanes mode (STRIDED 1 only): w's lane l of vector k holds output channel 4 l + k of the block (with 32
+ *        channels also lane l + 8), step s its group's inputs 4 s .. 4 s + 3.
  * w: per block b, nk steps (quads: taps x nsteps, tap-major; pairs: ceil(taps / 2)) x 4 vectors x
  *        64 s8, lane l's four weights at bytes 4 l .. 4 l + 3, zeros where no product is (past
  *        c_out, the last odd tap's partner); block b at w + b * nk * 256.
@@ -120,11 +125,19 @@ typedef struct dlc_q8_gcn_geom {
   size_t nsteps;             /* quads mode: quads a tap (1, 2 or 4); pairs mode: 1 */
   int bcast;                 /* quads mode, every vector of 16 output channels in one group: its lanes'
                                 indices are equal (the kernel may broadcast the quad) */
+  int lanes;                 /* quads mode with as many output as input channels per group (4, 8 or
+                                16) and c_out a multiple of 64 or 32: lane l of vector b of a block is
+                                output channel 4 l + b (with 32: lanes 8..15 a second pixel's 4 (l - 8)
+                                + b), so that each lane's quad lies in its own 128 bits of the pixel's
+                                64-byte run; ql holds the bias and mult_f in that order */
+  const dlc_q8_params *ql;
+  uint8_t zp;                /* x's zero point (lanes mode's loads across padding) */
   size_t nk;                 /* weight steps of a block */
   const uint32_t *ib;        /* per block of 64 output channels: the byte its loads start at */
   const int32_t *idx;        /* per block, nsteps x 4 vectors x 16 dwords of permute indices */
 } dlc_q8_gcn_geom;
 typedef void (*dlc_q8_gcn_fn)(size_t m, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep, int strided,
+                              const uint8_t *vm,
                               const dlc_q8_gcn_geom *g, const int8_t *w, uint8_t flip, const dlc_q8_params *q,
                               void *y, size_t ldy);
 typedef struct dlc_q8_gcn_family {

@@ -19,7 +19,14 @@
  * takes the same quad: it is broadcast from memory (a load) rather than permuted (a shuffle, one a
  * cycle on Zen 5, which then bounds the products: WRN-40-2 g2 32 x 32 at 16 channels per group ran
  * at 40% of the peak). A call takes up to 8 pixels of a row, run as two tiles of at most 4 (the
- * driver passes two tiles a call with the broadcasts). */
+ * driver passes two tiles a call with the broadcasts).
+ *
+ * With as many output as input channels per group, 4, 8 or 16 (g->lanes; WRN-40-2 g2..g8), lane l
+ * of vector k is output channel 4 l + k: every lane's inputs then lie in its own 128 bits of the
+ * pixel's run, and one load a pixel and tap with an in-lane vpshufd a step feeds all four vectors
+ * (tile_lanes): no broadcast per product, no cross-lane permute. The store puts the channels back
+ * in order (q8_rows_avx512.h's strided rows, as the NHWC depthwise kernel's). Zen 5, 1 thread, u8,
+ * WRN-40-2 g2..g8 layers it takes, its time / the broadcasts' or the permutes': 0.67-0.78. */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,6 +133,116 @@ INLINE void tile(const size_t M, const size_t NV, const int MODE, const int BC, 
 #undef PTR
 }
 
+/* vpshufd on acc's own register choice, kept from being folded into a broadcast load */
+#define SHUFD(x, IMM) ({ __m512i r_; __asm__("vpshufd $" #IMM ", %1, %0" : "=v"(r_) : "v"(x)); r_; })
+
+/* Lanes mode (g->lanes): K = 4 NS output and input channels per group. Lane l = 4 j + d of vector b
+   is output channel 4 l + b of the block: its group's inputs are bytes of the 128-bit lane j of the
+   pixel's 64-byte run (K 16: group j's 4 quads; 8: groups 2 j, 2 j + 1, 2 quads each; 4: group 4 j
+   + d's quad in dword d), so one load of the run and an in-lane vpshufd a step put every lane's quad
+   in place for all four vectors: per pixel and tap one load, NS - 1 shuffles (K 4: none) and 4 NS
+   vpdpbusd. PAIR (32 channels): a vector holds two pixels, the first in lanes 0..7 (its 32 bytes in
+   the low 256 bits of the load), the second in 8..15; the weights' lanes 8..15 repeat 0..7.
+   S 1: strided, a pointer per tap (lanes mode is always strided); 2: strided across padding, bit i
+   of vm[t] set where pixel i's tap t lies in the image: the others load the zero point's bytes
+   (masked loads, which do not fault on the lanes they skip), so that the tiles at the image's
+   borders need no pointer per pixel either (building them cost a quarter of the layer on 32 x 32). */
+INLINE void tile_lanes(const size_t M, const size_t NS, const int PAIR, const int S, const int FLIP,
+                       size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, const uint8_t *vm,
+                       uint8_t zp, size_t ib, const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,
+                       const dlc_q8_params *ql, size_t c0, size_t nb, uint8_t *restrict y, size_t ldy) {
+  const int EDGE = S == 2;
+#define PTR(t, i) (src[t] + (ptrdiff_t)(i) * pstep)
+  const size_t R = PAIR ? (M + 1) / 2 : M; /* rows of accumulators */
+  const int adjacent = PAIR && pstep == 32;
+  const __m512i fl = _mm512_set1_epi8((char)flip), zv = _mm512_set1_epi8((char)zp);
+  /* bits 2 i, 2 i + 1 of a tap's vm: the pair's 32-byte halves to load */
+  static const uint64_t halves[4] = {0, 0xFFFFFFFFu, 0xFFFFFFFF00000000u, ~(uint64_t)0};
+  __m512i acc[MRP][DLC_ROWS_NV];
+  _Pragma("GCC unroll 4") for (size_t v = 0; v < DLC_ROWS_NV; v++) {
+    __m512i b = _mm512_loadu_si512(ql->bias + c0 + 16 * v);
+    if (PAIR) b = _mm512_shuffle_i64x2(b, b, 0x44);
+    _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) acc[i][v] = b;
+  }
+  _Pragma("GCC unroll 1") for (size_t t = 0; t < ntaps; t++) {
+    __m512i x[MRP];
+    const unsigned vt = EDGE ? vm[t] : 0;
+    _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) {
+      if (EDGE && PAIR && adjacent && 2 * i + 1 < M) {
+        x[i] = _mm512_mask_loadu_epi8(zv, _cvtu64_mask64(halves[vt >> (2 * i) & 3]), PTR(t, 2 * i) + ib);
+      } else if (EDGE && PAIR) {
+        const __m256i z = _mm512_castsi512_si256(zv);
+        const __m256i lo =
+            _mm256_mask_loadu_epi8(z, (__mmask32)(0u - (vt >> (2 * i) & 1)), PTR(t, 2 * i) + ib);
+        const __m256i hi = 2 * i + 1 < M ? _mm256_mask_loadu_epi8(z, (__mmask32)(0u - (vt >> (2 * i + 1) & 1)),
+                                                                  PTR(t, 2 * i + 1) + ib)
+                                         : _mm256_setzero_si256();
+        x[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+      } else if (EDGE) {
+        x[i] = _mm512_mask_loadu_epi8(zv, _cvtu64_mask64(0 - (uint64_t)(vt >> i & 1)), PTR(t, i) + ib);
+      } else if (PAIR && adjacent && 2 * i + 1 < M) {
+        x[i] = _mm512_loadu_si512(PTR(t, 2 * i) + ib);
+      } else if (PAIR) {
+        const __m256i lo = _mm256_loadu_si256((const __m256i *)(PTR(t, 2 * i) + ib));
+        const __m256i hi = 2 * i + 1 < M ? _mm256_loadu_si256((const __m256i *)(PTR(t, 2 * i + 1) + ib))
+                                         : _mm256_setzero_si256();
+        x[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+      } else {
+        x[i] = _mm512_loadu_si512(PTR(t, i) + ib);
+      }
+      if (FLIP) x[i] = _mm512_xor_si512(x[i], fl);
+    }
+    _Pragma("GCC unroll 4") for (size_t s = 0; s < NS; s++) {
+      __m512i wv[DLC_ROWS_NV];
+      _Pragma("GCC unroll 4") for (size_t v = 0; v < DLC_ROWS_NV; v++) wv[v] = _mm512_loadu_si512(w + 64 * v);
+      w += 256;
+      _Pragma("GCC unroll 4") for (size_t i = 0; i < R; i++) {
+        __m512i xs = x[i];
+        if (NS == 4) xs = s == 0 ? SHUFD(x[i], 0x00) : s == 1 ? SHUFD(x[i], 0x55) : s == 2 ? SHUFD(x[i], 0xAA)
+                                                                                        : SHUFD(x[i], 0xFF);
+        if (NS == 2) xs = s == 0 ? SHUFD(x[i], 0xA0) : SHUFD(x[i], 0xF5);
+        _Pragma("GCC unroll 4") for (size_t v = 0; v < DLC_ROWS_NV; v++) dpbusd(&acc[i][v], xs, wv[v]);
+      }
+    }
+  }
+  dlc_q8_rows_store_any(PAIR ? 2 : 1, M, DLC_ROWS_NV, acc, nb, q, ql, c0, y + c0, ldy);
+#undef PTR
+}
+
+typedef void (*lanes_fn)(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, const uint8_t *vm,
+                         uint8_t zp, size_t ib, const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,
+                         const dlc_q8_params *ql, size_t c0, size_t nb, uint8_t *restrict y, size_t ldy);
+#define DEFINE_LANES(M, NS, P, S, F)                                                                              \
+  static void lanes_##M##_##NS##_##P##S##F(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep,     \
+                                           const uint8_t *vm, uint8_t zp, size_t ib, const int8_t *restrict w,    \
+                                           uint8_t flip, const dlc_q8_params *q, const dlc_q8_params *ql,         \
+                                           size_t c0, size_t nb, uint8_t *restrict y, size_t ldy) {               \
+    tile_lanes(M, NS, P, S, F, ntaps, src, pstep, vm, zp, ib, w, flip, q, ql, c0, nb, y, ldy);                    \
+  }
+/* M: pixels, up to MRP, or MR with PAIR */
+#define DEFINE_LANES_M4(NS, P, S, F) \
+  DEFINE_LANES(1, NS, P, S, F) DEFINE_LANES(2, NS, P, S, F) DEFINE_LANES(3, NS, P, S, F) DEFINE_LANES(4, NS, P, S, F)
+#define DEFINE_LANES_M8(NS, P, S, F) \
+  DEFINE_LANES_M4(NS, P, S, F)       \
+  DEFINE_LANES(5, NS, P, S, F) DEFINE_LANES(6, NS, P, S, F) DEFINE_LANES(7, NS, P, S, F) DEFINE_LANES(8, NS, P, S, F)
+#define DEFINE_LANES_ALL(S, F)                                                                               \
+  DEFINE_LANES_M4(1, 0, S, F) DEFINE_LANES_M4(2, 0, S, F) DEFINE_LANES_M4(4, 0, S, F) DEFINE_LANES_M8(1, 1, S, F) \
+  DEFINE_LANES_M8(2, 1, S, F) DEFINE_LANES_M8(4, 1, S, F)
+DEFINE_LANES_ALL(1, 0)
+DEFINE_LANES_ALL(2, 0)
+DEFINE_LANES_ALL(1, 1)
+DEFINE_LANES_ALL(2, 1)
+#define LROW_M4(NS, P, S, F) \
+  lanes_1_##NS##_##P##S##F, lanes_2_##NS##_##P##S##F, lanes_3_##NS##_##P##S##F, lanes_4_##NS##_##P##S##F
+#define LROW_M8(NS, P, S, F) \
+  {LROW_M4(NS, P, S, F), lanes_5_##NS##_##P##S##F, lanes_6_##NS##_##P##S##F, lanes_7_##NS##_##P##S##F, lanes_8_##NS##_##P##S##F}
+#define LROW_ALL(S, F)                                                                        \
+  {{{LROW_M4(1, 0, S, F)}, {LROW_M4(2, 0, S, F)}, {LROW_M4(4, 0, S, F)}},                     \
+   {LROW_M8(1, 1, S, F), LROW_M8(2, 1, S, F), LROW_M8(4, 1, S, F)}}
+/* [flip][strided, strided across padding][pair][steps 1, 2, 4][m - 1]; without PAIR m <= MRP (the rest
+   NULL) */
+static const lanes_fn lanes[2][2][2][3][MR] = {{LROW_ALL(1, 0), LROW_ALL(2, 0)}, {LROW_ALL(1, 1), LROW_ALL(2, 1)}};
+
 typedef void (*tile_fn)(size_t ntaps, const uint8_t *const *restrict src, ptrdiff_t pstep, size_t ib, __mmask64 xm,
                         const int32_t *restrict idx, const int8_t *restrict w, uint8_t flip, const dlc_q8_params *q,
                         size_t c0, size_t nb, uint8_t *restrict y, size_t ldy);
@@ -159,10 +276,32 @@ DEFINE_MODES(1, 1)
 static const tile_fn tiles[2][2][7][3][MRP] = {{ROW_MODES(0, 0), ROW_MODES(1, 0)}, {ROW_MODES(0, 1), ROW_MODES(1, 1)}};
 
 static void q8_gspc_nhwc_4x64c4(size_t m, size_t ntaps, const uint8_t *const *src, ptrdiff_t pstep, int strided,
-                                const dlc_q8_gcn_geom *g, const int8_t *w, uint8_t flip, const dlc_q8_params *q,
+                                const uint8_t *vm, const dlc_q8_gcn_geom *g, const int8_t *w, uint8_t flip, const dlc_q8_params *q,
                                 void *y, size_t ldy) {
   const int mode = g->pairs ? 0 : (g->nsteps == 1 ? 1 : g->nsteps == 2 ? 2 : 3) + (g->bcast ? 3 : 0);
   const size_t ns = g->pairs ? 1 : g->nsteps;
+  if (g->lanes) {
+    const int pair = g->c_out == 32;
+    const size_t si = g->nsteps == 1 ? 0 : g->nsteps == 2 ? 1 : 2;
+    const lanes_fn *row = lanes[flip != 0][vm != NULL][pair][si]; /* strided (the contract) */
+    for (size_t c0 = 0; c0 < g->c_out; c0 += 64) {
+      const int8_t *wb = w + c0 / 64 * g->nk * 256;
+      const size_t nb = pair ? 32 : 64;
+      if (pair || m <= MRP) {
+        row[m - 1](ntaps, src, pstep, vm, g->zp, c0, wb, flip, q, g->ql, c0, nb, (uint8_t *)y, ldy);
+        continue;
+      }
+      const size_t m0 = (m + 1) / 2;
+      row[m0 - 1](ntaps, src, pstep, vm, g->zp, c0, wb, flip, q, g->ql, c0, nb, (uint8_t *)y, ldy);
+      /* the second tile's masks: vm's bits from m0 on */
+      uint8_t vm1[64]; /* ntaps <= 64 with vm (the contract) */
+      if (vm)
+        for (size_t t = 0; t < ntaps; t++) vm1[t] = (uint8_t)(vm[t] >> m0);
+      row[m - m0 - 1](ntaps, src, pstep, vm ? vm1 : NULL, g->zp, c0 + m0 * (size_t)pstep, wb, flip, q, g->ql, c0, nb,
+                      (uint8_t *)y + m0 * ldy, ldy);
+    }
+    return;
+  }
   for (size_t b = 0, c0 = 0; c0 < g->c_out; b++, c0 += 64) {
     const size_t nb = g->c_out - c0 < 64 ? g->c_out - c0 : 64, nv = (nb + 15) / 16;
     const size_t ib = g->ib[b], avail = g->c_in - ib;
