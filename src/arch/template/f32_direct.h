@@ -956,8 +956,12 @@ DWH_FNS(28, 28, 3, 1)
 DWH_FNS(28, 28, 5, 1)
 DWH_FNS(28, 28, 3, 2)
 DWH_FNS(28, 28, 5, 2)
+DWH_FNS(56, 56, 3, 1)
+DWH_FNS(56, 56, 5, 1)
 DWH_FNS(56, 56, 3, 2)
 DWH_FNS(56, 56, 5, 2)
+DWH_FNS(112, 112, 3, 1)
+DWH_FNS(112, 112, 3, 2)
 #undef DWH_FNS
 
 static dlc_f32_dwh_fn dwh_for(size_t h, size_t w, size_t k, size_t s) {
@@ -967,7 +971,9 @@ static dlc_f32_dwh_fn dwh_for(size_t h, size_t w, size_t k, size_t s) {
   if (s == 2 && h == 14) return k == 3 ? dwh_14_3_2 : dwh_14_5_2;
   if (s == 1 && h == 28) return k == 3 ? dwh_28_3_1 : dwh_28_5_1;
   if (s == 2 && h == 28) return k == 3 ? dwh_28_3_2 : dwh_28_5_2;
+  if (s == 1 && h == 56) return k == 3 ? dwh_56_3_1 : dwh_56_5_1;
   if (s == 2 && h == 56) return k == 3 ? dwh_56_3_2 : dwh_56_5_2;
+  if (h == 112 && k == 3) return s == 1 ? dwh_112_3_1 : s == 2 ? dwh_112_3_2 : NULL;
   return NULL;
 }
 #endif
