@@ -253,6 +253,10 @@ static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
 static int dwt_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
   const int64_t out = s->h_out * s->w_out;
   const int strided = s->stride_h > 1 || s->stride_w > 1;
+  /* 5x5 at stride 1 on up to 14 x 14 planes where dwh runs the tiles: dwt / dwf (Zen 5, 1 thread)
+     1152x7x7 0.76, 480x14x14 0.88, 672x14x14 0.90; 3x3 1.2-1.65 (dwf stays), and on larger planes
+     dwt / dwp 1.08-1.9 */
+  if (s->k_h >= 5 && !strided && out <= 196 && dwh_fits(s, f)) return 1;
   if (f->vl >= 16) return out <= 196 && (size_t)s->w_out * 2 <= f->dwc_tw[0];
   return strided && out <= 49;
 }
@@ -287,11 +291,9 @@ static int dwf_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
 
 /* Where dwf beats dwt and dwp: wherever the family has a kernel (Zen 5, 1 thread, against the path
    picked before: 3x3 on 14 x 14 planes 0.54-0.56x (dwp), on 7 x 7 0.57x (dwt); 5x5 on 7 x 7 0.61x
-   (dwt), on 14 x 14 0.90-0.93x (dwp)). */
+   (dwt), on 14 x 14 0.90-0.93x (dwp)), but 5x5 where dwt runs its tiles through dwh (dwt_pays). */
 static int dwf_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
-  (void)s;
-  (void)f;
-  return 1;
+  return !(s->k_h >= 5 && dwt_applies(s, f) && dwt_pays(s, f));   /* 5x5: dwt through dwh where it has one */
 }
 
 /* dwh: NHWC depthwise on the small planes the family has a dwh kernel for (plane, kernel, stride
