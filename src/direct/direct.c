@@ -386,10 +386,8 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
     d->dwh_bands = nthreads == 1 || items >= want ? 1 : DLC_MIN((size_t)p->s.h_out, dlc_div_up(want, items));
   }
   p->weight_density = 1.0;
-  const char *name = mode == MODE_CONV  ? f->name
-                     : mode == MODE_DWF ? f->dwf_name
-                     : mode == MODE_DWH ? f->dwh_name
-                                        : f->dw_name;
+  const int dwh = mode == MODE_DWH || (mode == MODE_DWT && d->dwt_nv == 2 && dwh_fits(&p->s, f));  /* dwt_task */
+  const char *name = mode == MODE_CONV ? f->name : mode == MODE_DWF ? f->dwf_name : dwh ? f->dwh_name : f->dw_name;
   strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
   p->kernel[sizeof p->kernel - 1] = 0;
   return DLCONV_OK;
