@@ -344,7 +344,9 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (mode == MODE_DWC && dwh_applies(&p->s, f) && DW_HOOK() != 0) mode = MODE_DWH;
   if (mode == MODE_DWP) {
     const int forced = DW_HOOK();
-    if (dwf_applies(&p->s, f) && (forced == 2 || (forced < 0 && dwf_pays(&p->s, f))))
+    /* (dwf_pays' exception for 5x5 on one thread only: with 2, the models' runs of those layers
+       through dwt took 1.5-1.65x dwf's time on Zen 5, though single-layer runs did not) */
+    if (dwf_applies(&p->s, f) && (forced == 2 || (forced < 0 && (dwf_pays(&p->s, f) || p->nthreads > 1))))
       mode = MODE_DWF;
     else if (dwt_applies(&p->s, f) && (forced == 1 || (forced < 0 && dwt_pays(&p->s, f))))
       mode = MODE_DWT;
