@@ -512,81 +512,6 @@ static void test_dwf_kernels(void **state) {
   if (!tested) skip();
 }
 
-/* dwh: every plane, kernel and stride a family has a kernel for (probed over 1..32 square and
-   oblong planes, k 1..7, strides 1..3), nc at and around the vector edges, pixels wider than nc on
-   both sides (x's channels past nc random, y's sentinels that must stay), y checked in full. */
-static void test_dwh_kernels(void **state) {
-  (void)state;
-  int tested = 0;
-  const dlc_isa_kernels *kt;
-  for (size_t i = 0; (kt = kernel_table(i)); i++) {
-    const dlc_f32_direct_family *f = kt->direct;
-    if (!f || !f->dwh) continue;
-    const size_t vl = f->vl;
-    const size_t ncs[] = {1, vl - 1, vl, vl + 1, 2 * vl - 1, 2 * vl};
-    for (size_t h = 1; h <= 32; h++)
-      for (size_t wd = 1; wd <= 32; wd++)
-        for (size_t k = 1; k <= 7; k++)
-          for (size_t st = 1; st <= 3; st++) {
-            const dlc_f32_dwh_fn fn = f->dwh(h, wd, k, st);
-            if (!fn) continue;
-            const ptrdiff_t pad = (ptrdiff_t)(k - 1) / 2, H = (ptrdiff_t)h, W = (ptrdiff_t)wd, S = (ptrdiff_t)st;
-            const ptrdiff_t HO = (H + 2 * pad - (ptrdiff_t)k) / S + 1, WO = (W + 2 * pad - (ptrdiff_t)k) / S + 1;
-            for (size_t ni = 0; ni < sizeof ncs / sizeof ncs[0]; ni++) {
-              const size_t nc = ncs[ni], ci = nc + 3, co = nc + 2, taps = k * k, nb = (nc + vl - 1) / vl;
-              float *x = frand_buf(h * wd * ci), *wr = frand_buf(nc * taps), *b = frand_buf(nc);
-              float *w = calloc(nb * taps * vl, sizeof(float));
-              float *y = sentinel_buf((size_t)(HO * WO) * co);
-              assert_non_null(w);
-              for (size_t c = 0; c < nc; c++)
-                for (size_t t = 0; t < taps; t++) w[((c / vl) * taps + t) * vl + c % vl] = wr[c * taps + t];
-              const int clamp = (int)(ni % 2);
-              dlc_f32_dwh_args a = {.x = x, .w = w, .bias = b, .y = y, .ci = ci, .co = co, .nc = nc,
-                                    .out_min = clamp ? -0.5f : -INFINITY, .out_max = clamp ? 0.4f : INFINITY};
-              /* in two bands of rows (the second may be empty), as the driver's threads cut them */
-              const size_t cut = (size_t)HO / 2 + ni % 2;
-              a.oy0 = 0;
-              a.oy1 = cut;
-              fn(&a);
-              a.oy0 = cut;
-              a.oy1 = (size_t)HO;
-              fn(&a);
-              for (ptrdiff_t oy = 0; oy < HO; oy++)
-                for (ptrdiff_t ox = 0; ox < WO; ox++)
-                  for (size_t c = 0; c < co; c++) {
-                    const float got = y[(size_t)(oy * WO + ox) * co + c];
-                    if (c >= nc) {
-                      if (got != SENTINEL)
-                        fail_msg("%s dwh %zux%zu k=%zu s=%zu nc=%zu: channel %zu written", f->dw_name, h, wd, k, st, nc, c);
-                      continue;
-                    }
-                    double acc = b[c], mag = fabs(b[c]);
-                    for (ptrdiff_t ky = 0; ky < (ptrdiff_t)k; ky++)
-                      for (ptrdiff_t kx = 0; kx < (ptrdiff_t)k; kx++) {
-                        const ptrdiff_t iy = oy * S + ky - pad, ix = ox * S + kx - pad;
-                        if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                        const double t = (double)wr[c * taps + (size_t)ky * k + (size_t)kx] * x[(size_t)(iy * W + ix) * ci + c];
-                        acc += t;
-                        mag += fabs(t);
-                      }
-                    acc = clampd(acc, a.out_min, a.out_max);
-                    if (!close_direct(got, acc, mag, taps))
-                      fail_msg("%s dwh %zux%zu k=%zu s=%zu nc=%zu: (%td, %td) channel %zu = %.9g, want %.9g", f->dw_name,
-                               h, wd, k, st, nc, oy, ox, c, got, acc);
-                  }
-              free(x);
-              free(wr);
-              free(w);
-              free(b);
-              free(y);
-              tested++;
-            }
-          }
-  }
-  printf("dwh: %d cases\n", tested);
-  if (!tested) skip();
-}
-
 static void test_dwp_kernels(void **state) {
   (void)state;
   int tested = 0;
@@ -1338,7 +1263,7 @@ static void test_to_channel_last_f16(void **state) {
 
 int main(void) {
   rng_state = 0x243F6A8885A308D3ull;
-  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwf_kernels, test_dwh_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
+  return RUN_TESTS(test_conv_kernels, test_dwc_kernels, test_dwp_kernels, test_dwf_kernels, test_dwp_layer_shapes, test_dwp_f16_kernels,
                    test_api_shapes, test_api_random, test_api_nan, test_api_unsupported, test_to_channel_last,
                    test_to_channel_last_f16, test_to_channel_first);
 }

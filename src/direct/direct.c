@@ -56,7 +56,7 @@
 
 #include "../core/test_hooks.h"
 
-enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP, MODE_DWT, MODE_DWF, MODE_DWH };
+enum direct_mode { MODE_CONV, MODE_DWC, MODE_DWP, MODE_DWT, MODE_DWF };
 
 /* Largest tile buffer a family may need (pixels x lanes). */
 #define TILE_BUF_FLOATS 2048
@@ -79,7 +79,6 @@ typedef struct direct_data {
   int flat;                 /* conv, fp32: a pointwise layer run as one row of h_out x w_out pixels */
   size_t dwt_xcl, dwt_ycl;  /* dwt: bytes of a channel tile's input, output planes channel-last (dwt_plan) */
   size_t dwt_nv;            /* dwt: vectors of channels a tile */
-  size_t dwh_bands;         /* dwh: bands of output rows an (image, channel tile) is cut into */
 } direct_data;
 
 /* conv loop order: output rows in bands whose input rows (all channels of the group) fit this
@@ -97,7 +96,7 @@ void dlc_test_direct_band_rows(int rows) { atomic_store_explicit(&band_hook, row
 #endif
 
 /* NCHW depthwise: -1 (the default) the plan picks dwp, dwt or dwf by shape; 0 dwp; 1 dwt, 2 dwf
-   (where the shape allows it, else dwp). NHWC depthwise: 0 dwc, else dwh where it applies. */
+   (where the shape allows it, else dwp). */
 #if defined(DLC_TEST_HOOKS)
 static atomic_int dw_hook = -1;
 void dlc_test_direct_dw_mode(int mode) { atomic_store_explicit(&dw_hook, mode, memory_order_relaxed); }
@@ -236,7 +235,6 @@ static void direct_destroy(dlconv_plan *p) {
    planes. Against dwp, which vectorises over a row's pixels, small planes fill whole vectors (a
    7 x 7 plane is 7 pixels x 16 channels a tile, not rows of 16 lanes of which 7 are used) and
    stride 2 needs no de-interleaving. */
-static int dwh_fits(const dlc_conv_shape *s, const dlc_f32_direct_family *f);
 static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
   return s->cout_g == 1 && f->dwc[0] && s->layout == DLCONV_NCHW;
 }
@@ -253,10 +251,6 @@ static int dwt_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
 static int dwt_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
   const int64_t out = s->h_out * s->w_out;
   const int strided = s->stride_h > 1 || s->stride_w > 1;
-  /* 5x5 at stride 1 on up to 14 x 14 planes where dwh runs the tiles: dwt / dwf (Zen 5, 1 thread)
-     1152x7x7 0.76, 480x14x14 0.88, 672x14x14 0.90; 3x3 1.2-1.65 (dwf stays), and on larger planes
-     dwt / dwp 1.08-1.9 */
-  if (s->k_h >= 5 && !strided && out <= 196 && dwh_fits(s, f)) return 1;
   if (f->vl >= 16) return out <= 196 && (size_t)s->w_out * 2 <= f->dwc_tw[0];
   return strided && out <= 49;
 }
@@ -267,10 +261,8 @@ static void dwt_plan(dlconv_plan *p, direct_data *d) {
   const dlc_f32_direct_family *f = p->kernels->direct;
   /* Two vectors of channels where a one-vector tile would hold half its pixels or fewer: a 7-pixel
      row is then 14 accumulators, not 7 chains too few for two FMA pipes (Zen 5, 1 thread, 7 x 7
-     outputs: 0.78-0.84x the time of one vector; 14 x 14 outputs, 12 + 2 pixels a row: 1.1x).
-     Where the family has a dwh kernel for the shape, it runs the tile (two vectors): Zen 5, 1
-     thread, 672x14x14 5x5 stride 2 0.89x the time of the dwc rows, 576x14x14 3x3 stride 2 the same. */
-  d->dwt_nv = nv_max(f, 1) > 1 && (dwh_fits(s, f) || (size_t)s->w_out * 2 <= f->dwc_tw[0]) ? 2 : 1;
+     outputs: 0.78-0.84x the time of one vector; 14 x 14 outputs, 12 + 2 pixels a row: 1.1x). */
+  d->dwt_nv = nv_max(f, 1) > 1 && (size_t)s->w_out * 2 <= f->dwc_tw[0] ? 2 : 1;
   d->nct = dlc_div_up(d->nb, d->dwt_nv);
   const size_t tile = f->vl * d->dwt_nv;
   d->dwt_xcl = dlc_round_up((size_t)(s->h_in * s->w_in) * tile * sizeof(float), DLC_ALIGN);
@@ -291,21 +283,11 @@ static int dwf_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) 
 
 /* Where dwf beats dwt and dwp: wherever the family has a kernel (Zen 5, 1 thread, against the path
    picked before: 3x3 on 14 x 14 planes 0.54-0.56x (dwp), on 7 x 7 0.57x (dwt); 5x5 on 7 x 7 0.61x
-   (dwt), on 14 x 14 0.90-0.93x (dwp)), but 5x5 where dwt runs its tiles through dwh (dwt_pays). */
+   (dwt), on 14 x 14 0.90-0.93x (dwp)). */
 static int dwf_pays(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
-  return !(s->k_h >= 5 && dwt_applies(s, f) && dwt_pays(s, f));   /* 5x5: dwt through dwh where it has one */
-}
-
-/* dwh: NHWC depthwise on the small planes the family has a dwh kernel for (plane, kernel, stride
-   compiled in, see dwh_body in the template): a call per image and tile of channels. */
-static int dwh_fits(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
-  const int64_t k = s->k_h, pad = (k - 1) / 2;
-  return s->cout_g == 1 && f->dwh && f->dwc[1] && s->k_w == k && s->stride_h == s->stride_w &&
-         s->dil_h == 1 && s->dil_w == 1 && s->pad_t == pad && s->pad_b == pad && s->pad_l == pad && s->pad_r == pad &&
-         f->dwh((size_t)s->h_in, (size_t)s->w_in, (size_t)k, (size_t)s->stride_h) != NULL;
-}
-static int dwh_applies(const dlc_conv_shape *s, const dlc_f32_direct_family *f) {
-  return s->layout == DLCONV_NHWC && dwh_fits(s, f);
+  (void)s;
+  (void)f;
+  return 1;
 }
 
 /* The plan's data for mode, attached to p, once the family's tiles are known to fit the border
@@ -341,12 +323,9 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (!f) return dlc_fail(DLCONV_ERR_UNSUPPORTED, "direct: no f32 kernels for isa %s", p->kernels->name);
   const int depthwise = p->s.cin_g == 1;
   enum direct_mode mode = !depthwise ? MODE_CONV : p->s.layout == DLCONV_NHWC ? MODE_DWC : MODE_DWP;
-  if (mode == MODE_DWC && dwh_applies(&p->s, f) && DW_HOOK() != 0) mode = MODE_DWH;
   if (mode == MODE_DWP) {
     const int forced = DW_HOOK();
-    /* (dwf_pays' exception for 5x5 on one thread only: with 2, the models' runs of those layers
-       through dwt took 1.5-1.65x dwf's time on Zen 5, though single-layer runs did not) */
-    if (dwf_applies(&p->s, f) && (forced == 2 || (forced < 0 && (dwf_pays(&p->s, f) || p->nthreads > 1))))
+    if (dwf_applies(&p->s, f) && (forced == 2 || (forced < 0 && dwf_pays(&p->s, f))))
       mode = MODE_DWF;
     else if (dwt_applies(&p->s, f) && (forced == 1 || (forced < 0 && dwt_pays(&p->s, f))))
       mode = MODE_DWT;
@@ -382,14 +361,8 @@ static dlconv_status direct_plan(dlconv_plan *p, const void *weights) {
   if (mode == MODE_CONV && d->x_nhwc && p->s.layout == DLCONV_NCHW)   /* the transposed x (direct_execute) */
     p->workspace_bytes = DLC_MAX(xt_slices(p), (size_t)p->s.n) * xt_image_floats(p) * sizeof(float);
   if (mode == MODE_DWT) dwt_plan(p, d);
-  if (mode == MODE_DWH) {
-    /* with few channel tiles (96 channels are 3), bands of rows too, so that threads get 4 items each */
-    const size_t items = (size_t)p->s.n * d->nct, want = 4 * nthreads;
-    d->dwh_bands = nthreads == 1 || items >= want ? 1 : DLC_MIN((size_t)p->s.h_out, dlc_div_up(want, items));
-  }
   p->weight_density = 1.0;
-  const int dwh = mode == MODE_DWH || (mode == MODE_DWT && d->dwt_nv == 2 && dwh_fits(&p->s, f));  /* dwt_task */
-  const char *name = mode == MODE_CONV ? f->name : mode == MODE_DWF ? f->dwf_name : dwh ? f->dwh_name : f->dw_name;
+  const char *name = mode == MODE_CONV ? f->name : mode == MODE_DWF ? f->dwf_name : f->dw_name;
   strncpy(p->kernel, name ? name : "f32_direct", sizeof p->kernel - 1);
   p->kernel[sizeof p->kernel - 1] = 0;
   return DLCONV_OK;
@@ -1256,10 +1229,6 @@ static void dwt_task(void *arg, size_t task) {
   const size_t plane_in = (size_t)(s->h_in * s->w_in), plane_out = (size_t)(s->h_out * s->w_out);
   float *xcl = (float *)(c->ws + task * (d->dwt_xcl + d->dwt_ycl));
   float *ycl = (float *)((char *)xcl + d->dwt_xcl);
-  /* the tile's planes through dwh where the family has it for the shape (two vectors a tile) */
-  const dlc_f32_dwh_fn dwh = nvm == 2 && dwh_fits(s, f)
-                                 ? f->dwh((size_t)s->h_in, (size_t)s->w_in, (size_t)s->k_h, (size_t)s->stride_h)
-                                 : NULL;
   row_job r;
   job_common(p, &r, nvm);
   r.a.y_c = 1;
@@ -1283,14 +1252,7 @@ static void dwt_task(void *arg, size_t task) {
     r.a.x_v[1] = (ptrdiff_t)vl;
     r.a.n_in[0] = (int32_t)DLC_MIN(vl, nc);
     r.a.n_in[1] = (int32_t)(nc > vl ? nc - vl : 0);
-    if (dwh) {
-      const dlc_f32_dwh_args a = {.x = xcl, .w = d->w + b0 * taps * vl, .bias = p->bias + c0, .y = ycl, .ci = nc,
-                                  .co = nc, .nc = nc, .oy0 = 0, .oy1 = (size_t)s->h_out,
-                                  .out_min = s->out_min, .out_max = s->out_max};
-      dwh(&a);
-    } else {
-      dwc_rows(p, &r, xcl, ycl, d->w + b0 * taps * vl, 0, s->h_out);
-    }
+    dwc_rows(p, &r, xcl, ycl, d->w + b0 * taps * vl, 0, s->h_out);
     /* back: ycl[pix * nc + ch] to y[ch * plane_out + pix] */
     dwt_transpose(p, ycl, nc, nc, plane_out, c->y + (n * cout + c0) * plane_out);
   }
@@ -1312,37 +1274,6 @@ static void dwf_task(void *arg, size_t task) {
                                 .y = c->y + i * plane, .nc = nc, .out_min = s->out_min, .out_max = s->out_max};
     fn(&a);
     i += nc;
-  }
-}
-
-/* Items: (image, channel tile of up to two vectors, band of rows); a call each. */
-static void dwh_task(void *arg, size_t task) {
-  const exec_ctx *c = arg;
-  const dlconv_plan *p = c->p;
-  const dlc_conv_shape *s = &p->s;
-  const direct_data *d = p->algo_data;
-  const dlc_f32_direct_family *f = p->kernels->direct;
-  const dlc_f32_dwh_fn fn = f->dwh((size_t)s->h_in, (size_t)s->w_in, (size_t)s->k_h, (size_t)s->stride_h);
-  const size_t vl = f->vl, nvm = nv_max(f, 1), taps = (size_t)(s->k_h * s->k_w), cout = (size_t)s->c_out;
-  size_t i, end;
-  dlc_split_range(c->items, c->ntasks, task, &i, &end);
-  for (; i < end; i++) {
-    const size_t band = i % d->dwh_bands, ct = i / d->dwh_bands % d->nct, n = i / d->dwh_bands / d->nct;
-    const size_t oc0 = ct * nvm * vl;
-    size_t oy0, oy1;
-    dlc_split_range((size_t)s->h_out, d->dwh_bands, band, &oy0, &oy1);
-    const dlc_f32_dwh_args a = {.x = c->x + n * (size_t)(s->h_in * s->w_in) * cout + oc0,
-                                .w = d->w + ct * nvm * taps * vl,
-                                .bias = p->bias + oc0,
-                                .y = c->y + n * (size_t)(s->h_out * s->w_out) * cout + oc0,
-                                .ci = cout,
-                                .co = cout,
-                                .nc = DLC_MIN(nvm * vl, cout - oc0),
-                                .oy0 = oy0,
-                                .oy1 = oy1,
-                                .out_min = s->out_min,
-                                .out_max = s->out_max};
-    fn(&a);
   }
 }
 
@@ -1415,10 +1346,6 @@ static void direct_execute(const dlconv_plan *p, const void *xv, void *yv, void 
     case MODE_DWF:
       c.items = (size_t)(s->n * s->c_out);
       fn = dwf_task;
-      break;
-    case MODE_DWH:
-      c.items = (size_t)s->n * d->nct * d->dwh_bands;
-      fn = dwh_task;
       break;
     case MODE_DWT:
       c.items = (size_t)s->n * d->nct;

@@ -136,27 +136,6 @@ typedef struct dlc_f32_dwf_args {
 
 typedef void (*dlc_f32_dwf_fn)(const dlc_f32_dwf_args *a);
 
-/* Arguments of dwh: depthwise NHWC, channel multiplier 1, a k x k kernel padded (k - 1) / 2 on
-   every side at stride s (both directions), the whole h x w plane of one image for nc <= 2 * vl
-   consecutive channels, output rows [oy0, oy1):
-     y[oy][ox][c] = clamp(bias[c] + sum over taps of w(c, ky, kx) * x[oy*s + ky - p][ox*s + kx - p][c],
-                          out_min, out_max), x zero outside its plane,
-   pixel (iy, ix) of x at x + (iy * w + ix) * ci, of y at y + (oy * w_out + ox) * co, the weights
-   packed as dwc's (channel vector v at w + v * k * k * vl, tap t at + t * vl, zeros past nc).
-   Reads channels [0, nc) of x only, writes channels [0, nc) of y only. */
-typedef struct dlc_f32_dwh_args {
-  const float *x;
-  const float *w;
-  const float *bias;          /* nc */
-  float *y;
-  size_t ci, co;
-  size_t nc;
-  size_t oy0, oy1;
-  float out_min, out_max;
-} dlc_f32_dwh_args;
-
-typedef void (*dlc_f32_dwh_fn)(const dlc_f32_dwh_args *a);
-
 /* One input row to channel-last (the NCHW conv reads x transposed, see direct.c):
      dst[ix * ci + ic] = src[ic * plane + ix]      for ix < w, ic < ci.
    Reads and writes nothing else. */
@@ -198,10 +177,6 @@ typedef struct dlc_f32_direct_family {
      for that shape (a kernel per plane size: its shifts are constants). */
   dlc_f32_dwf_fn (*dwf)(size_t h, size_t w, size_t k);
   const char *dwf_name;       /* the dwf kernels, e.g. "f32_dwconv_flat_16p__avx512" */
-  /* Optional: the dwh kernel for h x w input planes, a k x k kernel and stride s, NULL where the
-     family has none for that shape (its taps' clipping is compiled per plane size). */
-  dlc_f32_dwh_fn (*dwh)(size_t h, size_t w, size_t k, size_t s);
-  const char *dwh_name;       /* the dwh kernels, e.g. "f32_dwconv_plane_32c__avx512" */
 } dlc_f32_direct_family;
 
 #endif

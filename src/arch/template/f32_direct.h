@@ -55,9 +55,7 @@
  *                                all inside the row, widened
  *   DLC_DIRECT_DWF               1: the family has dwf (small planes flat in the lanes, see dwf_body)
  *                                for 7 x 7 and 14 x 14 planes, 3x3 and 5x5 kernels (default 0: with
- *                                fewer lanes a plane is more vectors than the registers hold)
- *   DLC_DIRECT_DWH               1: the family has dwh (NHWC small planes, geometry compiled in; needs
- *                                2 x DWH_CHUNK + 3 vector registers) */
+ *                                fewer lanes a plane is more vectors than the registers hold) */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,9 +102,6 @@
 #else
 #define DLC_DIRECT_DWC_SLIDE 0
 #endif
-#endif
-#ifndef DLC_DIRECT_DWH
-#define DLC_DIRECT_DWH 0
 #endif
 #ifndef DLC_DIRECT_DWF
 #define DLC_DIRECT_DWF 0
@@ -869,117 +864,6 @@ static dlc_f32_dwf_fn dwf_for(size_t h, size_t w, size_t k) {
 }
 #endif
 
-#if DLC_DIRECT_DWH
-/* dwh (direct_ukernel.h): NHWC depthwise on a small plane, its geometry (plane, kernel, stride)
-   compiled in, so every tap a pixel reads is known at compile time: a row of output pixels runs
-   in chunks of up to DWH_CHUNK pixels x 2 vectors of channels, each (ky, kx) two weight loads and
-   one FMA per valid pixel with its input as the FMA's memory operand, taps clipped at the row
-   ends dropped at compile time and rows clipped at the top and bottom by the ky loop's bounds.
-   The dwc driver cuts such planes into interior runs and border columns of a few pixels each,
-   and on 7 x 7 planes with a 5x5 kernel 4 of 7 columns are borders. */
-/* (14 pixels a chunk on rows of 14, 28, 56 outputs, 28 accumulators with the two weights, ran
-   1.2-1.8x slower on Zen 5: spilled) */
-#define DWH_CHUNK 7
-
-/* x at pixel stride ci (FULL: 2 whole vectors, else lanes of m0, m1) */
-INLINE void dwh_chunk(const dlc_f32_dwh_args *a, const float *wv1, int oy, const int OX0, const int N, const int HI, const int WI,
-                      const int K, const int S, const int FULL, vmask m0, vmask m1, vf b0, vf b1) {
-  const int P = (K - 1) / 2, WO = (WI + 2 * P - K) / S + 1;
-  const ptrdiff_t ci = (ptrdiff_t)a->ci, co = (ptrdiff_t)a->co;
-  vf acc[DWH_CHUNK][2];
-  UNROLL
-  for (int i = 0; i < N; i++) {
-    acc[i][0] = b0;
-    acc[i][1] = b1;
-  }
-  const int iy0 = oy * S - P, ky0 = iy0 < 0 ? -iy0 : 0, ky1 = HI - iy0 < K ? HI - iy0 : K;
-  for (int ky = ky0; ky < ky1; ky++) {
-    const float *xr = a->x + (ptrdiff_t)(iy0 + ky) * WI * ci, *wr = a->w + ky * K * VL, *wr1 = wv1 + ky * K * VL;
-    UNROLL
-    for (int kx = 0; kx < K; kx++) {
-      const vf w0 = v_load(wr + kx * VL), w1 = v_load(wr1 + kx * VL);
-      UNROLL
-      for (int i = 0; i < N; i++) {
-        const int ix = (OX0 + i) * S + kx - P;
-        if (ix < 0 || ix >= WI) continue;
-        const float *xp = xr + ix * ci;
-        acc[i][0] = v_fma(w0, FULL ? v_load(xp) : v_load_mask(xp, m0), acc[i][0]);
-        acc[i][1] = v_fma(w1, FULL ? v_load(xp + VL) : v_load_mask(xp + VL, m1), acc[i][1]);
-      }
-    }
-  }
-  const vf lo = v_set1(a->out_min), hi = v_set1(a->out_max);
-  UNROLL
-  for (int i = 0; i < N; i++) {
-    float *yp = a->y + ((ptrdiff_t)oy * WO + OX0 + i) * co;
-    if (FULL) {
-      v_store(yp, v_clamp(acc[i][0], lo, hi));
-      v_store(yp + VL, v_clamp(acc[i][1], lo, hi));
-    } else {
-      v_store_mask(yp, m0, v_clamp(acc[i][0], lo, hi));
-      v_store_mask(yp + VL, m1, v_clamp(acc[i][1], lo, hi));
-    }
-  }
-}
-
-INLINE void dwh_body(const dlc_f32_dwh_args *a, const int HI, const int WI, const int K, const int S,
-                     const int FULL) {
-  const int P = (K - 1) / 2, HO = (HI + 2 * P - K) / S + 1, WO = (WI + 2 * P - K) / S + 1;
-  const size_t nc = a->nc;
-  /* past nc: zero weights (packed), masked loads and stores; the second vector's weights exist
-     only where the tile has one (nc > VL), so a narrower tile runs it on the first's */
-  const vmask m0 = v_first(FULL ? VL : (ptrdiff_t)nc), m1 = v_first(FULL ? VL : nc > VL ? (ptrdiff_t)(nc - VL) : 0);
-  const vf b0 = FULL ? v_load(a->bias) : v_load_mask(a->bias, m0);
-  const vf b1 = FULL ? v_load(a->bias + VL) : v_load_mask(a->bias + VL, m1);
-  const float *wv1 = FULL || nc > VL ? a->w + K * K * VL : a->w;   /* else vector 1's lanes are all masked off */
-  (void)HO;
-  for (int oy = (int)a->oy0; oy < (int)a->oy1; oy++) {
-    UNROLL
-    for (int c = 0; c < (WO + DWH_CHUNK - 1) / DWH_CHUNK; c++) {
-      const int n = WO - c * DWH_CHUNK < DWH_CHUNK ? WO - c * DWH_CHUNK : DWH_CHUNK;
-      dwh_chunk(a, wv1, oy, c * DWH_CHUNK, n, HI, WI, K, S, FULL, m0, m1, b0, b1);
-    }
-  }
-}
-#define DWH_FNS(HI, WI, K, S)                                                                                    \
-  static void dwh_##HI##_##K##_##S(const dlc_f32_dwh_args *a) {                                                  \
-    if (a->nc == 2 * VL)                                                                                         \
-      dwh_body(a, HI, WI, K, S, 1);                                                                              \
-    else                                                                                                         \
-      dwh_body(a, HI, WI, K, S, 0);                                                                              \
-  }
-DWH_FNS(7, 7, 3, 1)
-DWH_FNS(7, 7, 5, 1)
-DWH_FNS(14, 14, 3, 1)
-DWH_FNS(14, 14, 5, 1)
-DWH_FNS(14, 14, 3, 2)
-DWH_FNS(14, 14, 5, 2)
-DWH_FNS(28, 28, 3, 1)
-DWH_FNS(28, 28, 5, 1)
-DWH_FNS(28, 28, 3, 2)
-DWH_FNS(28, 28, 5, 2)
-DWH_FNS(56, 56, 3, 1)
-DWH_FNS(56, 56, 5, 1)
-DWH_FNS(56, 56, 3, 2)
-DWH_FNS(56, 56, 5, 2)
-DWH_FNS(112, 112, 3, 1)
-DWH_FNS(112, 112, 3, 2)
-#undef DWH_FNS
-
-static dlc_f32_dwh_fn dwh_for(size_t h, size_t w, size_t k, size_t s) {
-  if (h != w || (k != 3 && k != 5)) return NULL;
-  if (s == 1 && h == 7) return k == 3 ? dwh_7_3_1 : dwh_7_5_1;
-  if (s == 1 && h == 14) return k == 3 ? dwh_14_3_1 : dwh_14_5_1;
-  if (s == 2 && h == 14) return k == 3 ? dwh_14_3_2 : dwh_14_5_2;
-  if (s == 1 && h == 28) return k == 3 ? dwh_28_3_1 : dwh_28_5_1;
-  if (s == 2 && h == 28) return k == 3 ? dwh_28_3_2 : dwh_28_5_2;
-  if (s == 1 && h == 56) return k == 3 ? dwh_56_3_1 : dwh_56_5_1;
-  if (s == 2 && h == 56) return k == 3 ? dwh_56_3_2 : dwh_56_5_2;
-  if (h == 112 && k == 3) return s == 1 ? dwh_112_3_1 : s == 2 ? dwh_112_3_2 : NULL;
-  return NULL;
-}
-#endif
-
 /* NCHW rows to channel-last: VL channels x VL pixels at a time, VL row loads masked at the row's
    end (binary16 widened on the way), the in-register transpose, a store of the block's channels
    per pixel. (AVX-512 once borrowed AVX2's 8 x 8 binary16 version, a short row of halves through
@@ -1072,9 +956,5 @@ const dlc_f32_direct_family DLC_FAMILY_NAME(f32_direct) = {
 #if DLC_DIRECT_DWF
     .dwf = dwf_for,
     .dwf_name = "f32_dwconv_flat_" DLC_STR(DLC_VL) "p__" DLC_ISA_STR,
-#endif
-#if DLC_DIRECT_DWH
-    .dwh = dwh_for,
-    .dwh_name = "f32_dwconv_plane_" DLC_STR(DLC_VL_X2) "c__" DLC_ISA_STR,
 #endif
 };

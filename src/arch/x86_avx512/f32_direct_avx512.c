@@ -39,10 +39,6 @@
 /* NCHW depthwise 3x3 and 5x5 at stride 1 on 7 x 7 and 14 x 14 planes, flat in the lanes (dwf): a
    14 x 14 plane is 13 vectors, every tap two of them in registers and one valignd */
 #define DLC_DIRECT_DWF 1
-/* NHWC depthwise 3x3 and 5x5 on 7 x 7 .. 56 x 56 planes at stride 1, 14 x 14 .. 56 x 56 at
-   stride 2, 3x3 on 112 x 112, each plane's geometry compiled in (dwh): 7 pixels x 32 channels a
-   register tile */
-#define DLC_DIRECT_DWH 1
 #define DLC_DIRECT_DWP_ROWS_F16(npv) ((npv) == 1 ? 8 : (npv) <= 4 ? 4 : 3)
 
 /* Pixels ixb + (v*16 + lane)*SW (SW 1 or 2) of the binary16 row xr, lanes of m, widened in
