@@ -708,14 +708,8 @@ static void dwn_bands(const dlc_exec *c, size_t t, size_t begin, size_t end) {
     const uint8_t *xi = (const uint8_t *)c->x + img * (size_t)s->h_in * wi * co;
     for (size_t j = 0; j < rows_in; j++) {
       const int64_t iy = iy0 + (int64_t)j;
-      uint8_t *dst = ws + j * prow;
-      if (iy < 0 || iy >= s->h_in || !nin) {
-        memset(dst, zp, prow);
-        continue;
-      }
-      memset(dst, zp, pl * co);
-      memcpy(dst + pl * co, xi + (size_t)iy * wi * co, nin * co);
-      memset(dst + (pl + nin) * co, zp, pr * co);
+      const int in = iy >= 0 && iy < s->h_in;
+      dlc_ind_pad_row(ws + j * prow, in ? xi + (size_t)iy * wi * co : NULL, pl, nin, pr, co, zp);
     }
     for (size_t b = 0; b < nb; b++) {
       const uint8_t *row = ws + b * (size_t)s->stride_h * prow;

@@ -433,15 +433,10 @@ static void padded_rows(const dlc_exec *c, size_t t, size_t c0, size_t n, const 
     const uint8_t *xi = (const uint8_t *)c->x + img * (size_t)s->h_in * wi * cin;
     for (size_t ky = 0; ky < kh; ky++) {
       const int64_t iy = (int64_t)oy * s->stride_h - s->pad_t + (int64_t)ky * s->dil_h;
+      const int in = iy >= 0 && iy < s->h_in;
       uint8_t *dst = ws + ky * prow;
       tap[ky] = dst;
-      if (iy < 0 || iy >= s->h_in || !nin) {
-        memset(dst, zp, prow);
-        continue;
-      }
-      memset(dst, zp, pl * cin);
-      memcpy(dst + pl * cin, xi + (size_t)iy * wi * cin, nin * cin);
-      memset(dst + (pl + nin) * cin, zp, pr * cin);
+      dlc_ind_pad_row(dst, in ? xi + (size_t)iy * wi * cin : NULL, pl, nin, pr, cin, zp);
     }
     const size_t len = ox_b - ox_a, nt = dlc_div_up(len, mr_s);
     for (size_t tt = 0; tt < nt; tt++) {

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/plan.h"
 
@@ -73,5 +74,20 @@ int dlc_nhwc_ind_flat(const dlc_nhwc_ind *v, const dlc_conv_shape *s);
    in one output row. */
 int dlc_nhwc_ind_strided(const dlc_nhwc_ind *v, const dlc_conv_shape *s, const uint8_t *x, size_t g, size_t q0,
                          size_t m, const uint8_t **tap, ptrdiff_t *pstep);
+
+/* One input row of an NHWC layer copied padded with the zero-point byte zp: pl pixels of padding,
+   nin pixels of src (c bytes each), pr pixels of padding; src NULL (a row outside the image) or
+   nin 0 gives a row of padding alone. Both padded-row paths (int8 depthwise bands, the indirect
+   GEMM's row mode) build their rows with it. */
+static inline void dlc_ind_pad_row(uint8_t *dst, const uint8_t *src, size_t pl, size_t nin, size_t pr, size_t c,
+                                   uint8_t zp) {
+  if (!src || !nin) {
+    memset(dst, zp, (pl + nin + pr) * c);
+    return;
+  }
+  memset(dst, zp, pl * c);
+  memcpy(dst + pl * c, src, nin * c);
+  memset(dst + (pl + nin) * c, zp, pr * c);
+}
 
 #endif
